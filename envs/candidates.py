@@ -1,0 +1,137 @@
+"""Candidate sets and hard-mode legality: what the history of a game still allows.
+
+Both solvers and the environment use this module; nobody filters answers with ad hoc string rules.
+
+* :class:`Candidates` holds the indices (into ``game.answers``) of the answers consistent with
+  every (guess, pattern) seen so far. One update reads one row of the pattern matrix.
+* :class:`HardModeRule` tracks what the real game's hard mode demands of the next guess: every
+  green stays in place, and every revealed symbol is used at least as many times as it was
+  revealed (greens plus yellows of that symbol in one earlier guess). Greys impose nothing, as in
+  the New York Times game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from envs.game import Game
+from envs.matrix import PatternMatrix
+from envs.scoring import GREEN, YELLOW, pattern_to_list
+
+
+@dataclass
+class Candidates:
+    """The answers still consistent with the history.
+
+    Attributes:
+        game: the game.
+        indices: sorted int64 indices into ``game.answers``.
+    """
+
+    game: Game
+    indices: np.ndarray
+    matrix: PatternMatrix = field(repr=False)
+
+    @classmethod
+    def initial(cls, game: Game, matrix: PatternMatrix | None = None) -> Candidates:
+        """Every answer is possible."""
+        matrix = matrix if matrix is not None else PatternMatrix.for_game(game)
+        return cls(game, np.arange(len(game.answers), dtype=np.int64), matrix)
+
+    def __len__(self) -> int:
+        return int(self.indices.shape[0])
+
+    def update(self, guess: int, pattern: int) -> Candidates:
+        """Candidates after ``guess`` (an action index) received ``pattern``; a new object."""
+        row = self.matrix.row(guess)
+        kept = self.indices[row[self.indices] == pattern]
+        return Candidates(self.game, kept, self.matrix)
+
+    def words(self) -> list[str]:
+        """The remaining answers as strings."""
+        return [self.game.answers[i] for i in self.indices]
+
+    def key(self) -> bytes:
+        """A hashable key identifying this set (for memoising decisions)."""
+        return self.indices.tobytes()
+
+    def possible_patterns(self, guess: int) -> np.ndarray:
+        """Distinct patterns ``guess`` could receive, given the remaining answers."""
+        return np.unique(self.matrix.row(guess)[self.indices])
+
+
+class HardModeRule:
+    """The accumulated hard-mode constraints on the next guess.
+
+    Examples:
+        >>> from envs.game import wordle
+        >>> g = wordle(hard_mode=True)
+        >>> rule = HardModeRule(g)
+        >>> from envs.scoring import score
+        >>> rule.add(g.guess_index["raise"], score("raise", "shire"))
+        >>> rule.violation(g.guess_index["shine"]) is None, rule.violation(g.guess_index["moult"])
+        (True, "position 4 must be 'e' (green earlier)")
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.required_at: dict[int, int] = {}  # position -> symbol index
+        self.min_count = np.zeros(game.n_symbols, dtype=np.int64)
+        self._mask = np.ones(len(game.guesses), dtype=bool)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.required_at) or bool(self.min_count.any())
+
+    def add(self, guess: int, pattern: int) -> None:
+        """Record the feedback of a played guess."""
+        codes = self.game.guess_codes[guess]
+        tiles = pattern_to_list(pattern, self.game.length)
+        revealed = np.zeros(self.game.n_symbols, dtype=np.int64)
+        new_positions = []
+        for pos, (sym, tile) in enumerate(zip(codes, tiles)):
+            if tile == GREEN:
+                if pos not in self.required_at:
+                    new_positions.append(pos)
+                self.required_at[pos] = int(sym)
+                revealed[sym] += 1
+            elif tile == YELLOW:
+                revealed[sym] += 1
+        raised = np.flatnonzero(revealed > self.min_count)
+        np.maximum(self.min_count, revealed, out=self.min_count)
+        if new_positions or raised.size:
+            guess_codes = self.game.guess_codes
+            mask = self._mask
+            for pos in new_positions:
+                mask &= guess_codes[:, pos] == self.required_at[pos]
+            for sym in raised:
+                mask &= (guess_codes == sym).sum(axis=1) >= self.min_count[sym]
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask over guesses: which guesses hard mode allows now (a view; do not modify)."""
+        return self._mask
+
+    def violation(self, guess: int) -> str | None:
+        """Why ``guess`` breaks hard mode now, or ``None`` if it is allowed."""
+        codes = self.game.guess_codes[guess]
+        alphabet = self.game.alphabet
+        for pos, sym in sorted(self.required_at.items()):
+            if codes[pos] != sym:
+                return f"position {pos + 1} must be {alphabet[sym]!r} (green earlier)"
+        for sym in np.flatnonzero(self.min_count):
+            need = int(self.min_count[sym])
+            have = int((codes == sym).sum())
+            if have < need:
+                times = "once" if need == 1 else f"{need} times"
+                return f"the guess must contain {alphabet[sym]!r} at least {times} (revealed earlier)"
+        return None
+
+    def copy(self) -> HardModeRule:
+        other = HardModeRule.__new__(HardModeRule)
+        other.game = self.game
+        other.required_at = dict(self.required_at)
+        other.min_count = self.min_count.copy()
+        other._mask = self._mask.copy()
+        return other

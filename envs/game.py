@@ -1,0 +1,266 @@
+"""The immutable description of one tile-feedback guessing game, and its two factories.
+
+A :class:`Game` is everything a solver or an environment needs to know about the rules: the
+alphabet, the length, the answer list, the guess list, the number of attempts, whether hard mode
+is on, and how a typed guess is validated. Wordle and Nerdle are two factories of the same thing,
+so every solver and every environment works on both.
+
+Examples:
+    >>> g = wordle()
+    >>> len(g.answers), len(g.guesses), g.max_attempts
+    (2309, 12947, 6)
+    >>> n = nerdle(6)
+    >>> n.name, len(n.answers)
+    ('mini-nerdle', 206)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+
+from envs import nerdle as _nerdle
+from envs import wordlists
+from envs.scoring import KERNEL_VERSION, all_green, encode
+
+GameKind = Literal["wordle", "nerdle"]
+
+NERDLE_NAMES = {5: "micro-nerdle", 6: "mini-nerdle", 7: "midi-nerdle", 8: "nerdle"}
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """One game's rules and vocabularies.
+
+    Attributes:
+        kind: ``"wordle"`` or ``"nerdle"``.
+        name: a short human-readable name, e.g. ``"wordle-5-nyt"``.
+        length: symbols per guess.
+        alphabet: the symbols, in the order used for integer encodings (observation index
+            ``k + 1`` means ``alphabet[k]``).
+        answers: the possible hidden answers, in a fixed order.
+        guesses: the allowed guesses (a superset of ``answers``), in a fixed order; actions index
+            this tuple.
+        max_attempts: guesses allowed per game.
+        hard_mode: whether revealed hints must be used in later guesses.
+    """
+
+    kind: GameKind
+    name: str
+    length: int
+    alphabet: str
+    answers: tuple[str, ...]
+    guesses: tuple[str, ...]
+    max_attempts: int = 6
+    hard_mode: bool = False
+    guess_vocabulary: str = field(default="custom", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+
+    # ---- derived, computed once -------------------------------------------------------------
+    @cached_property
+    def guess_index(self) -> dict[str, int]:
+        """Map from guess string to its action index."""
+        return {w: i for i, w in enumerate(self.guesses)}
+
+    @cached_property
+    def answer_index(self) -> dict[str, int]:
+        """Map from answer string to its index in :attr:`answers`."""
+        return {w: i for i, w in enumerate(self.answers)}
+
+    @cached_property
+    def answer_to_guess(self) -> np.ndarray:
+        """For answer ``i``, the action index that plays it."""
+        gi = self.guess_index
+        return np.array([gi[a] for a in self.answers], dtype=np.int64)
+
+    @cached_property
+    def guess_is_answer(self) -> np.ndarray:
+        """Boolean mask over guesses: which guesses are possible answers."""
+        mask = np.zeros(len(self.guesses), dtype=bool)
+        mask[self.answer_to_guess] = True
+        return mask
+
+    @cached_property
+    def guess_codes(self) -> np.ndarray:
+        """Guesses as a ``(n_guesses, length)`` uint8 array of alphabet indices."""
+        return encode(self.guesses, self.alphabet)
+
+    @cached_property
+    def answer_codes(self) -> np.ndarray:
+        """Answers as a ``(n_answers, length)`` uint8 array of alphabet indices."""
+        return encode(self.answers, self.alphabet)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of everything that determines the pattern matrix (used as the cache key)."""
+        h = hashlib.sha256()
+        h.update(f"v{KERNEL_VERSION}|{self.length}|{self.alphabet}|".encode())
+        h.update("\n".join(self.guesses).encode())
+        h.update(b"|")
+        h.update("\n".join(self.answers).encode())
+        return h.hexdigest()[:24]
+
+    @property
+    def solved_pattern(self) -> int:
+        """The all-green pattern."""
+        return all_green(self.length)
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.alphabet)
+
+    # ---- validation of typed guesses --------------------------------------------------------
+    def explain_invalid_guess(self, text: str) -> str | None:
+        """Why ``text`` cannot be played in this game, or ``None`` if it can.
+
+        Wordle accepts only words of the guess list. Nerdle first checks the equation like the
+        real game (syntax and truth), then that it belongs to this game's guess vocabulary.
+        """
+        norm = text.strip().lower() if self.kind == "wordle" else text.strip().replace(" ", "")
+        if len(norm) != self.length:
+            return f"{text!r} has length {len(norm)}, this game needs {self.length} symbols"
+        if self.kind == "nerdle":
+            reason = _nerdle.explain_invalid_equation(norm, allow_lone_zero=True)
+            if reason is not None:
+                return f"{text!r} is not a valid equation: {reason}"
+        if norm not in self.guess_index:
+            if self.kind == "nerdle":
+                return (
+                    f"{text!r} is a true equation but not in this game's guess vocabulary "
+                    f"({self.guess_vocabulary!r}, {len(self.guesses)} equations); "
+                    "create the game with guesses='all' to allow every valid equation"
+                )
+            return f"{text!r} is not in the word list ({len(self.guesses)} allowed guesses)"
+        return None
+
+    def normalize_guess(self, text: str) -> str:
+        """The canonical spelling of a typed guess (lower case, no spaces)."""
+        return text.strip().lower() if self.kind == "wordle" else text.strip().replace(" ", "")
+
+    def replace(self, **changes: object) -> Game:
+        """A copy with some fields changed (e.g. ``hard_mode=True``); derived caches are rebuilt."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def __reduce__(self):  # pickle only the defining fields, not the derived caches
+        return (
+            Game,
+            (self.kind, self.name, self.length, self.alphabet, self.answers, self.guesses,
+             self.max_attempts, self.hard_mode, self.guess_vocabulary),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Game({self.name!r}, length={self.length}, answers={len(self.answers)}, "
+            f"guesses={len(self.guesses)}, max_attempts={self.max_attempts}, hard_mode={self.hard_mode})"
+        )
+
+
+def wordle(
+    length: int = 5,
+    word_list: str | None = None,
+    *,
+    answers: wordlists.WordSource | None = None,
+    guesses: wordlists.WordSource | None = None,
+    max_attempts: int = 6,
+    hard_mode: bool = False,
+) -> Game:
+    """A Wordle game.
+
+    Args:
+        length: letters per word, 3 to 9.
+        word_list: ``"nyt"`` (default for length 5), ``"original"`` or ``"english"`` (default for
+            other lengths). Ignored for the side that ``answers``/``guesses`` override.
+        answers: custom answers (iterable of words or a file path, one word per line).
+        guesses: custom allowed guesses; if only ``answers`` is given, the answers are also the
+            guesses. Every answer must be a valid guess.
+        max_attempts: guesses allowed per game.
+        hard_mode: revealed hints must be used in later guesses.
+
+    Raises:
+        ValueError: for a bad length, preset, or a malformed list (naming the offending entry).
+    """
+    if not 3 <= length <= 9:
+        raise ValueError(f"Wordle length must be 3 to 9, got {length}")
+    preset = word_list if word_list is not None else ("nyt" if length == 5 else "english")
+    if answers is None and guesses is None:
+        ans, gue = wordlists.preset_lists(preset, length)
+        vocab = preset
+    else:
+        if answers is None:
+            ans = wordlists.preset_lists(preset, length)[0]
+        else:
+            ans = wordlists.validate_words(
+                wordlists.load_words(answers, "answer"), length, wordlists.WORDLE_ALPHABET, "answer"
+            )
+        if guesses is None:
+            gue = ans if answers is not None else wordlists.preset_lists(preset, length)[1]
+        else:
+            gue = wordlists.validate_words(
+                wordlists.load_words(guesses, "guess"), length, wordlists.WORDLE_ALPHABET, "guess"
+            )
+        wordlists.check_answers_are_guesses(ans, gue)
+        vocab = "custom"
+    name = f"wordle-{length}-{vocab}" + ("-hard" if hard_mode else "")
+    return Game("wordle", name, length, wordlists.WORDLE_ALPHABET, ans, gue, max_attempts, hard_mode, vocab)
+
+
+def nerdle(
+    length: int = 8,
+    *,
+    guesses: str | wordlists.WordSource = "answers",
+    answers: wordlists.WordSource | None = None,
+    max_attempts: int = 6,
+    hard_mode: bool = False,
+) -> Game:
+    """A Nerdle game: Micro (5), Mini (6), Midi (7) or classic (8).
+
+    Answers are generated from the rules (see :mod:`envs.nerdle`), not read from a file.
+
+    Args:
+        length: 5 to 8.
+        guesses: ``"answers"`` (default: the guess vocabulary is the answer list), ``"all"``
+            (every valid true equation, lone zeros allowed: 67,346 for classic), or a custom list.
+        answers: a custom subset of answers (each must be a valid answer equation).
+        max_attempts: guesses allowed per game.
+        hard_mode: revealed hints must be used in later guesses.
+    """
+    if not _nerdle.MIN_LENGTH <= length <= _nerdle.MAX_LENGTH:
+        raise ValueError(f"Nerdle length must be 5 to 8, got {length}")
+    alphabet = _nerdle.NERDLE_ALPHABET
+    if answers is None:
+        ans = _nerdle.generate_equations(length)
+    else:
+        ans = wordlists.validate_words(
+            tuple(s.replace(" ", "") for s in wordlists.load_words(answers, "answer")), length, alphabet, "answer"
+        )
+        for i, eq in enumerate(ans):
+            reason = _nerdle.explain_invalid_equation(eq, allow_lone_zero=False)
+            if reason is not None:
+                raise ValueError(f"answer entry {i} {eq!r} is not a valid answer equation: {reason}")
+    if isinstance(guesses, str) and guesses in ("answers", "all"):
+        vocab = guesses
+        if guesses == "answers":
+            gue = ans
+        else:
+            gue = _nerdle.generate_equations(length, allow_lone_zero=True)
+    else:
+        vocab = "custom"
+        gue = wordlists.validate_words(
+            tuple(s.replace(" ", "") for s in wordlists.load_words(guesses, "guess")), length, alphabet, "guess"
+        )
+        for i, eq in enumerate(gue):
+            reason = _nerdle.explain_invalid_equation(eq, allow_lone_zero=True)
+            if reason is not None:
+                raise ValueError(f"guess entry {i} {eq!r} is not a valid equation: {reason}")
+    wordlists.check_answers_are_guesses(ans, gue)
+    name = NERDLE_NAMES[length] + ("" if vocab == "answers" else f"-{vocab}") + ("-hard" if hard_mode else "")
+    return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab)

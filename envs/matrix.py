@@ -1,0 +1,138 @@
+"""Pattern matrices (guesses x answers), cached on disk, or computed row by row when too large.
+
+``PatternMatrix.for_game(game)`` is the one way the package obtains patterns in bulk. A full
+matrix is built by the numba kernel of :mod:`envs.scoring` and stored under the cache directory as
+``patterns-<fingerprint>.npy``, written to a temporary file and renamed into place so that a crash
+never leaves a truncated cache behind. When the matrix would exceed ``max_bytes`` (for example
+every valid classic Nerdle equation as a guess: 67,346 x 17,723), nothing is stored and rows or
+sub-matrices are computed on demand instead.
+
+The cache directory is ``$GUESSGYM_CACHE_DIR`` if set, otherwise ``~/.cache/guessgym``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from envs.game import Game
+from envs.scoring import pattern_dtype, pattern_matrix
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: larger matrices are computed row by row
+
+
+def cache_dir() -> Path:
+    """Where pattern matrices are cached (``$GUESSGYM_CACHE_DIR`` or ``~/.cache/guessgym``)."""
+    env = os.environ.get("GUESSGYM_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "guessgym"
+
+
+def atomic_save_npy(path: Path, array: np.ndarray) -> None:
+    """Write ``array`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, array)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class PatternMatrix:
+    """Patterns of every guess against every answer of a game.
+
+    Use :meth:`for_game`; it memoises one instance per game fingerprint within a process.
+
+    Attributes:
+        game: the game.
+        dense: the full ``(n_guesses, n_answers)`` matrix, or ``None`` in on-demand mode.
+    """
+
+    _instances: dict[tuple[str, bool], PatternMatrix] = {}
+
+    def __init__(self, game: Game, dense: np.ndarray | None) -> None:
+        self.game = game
+        self.dense = dense
+        self.dtype = pattern_dtype(game.length)
+
+    @classmethod
+    def for_game(
+        cls, game: Game, *, cache: bool = True, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> PatternMatrix:
+        """The pattern matrix of ``game``: loaded from the disk cache, computed, or on demand."""
+        key = (game.fingerprint, max_bytes >= len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize)
+        if key in cls._instances:
+            return cls._instances[key]
+        n_bytes = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
+        if n_bytes > max_bytes:
+            logger.info("pattern matrix of %s would take %d bytes: computing rows on demand", game.name, n_bytes)
+            instance = cls(game, None)
+        else:
+            instance = cls(game, cls._load_or_build(game, cache))
+        cls._instances[key] = instance
+        return instance
+
+    @staticmethod
+    def _load_or_build(game: Game, cache: bool) -> np.ndarray:
+        path = cache_dir() / f"patterns-{game.fingerprint}.npy"
+        expected = (len(game.guesses), len(game.answers))
+        if cache and path.is_file():
+            try:
+                dense = np.load(path, mmap_mode=None, allow_pickle=False)
+                if dense.shape == expected and dense.dtype == pattern_dtype(game.length):
+                    return dense
+                logger.warning("ignoring cache %s: shape %s, expected %s", path, dense.shape, expected)
+            except (OSError, ValueError) as exc:
+                logger.warning("ignoring unreadable cache %s: %s", path, exc)
+        dense = pattern_matrix(game.guess_codes, game.answer_codes, game.n_symbols)
+        if cache:
+            try:
+                atomic_save_npy(path, dense)
+            except OSError as exc:  # a read-only home must not break the game
+                logger.warning("could not write cache %s: %s", path, exc)
+        return dense
+
+    @classmethod
+    def clear_memory(cls) -> None:
+        """Forget the matrices memoised in this process (the disk cache is untouched)."""
+        cls._instances.clear()
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.game.guesses), len(self.game.answers))
+
+    def row(self, guess: int) -> np.ndarray:
+        """Patterns of one guess against every answer."""
+        if self.dense is not None:
+            return self.dense[guess]
+        return pattern_matrix(self.game.guess_codes[guess : guess + 1], self.game.answer_codes, self.game.n_symbols)[0]
+
+    def pattern(self, guess: int, answer: int) -> int:
+        """Pattern of one guess against one answer."""
+        if self.dense is not None:
+            return int(self.dense[guess, answer])
+        return int(
+            pattern_matrix(
+                self.game.guess_codes[guess : guess + 1], self.game.answer_codes[answer : answer + 1], self.game.n_symbols
+            )[0, 0]
+        )
+
+    def submatrix(self, guesses: np.ndarray | slice | None, answers: np.ndarray | slice | None) -> np.ndarray:
+        """Patterns of a subset of guesses against a subset of answers (``None`` means all)."""
+        gsel = slice(None) if guesses is None else guesses
+        asel = slice(None) if answers is None else answers
+        if self.dense is not None:
+            if isinstance(gsel, slice) or isinstance(asel, slice):
+                return self.dense[gsel][:, asel]
+            return self.dense[np.ix_(gsel, asel)]
+        return pattern_matrix(self.game.guess_codes[gsel], self.game.answer_codes[asel], self.game.n_symbols)

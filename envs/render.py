@@ -1,0 +1,64 @@
+"""Drawing the board: coloured text for terminals and an RGB image."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+_ANSI = {"G": "\x1b[30;42m", "B": "\x1b[97;100m"}
+_ANSI_YELLOW = {"wordle": "\x1b[30;43m", "nerdle": "\x1b[97;45m"}
+_RESET = "\x1b[0m"
+
+# RGB colours of the real games' tiles.
+_RGB = {
+    "wordle": {"G": (106, 170, 100), "Y": (201, 180, 88), "B": (120, 124, 126)},
+    "nerdle": {"G": (57, 136, 116), "Y": (130, 4, 88), "B": (22, 24, 3)},
+}
+_EMPTY_BORDER = (211, 214, 218)
+_BACKGROUND = (255, 255, 255)
+TILE, GAP, MARGIN = 40, 5, 10
+
+
+def board_ansi(rows: list[tuple[str, str]], length: int, max_attempts: int, kind: str) -> str:
+    """The board as text with ANSI colours; empty rows are shown as dots."""
+    lines = []
+    for guess, tiles in rows:
+        cells = []
+        for ch, t in zip(guess, tiles):
+            colour = _ANSI_YELLOW[kind] if t == "Y" else _ANSI[t]
+            cells.append(f"{colour} {ch.upper()} {_RESET}")
+        lines.append("".join(cells))
+    for _ in range(max_attempts - len(rows)):
+        lines.append(" . " * length)
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=4)
+def _font(size: int):
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=size)
+
+
+def board_image(rows: list[tuple[str, str]], length: int, max_attempts: int, kind: str) -> np.ndarray:
+    """The board as an ``(H, W, 3)`` uint8 image in the style of the game."""
+    from PIL import Image, ImageDraw
+
+    width = 2 * MARGIN + length * TILE + (length - 1) * GAP
+    height = 2 * MARGIN + max_attempts * TILE + (max_attempts - 1) * GAP
+    image = Image.new("RGB", (width, height), _BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    font = _font(TILE // 2)
+    for r in range(max_attempts):
+        for c in range(length):
+            x0 = MARGIN + c * (TILE + GAP)
+            y0 = MARGIN + r * (TILE + GAP)
+            box = (x0, y0, x0 + TILE - 1, y0 + TILE - 1)
+            if r < len(rows):
+                guess, tiles = rows[r]
+                draw.rectangle(box, fill=_RGB[kind][tiles[c]])
+                draw.text((x0 + TILE / 2, y0 + TILE / 2), guess[c].upper(), fill=(255, 255, 255), font=font, anchor="mm")
+            else:
+                draw.rectangle(box, outline=_EMPTY_BORDER, width=2)
+    return np.asarray(image, dtype=np.uint8).copy()

@@ -1,0 +1,102 @@
+"""Word lists shipped with the package, and validation of user-supplied lists.
+
+Presets (see ``envs/data/PROVENANCE.md``):
+
+========== ======= ================================ =========================================
+preset     lengths answers                          allowed guesses
+========== ======= ================================ =========================================
+``nyt``    5       2,309 (NYT-era answers)          12,947 (NYT-era allowed list)
+``original`` 5     2,315 (pre-NYT answers)          12,972 (pre-NYT allowed list)
+``english`` 3-9    SCOWL size 50 (common words)     SCOWL size 70 (a superset)
+========== ======= ================================ =========================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+WORDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+PRESETS = ("nyt", "original", "english")
+ENGLISH_LENGTHS = range(3, 10)
+
+WordSource = str | os.PathLike[str] | Iterable[str]
+
+
+def _read_data(relative: str) -> tuple[str, ...]:
+    text = resources.files("envs").joinpath("data", relative).read_text(encoding="ascii")
+    return tuple(line.strip() for line in text.splitlines() if line.strip())
+
+
+def preset_lists(preset: str, length: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return ``(answers, guesses)`` for a named preset and word length.
+
+    Raises:
+        ValueError: for an unknown preset or a length the preset does not cover.
+    """
+    if preset in ("nyt", "original"):
+        if length != 5:
+            raise ValueError(
+                f"word list {preset!r} only has 5-letter words, got length={length}; "
+                "use word_list='english' for lengths 3 to 9"
+            )
+        if preset == "nyt":
+            return _read_data("wordle/answers_2309.txt"), _read_data("wordle/allowed_12947.txt")
+        return _read_data("wordle/answers_2315.txt"), _read_data("wordle/allowed_12972.txt")
+    if preset == "english":
+        if length not in ENGLISH_LENGTHS:
+            raise ValueError(f"word list 'english' covers lengths 3 to 9, got length={length}")
+        return (
+            _read_data(f"english/scowl50/len{length}.txt"),
+            _read_data(f"english/scowl70/len{length}.txt"),
+        )
+    raise ValueError(f"unknown word list {preset!r}; choose one of {', '.join(PRESETS)}")
+
+
+def load_words(source: WordSource, what: str) -> tuple[str, ...]:
+    """Read words from a file path (one per line, blank lines and ``#`` comments skipped) or an
+    iterable of strings. Entries are stripped and lower-cased; order is kept."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return tuple(s.strip().lower() for s in lines if s.strip() and not s.lstrip().startswith("#"))
+    words = []
+    for i, item in enumerate(source):
+        if not isinstance(item, str):
+            raise TypeError(f"{what} entry {i} is {item!r} ({type(item).__name__}), expected a string")
+        words.append(item.strip().lower())
+    return tuple(words)
+
+
+def validate_words(
+    words: tuple[str, ...], length: int, alphabet: str, what: str
+) -> tuple[str, ...]:
+    """Check length, symbols and duplicates; raise ``ValueError`` naming the first bad entry."""
+    if not words:
+        raise ValueError(f"{what} list is empty")
+    allowed = set(alphabet)
+    seen: set[str] = set()
+    for i, w in enumerate(words):
+        if len(w) != length:
+            raise ValueError(f"{what} entry {i} {w!r} has length {len(w)}, expected {length}")
+        bad = [c for c in w if c not in allowed]
+        if bad:
+            raise ValueError(
+                f"{what} entry {i} {w!r} contains {bad[0]!r}; allowed symbols: {alphabet}"
+            )
+        if w in seen:
+            raise ValueError(f"{what} entry {i} {w!r} is a duplicate")
+        seen.add(w)
+    return words
+
+
+def check_answers_are_guesses(answers: tuple[str, ...], guesses: tuple[str, ...]) -> None:
+    """Every answer must be playable as a guess."""
+    allowed = set(guesses)
+    for i, w in enumerate(answers):
+        if w not in allowed:
+            raise ValueError(f"answer entry {i} {w!r} is not in the guess list; every answer must be a valid guess")
