@@ -36,7 +36,7 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["ENV_SPECS", "Game", "GuessEnv", "nerdle", "wordle"]
+__all__ = ["ENV_SPECS", "Game", "GuessEnv", "TerminateOnInvalidAction", "TextGuess", "nerdle", "wordle"]
 
 
 def __getattr__(name: str) -> object:  # lazy: keep `import envs` light
@@ -44,4 +44,8 @@ def __getattr__(name: str) -> object:  # lazy: keep `import envs` light
         from envs.env import GuessEnv
 
         return GuessEnv
+    if name in ("TextGuess", "TerminateOnInvalidAction"):
+        from envs import wrappers
+
+        return getattr(wrappers, name)
     raise AttributeError(f"module 'envs' has no attribute {name!r}")

@@ -71,8 +71,12 @@ class HardModeRule:
         >>> rule = HardModeRule(g)
         >>> from envs.scoring import score
         >>> rule.add(g.guess_index["raise"], score("raise", "shire"))
-        >>> rule.violation(g.guess_index["shine"]) is None, rule.violation(g.guess_index["moult"])
-        (True, "position 4 must be 'e' (green earlier)")
+        >>> rule.violation(g.guess_index["shire"]) is None
+        True
+        >>> rule.violation(g.guess_index["shine"])
+        "the guess must contain 'r' at least once (revealed earlier)"
+        >>> rule.violation(g.guess_index["moult"])
+        "position 3 must be 'i' (green earlier)"
     """
 
     def __init__(self, game: Game) -> None:

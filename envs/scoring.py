@@ -15,7 +15,7 @@ Three textual forms are supported:
 
 Examples:
     >>> pattern_to_tiles(score("11+11=22", "32-21=11"), 8)
-    'YBBYBGBB'
+    'YYBBGGYY'
     >>> pattern_to_marks(score("cabal", "recap"), 5)
     '+__*_'
 """

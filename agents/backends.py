@@ -1,0 +1,324 @@
+"""Where the games of an evaluation run: in this process, in worker processes, or on Ray.
+
+All three backends run the same function, :func:`play_chunk`, on contiguous chunks of the answer
+list and hand back ``(position, GameRecord)`` pairs that :func:`agents.evaluate.evaluate` puts
+back in answer order, so a serial and a parallel run of a deterministic agent give identical
+records.
+
+Each worker keeps the agent it was sent for the whole evaluation (keyed by a per-evaluation
+token), so a memoising solver reuses the decisions it made on its earlier chunks instead of
+rebuilding them per chunk.
+
+* ``serial``: one environment and the caller's own agent object (its memo survives the call).
+* ``process``: :class:`concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
+  (safe with numba's and torch's thread pools, unlike ``fork``); the agent and the game are
+  pickled once per worker through the pool initializer; each worker limits numba and torch to
+  one thread so that ``n_jobs`` workers use ``n_jobs`` cores.
+* ``ray``: the same chunk function as a ``ray.remote`` task; ``ray.init(address=...)`` when Ray
+  is not initialised yet (address ``None`` starts a local instance with ``n_jobs`` CPUs and no
+  dashboard). Ray is an optional extra: ``pip install "guessgym[ray]"``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.results import GameRecord
+from envs.env import GuessEnv
+from envs.game import Game
+
+#: Default cap on rejected actions in one game before it is declared lost.
+MAX_INVALID_ACTIONS = 50
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs to play games of one evaluation (picklable).
+
+    Attributes:
+        token: identifies the evaluation; workers cache the unpickled agent under it.
+        agent: the agent to drive.
+        game: the game, with the attempt limit of this evaluation.
+        env_options: extra :class:`~envs.env.GuessEnv` keyword arguments (``matrix_cache``).
+        record_guesses: keep the list of guesses of every game.
+        seed: base seed; game ``i`` of the answer list gets its own seed derived from it.
+        max_invalid: rejected actions allowed in one game before it counts as a loss.
+    """
+
+    token: str
+    agent: Agent
+    game: Game
+    env_options: dict[str, Any] = field(default_factory=dict)
+    record_guesses: bool = False
+    seed: int = 0
+    max_invalid: int = MAX_INVALID_ACTIONS
+
+
+def episode_seed(seed: int, answer_index: int) -> int:
+    """The seed of the game whose answer is ``answer_index``: independent of chunking and order."""
+    return int(np.random.SeedSequence([int(seed), int(answer_index)]).generate_state(1)[0])
+
+
+def play_game(env: GuessEnv, agent: Agent, job: Job, answer_index: int) -> GameRecord:
+    """Play one game to the end through ``env`` and return its record.
+
+    If the agent has a ``seed_episode(seed: int)`` method it is called first with a seed that
+    depends only on the evaluation seed and the answer index, so a randomised agent plays each
+    game identically whatever the backend or chunking.
+    """
+    game = job.game
+    answer = game.answers[answer_index]
+    game_seed = episode_seed(job.seed, answer_index)
+    start = time.perf_counter()
+    seed_episode = getattr(agent, "seed_episode", None)
+    if callable(seed_episode):
+        seed_episode(game_seed)
+    obs, info = env.reset(seed=game_seed, options={"answer": int(answer_index)})
+    played: list[str] = []
+    invalid = 0
+    note = ""
+    solved = False
+    try:
+        agent.begin(game)
+        while True:
+            action = agent.act(obs, info)
+            obs, _, terminated, _, info = env.step(action)
+            if info["invalid_action"]:
+                invalid += 1
+                if invalid >= job.max_invalid:
+                    note = f"lost after {invalid} rejected actions (last: {info['invalid_reason']})"
+                    break
+                continue
+            played.append(info["guess"])
+            if terminated:
+                solved = int(info["pattern"]) == game.solved_pattern
+                break
+    except Exception as exc:
+        exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played answer {answer!r} "
+                     f"of {game.name} (after guesses {played})")
+        raise
+    seconds = time.perf_counter() - start
+    return GameRecord(
+        answer=answer,
+        guesses=len(played),
+        solved=solved,
+        played=tuple(played) if job.record_guesses else None,
+        seconds=seconds,
+        note=note,
+    )
+
+
+def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None = None,
+               env: GuessEnv | None = None) -> list[tuple[int, GameRecord]]:
+    """Play ``(position, answer_index)`` pairs; return ``(position, record)`` pairs.
+
+    Without ``agent``/``env``, the worker-cached ones of ``job`` are used (created on first use).
+    """
+    if agent is None or env is None:
+        agent, env = _worker_state(job)
+    return [(pos, play_game(env, agent, job, idx)) for pos, idx in chunk]
+
+
+# ---- worker-side state ---------------------------------------------------------------------------
+_WORKER: dict[str, tuple[Agent, GuessEnv]] = {}
+
+
+def _worker_state(job: Job) -> tuple[Agent, GuessEnv]:
+    """The agent and env this worker process uses for ``job`` (one evaluation at a time)."""
+    state = _WORKER.get(job.token)
+    if state is None:
+        _WORKER.clear()  # a new evaluation: drop the previous agent and its memo
+        _limit_threads()
+        state = (job.agent, GuessEnv(game=job.game, **job.env_options))
+        _WORKER[job.token] = state
+    return state
+
+
+def _limit_threads() -> None:
+    """One compute thread per worker process: ``n_jobs`` workers should use ``n_jobs`` cores."""
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except (ImportError, ValueError):  # pragma: no cover - numba is a dependency of envs
+        pass
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+_PROCESS_JOB: Job | None = None
+
+
+def _init_process_worker(job: Job) -> None:
+    global _PROCESS_JOB
+    _PROCESS_JOB = job
+    _worker_state(job)
+
+
+def _process_chunk(chunk: Sequence[tuple[int, int]]) -> list[tuple[int, GameRecord]]:
+    assert _PROCESS_JOB is not None, "worker was not initialised"
+    return play_chunk(_PROCESS_JOB, chunk)
+
+
+def _ray_chunk(job: Job, chunk: Sequence[tuple[int, int]]) -> list[tuple[int, GameRecord]]:
+    return play_chunk(job, chunk)
+
+
+# ---- the backends ----------------------------------------------------------------------------------
+def chunked(items: Sequence[tuple[int, int]], chunk_size: int) -> list[list[tuple[int, int]]]:
+    """Contiguous chunks of at most ``chunk_size`` items."""
+    return [list(items[i : i + chunk_size]) for i in range(0, len(items), chunk_size)]
+
+
+def default_chunk_size(n_games: int, n_jobs: int) -> int:
+    """About eight chunks per worker (load balance, progress updates), at most 64 games each.
+
+    Small chunks cost little: workers keep their agent (and its memo) across chunks.
+    """
+    return max(1, min(64, math.ceil(n_games / (8 * max(1, n_jobs)))))
+
+
+def run_serial(job: Job, items: Sequence[tuple[int, int]], progress: ProgressCallback | None) -> list[GameRecord]:
+    """Play every game in this process with the caller's agent object."""
+    env = GuessEnv(game=job.game, **job.env_options)
+    records: list[GameRecord] = []
+    total = len(items)
+    for done, (_, idx) in enumerate(items, 1):
+        records.append(play_game(env, job.agent, job, idx))
+        if progress is not None:
+            progress(done, total)
+    env.close()
+    return records
+
+
+def check_picklable(agent: Agent, backend: str) -> None:
+    """Raise a clear error if ``agent`` cannot be sent to worker processes."""
+    try:
+        pickle.dumps(agent)
+    except Exception as exc:  # pickle raises several types
+        raise TypeError(
+            f"agent {getattr(agent, 'name', type(agent).__name__)!r} cannot be pickled for the {backend!r} "
+            f"backend ({type(exc).__name__}: {exc}); use backend='serial' or make the agent picklable"
+        ) from exc
+
+
+def run_process(
+    job: Job, items: Sequence[tuple[int, int]], n_jobs: int, chunk_size: int,
+    progress: ProgressCallback | None,
+) -> list[GameRecord]:
+    """Play the games in ``n_jobs`` spawned worker processes."""
+    check_picklable(job.agent, "process")
+    chunks = chunked(items, chunk_size)
+    records: list[GameRecord | None] = [None] * len(items)
+    total, done = len(items), 0
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(n_jobs, len(chunks)) or 1, mp_context=ctx,
+                             initializer=_init_process_worker, initargs=(job,)) as pool:
+        pending = {pool.submit(_process_chunk, chunk) for chunk in chunks}
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    for pos, rec in fut.result():
+                        records[pos] = rec
+                        done += 1
+                    if progress is not None:
+                        progress(done, total)
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+    return _complete(records)
+
+
+def run_ray(
+    job: Job, items: Sequence[tuple[int, int]], n_jobs: int, chunk_size: int,
+    progress: ProgressCallback | None, address: str | None,
+) -> list[GameRecord]:
+    """Play the games as Ray tasks (one chunk per task)."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ImportError(
+            "backend='ray' needs Ray, which is an optional extra: pip install \"guessgym[ray]\""
+        ) from exc
+    if not ray.is_initialized():
+        if address is None:
+            # Local workers see this process's source folders (the package need not be installed).
+            runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(_source_paths())}}
+            ray.init(num_cpus=max(1, n_jobs), include_dashboard=False, log_to_driver=False,
+                     configure_logging=False, runtime_env=runtime_env)
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    remote = ray.remote(num_cpus=1)(_ray_chunk)
+    job_ref = ray.put(job)
+    chunks = chunked(items, chunk_size)
+    pending = [remote.remote(job_ref, chunk) for chunk in chunks]
+    records: list[GameRecord | None] = [None] * len(items)
+    total, done = len(items), 0
+    try:
+        while pending:
+            finished, pending = ray.wait(pending, num_returns=1)
+            for pos, rec in ray.get(finished[0]):
+                records[pos] = rec
+                done += 1
+            if progress is not None:
+                progress(done, total)
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref)
+        raise
+    return _complete(records)
+
+
+def _source_paths() -> list[str]:
+    """Folders on ``sys.path`` outside the Python installation (the project, the tests...)."""
+    installed = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    paths: list[str] = []
+    for entry in sys.path:
+        path = os.path.realpath(entry or os.getcwd())
+        if not os.path.isdir(path) or "site-packages" in path or "dist-packages" in path:
+            continue
+        if any(path == root or path.startswith(root + os.sep) for root in installed):
+            continue
+        if path not in paths:
+            paths.append(path)
+    existing = os.environ.get("PYTHONPATH")
+    return paths + ([existing] if existing else [])
+
+
+def _complete(records: list[GameRecord | None]) -> list[GameRecord]:
+    missing = [i for i, r in enumerate(records) if r is None]
+    if missing:  # pragma: no cover - a backend bug, not a user error
+        raise RuntimeError(f"{len(missing)} games have no result (first position {missing[0]})")
+    return [r for r in records if r is not None]
+
+
+__all__ = [
+    "Job",
+    "MAX_INVALID_ACTIONS",
+    "check_picklable",
+    "chunked",
+    "default_chunk_size",
+    "episode_seed",
+    "play_chunk",
+    "play_game",
+    "run_process",
+    "run_ray",
+    "run_serial",
+]

@@ -1,0 +1,301 @@
+"""The shared evaluation loop: drive any :class:`~agents.base.Agent` through a real environment.
+
+Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen answer it
+resets a :class:`~envs.env.GuessEnv` on that answer (``reset(options={"answer": ...})``), calls
+``agent.begin(game)``, then alternates ``agent.act(obs, info)`` and ``env.step(action)`` until the
+game ends. The result is an :class:`~agents.results.EvaluationResult` (statistics, Markdown,
+JSON, plots).
+
+Examples:
+    >>> from envs import nerdle
+    >>> from agents.base import CandidateAgent
+    >>> class First(CandidateAgent):
+    ...     '''Plays the first remaining candidate.'''
+    ...     name = "first"
+    ...     def choose(self, state):
+    ...         return int(state.game.answer_to_guess[state.candidates.indices[0]])
+    >>> r = evaluate(First(), nerdle(5))
+    >>> r.n_games, r.n_solved, r.distribution["X"]
+    (127, 114, 13)
+    >>> evaluate(First(), nerdle(5), max_attempts=25).win_rate
+    1.0
+    >>> evaluate(First(), "guessgym/MicroNerdle-v0", sample=5, seed=1).n_games
+    5
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+
+from agents import backends
+from agents.base import Agent
+from agents.results import EvaluationResult
+from envs.env import GuessEnv
+from envs.game import Game
+
+logger = logging.getLogger(__name__)
+
+Backend = Literal["auto", "serial", "process", "ray"]
+BACKENDS = ("auto", "serial", "process", "ray")
+
+#: GuessEnv keyword arguments that change only rewards: irrelevant to evaluation, accepted and ignored.
+REWARD_KWARGS = ("reward_mode", "win_reward", "loss_reward", "step_penalty", "invalid_action_penalty")
+
+
+def resolve_game(
+    env: str | Game | gym.Env, env_kwargs: dict[str, Any] | None = None, max_attempts: int | None = None
+) -> tuple[Game, str | None, dict[str, Any]]:
+    """The game to play, the registered id (if any) and the extra GuessEnv options.
+
+    Args:
+        env: a registered id such as ``"guessgym/Wordle-v0"``, a :class:`~envs.game.Game`, or a
+            (possibly wrapped) :class:`~envs.env.GuessEnv` whose game and rules are used (its
+            reward settings play no part in an evaluation).
+        env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); only
+            ``matrix_cache`` is accepted with a Game or an env.
+        max_attempts: overrides the game's attempt limit.
+
+    Raises:
+        ValueError: unknown id, bad keyword arguments, or an env that is not a GuessEnv.
+    """
+    env_kwargs = dict(env_kwargs or {})
+    options: dict[str, Any] = {}
+    if "matrix_cache" in env_kwargs:
+        options["matrix_cache"] = bool(env_kwargs["matrix_cache"])
+    if isinstance(env, str):
+        import envs  # noqa: F401  (registers the guessgym ids)
+
+        if env not in gym.registry:
+            known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
+            raise ValueError(f"unknown environment id {env!r}; registered guessgym ids: {known}")
+        kwargs = {k: v for k, v in env_kwargs.items() if k not in REWARD_KWARGS and k != "render_mode"}
+        try:
+            made = gym.make(env, disable_env_checker=True, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
+        unwrapped = made.unwrapped
+        if not isinstance(unwrapped, GuessEnv):
+            raise ValueError(f"{env} is not a guessgym environment (got {type(unwrapped).__name__})")
+        game, env_id = unwrapped.game, env
+        made.close()
+    elif isinstance(env, Game):
+        _only_cache(env_kwargs, "a Game")
+        game, env_id = env, None
+    elif isinstance(env, gym.Env):
+        _only_cache(env_kwargs, "an environment object")
+        unwrapped = env.unwrapped
+        if not isinstance(unwrapped, GuessEnv):
+            raise ValueError(f"evaluate() needs a guessgym GuessEnv, got {type(unwrapped).__name__}")
+        game = unwrapped.game
+        env_id = env.spec.id if env.spec is not None else None
+        options.setdefault("matrix_cache", unwrapped.matrix_cache)
+    else:
+        raise TypeError(f"env must be a registered id, a Game or a GuessEnv, got {type(env).__name__}")
+    if max_attempts is not None and max_attempts != game.max_attempts:
+        if int(max_attempts) < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+        game = game.replace(max_attempts=int(max_attempts))
+    return game, env_id, options
+
+
+def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
+    extra = sorted(set(env_kwargs) - {"matrix_cache"} - set(REWARD_KWARGS))
+    if extra:
+        raise ValueError(f"env_kwargs {extra} cannot be applied to {what}; build the game with them instead")
+
+
+def select_answers(
+    game: Game,
+    answers: Iterable[str | int] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> np.ndarray:
+    """Indices (into ``game.answers``) of the answers to play, in order of play.
+
+    * ``answers=None``: every answer, in list order;
+    * ``answers=[...]``: those answers (strings or indices), in the given order, duplicates
+      dropped;
+    * ``sample=k``: ``k`` of them drawn without replacement with
+      ``numpy.random.default_rng(seed)``, played in list order.
+
+    Raises:
+        ValueError: naming the answers that are not in the game's list, or a bad sample size.
+    """
+    n = len(game.answers)
+    if answers is None:
+        pool = np.arange(n, dtype=np.int64)
+    else:
+        if isinstance(answers, str):
+            raise TypeError("answers must be a list of answers, not a single string (wrap it in a list)")
+        chosen: list[int] = []
+        unknown: list[str] = []
+        for item in answers:
+            if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+                if 0 <= int(item) < n:
+                    chosen.append(int(item))
+                else:
+                    unknown.append(f"index {int(item)}")
+            elif isinstance(item, str):
+                key = game.normalize_guess(item)
+                if key in game.answer_index:
+                    chosen.append(game.answer_index[key])
+                else:
+                    unknown.append(repr(item))
+            else:
+                raise TypeError(f"answers must be strings or indices, got {item!r} ({type(item).__name__})")
+        if unknown:
+            shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+            raise ValueError(f"{len(unknown)} answer(s) not in the answer list of {game.name} ({n} answers): {shown}")
+        pool = np.array(list(dict.fromkeys(chosen)), dtype=np.int64)
+        if pool.size == 0:
+            raise ValueError("the answer list to evaluate is empty")
+    if sample is not None:
+        k = int(sample)
+        if not 1 <= k <= pool.size:
+            raise ValueError(f"sample must be between 1 and {pool.size} (the answers available), got {sample}")
+        picked = np.random.default_rng(seed).choice(pool.size, size=k, replace=False)
+        pool = np.sort(pool[picked])
+    return pool
+
+
+def _progress_callback(progress: bool | Callable[[int, int], None], total: int, desc: str):
+    """(callback, closer): a tqdm bar on stderr for ``True``, the caller's function, or nothing."""
+    if callable(progress):
+        return progress, lambda: None
+    if not progress:
+        return None, lambda: None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+    def update(done: int, _total: int) -> None:
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+def evaluate(
+    agent: Agent,
+    env: str | Game | gym.Env,
+    *,
+    answers: Iterable[str | int] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    max_attempts: int | None = None,
+    record_guesses: bool = False,
+    n_jobs: int = 1,
+    backend: Backend = "auto",
+    ray_address: str | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+    env_kwargs: dict[str, Any] | None = None,
+    chunk_size: int | None = None,
+    max_invalid_actions: int = backends.MAX_INVALID_ACTIONS,
+) -> EvaluationResult:
+    """Play ``agent`` on every chosen answer of a game and collect the results.
+
+    Args:
+        agent: any :class:`~agents.base.Agent` (picklable for the parallel backends).
+        env: a registered id (``"guessgym/Wordle-v0"``), a :class:`~envs.game.Game`, or a
+            (wrapped) :class:`~envs.env.GuessEnv`, whose game and rules are used.
+        answers: play only these answers (strings or indices into ``game.answers``).
+        sample: play a seeded random sample of this many answers (of ``answers`` if given).
+        seed: seed of the sample and of every game (see :func:`agents.backends.episode_seed`).
+        max_attempts: override the game's attempt limit (a game not solved within it is lost).
+        record_guesses: keep each game's guesses in the records.
+        n_jobs: worker processes (or Ray CPUs) for the parallel backends.
+        backend: ``"serial"``, ``"process"``, ``"ray"``, or ``"auto"`` (serial when
+            ``n_jobs == 1``, processes otherwise).
+        ray_address: address of a running Ray cluster (``None``: a local instance).
+        progress: ``True`` for a tqdm bar on stderr, or a ``callback(done, total)``; the library
+            prints nothing otherwise.
+        env_kwargs: keyword arguments for a registered id (e.g. ``{"guesses": "all"}``).
+        chunk_size: games per task for the parallel backends (default: about eight per worker).
+        max_invalid_actions: rejected actions allowed in one game before it counts as lost (an
+            agent stuck on a move the rules refuse would otherwise never finish).
+
+    Returns:
+        An :class:`~agents.results.EvaluationResult` with one record per answer, in order of play.
+
+    Raises:
+        agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
+        ValueError: unknown env id or answers, bad sample size, bad backend.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if int(n_jobs) < 1:
+        raise ValueError(f"n_jobs must be at least 1, got {n_jobs}")
+    if max_invalid_actions < 1:
+        raise ValueError(f"max_invalid_actions must be at least 1, got {max_invalid_actions}")
+    n_jobs = int(n_jobs)
+    game, env_id, env_options = resolve_game(env, env_kwargs, max_attempts)
+    indices = select_answers(game, answers, sample, seed)
+    chosen = "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
+    if backend == "auto":
+        backend = "serial" if n_jobs == 1 else "process"
+    agent_name = getattr(agent, "name", type(agent).__name__)
+
+    # Fail fast, before any worker starts, if the agent cannot play this game.
+    agent.begin(game)
+
+    job = backends.Job(
+        token=uuid.uuid4().hex, agent=agent, game=game, env_options=env_options,
+        record_guesses=record_guesses, seed=int(seed), max_invalid=int(max_invalid_actions),
+    )
+    items = list(enumerate(int(i) for i in indices))
+    size = chunk_size or backends.default_chunk_size(len(items), n_jobs)
+    callback, close = _progress_callback(progress, len(items), f"{agent_name} on {game.name}")
+    started = time.perf_counter()
+    try:
+        if backend == "serial" or len(items) == 0:
+            records = backends.run_serial(job, items, callback)
+        elif backend == "process":
+            records = backends.run_process(job, items, n_jobs, size, callback)
+        else:
+            records = backends.run_ray(job, items, n_jobs, size, callback, ray_address)
+    finally:
+        close()
+    wall = time.perf_counter() - started
+    logger.info("%s on %s: %d games in %.1f s (%s backend)", agent_name, game.name, len(records), wall, backend)
+    meta: dict[str, Any] = {
+        "answers": chosen,
+        "answer_pool": len(game.answers),
+        "seed": int(seed),
+        "sample": sample,
+        "backend": backend,
+        "n_jobs": n_jobs if backend != "serial" else 1,
+        "wall_seconds": round(wall, 3),
+        "env_kwargs": {k: v for k, v in (env_kwargs or {}).items() if _jsonable(v)},
+        "hard_mode": game.hard_mode,
+        "guess_vocabulary": game.guess_vocabulary,
+    }
+    describe = getattr(agent, "describe", None)
+    return EvaluationResult(
+        agent=agent_name,
+        description=describe() if callable(describe) else "",
+        env_id=env_id,
+        game=game.name,
+        max_attempts=game.max_attempts,
+        records=records,
+        meta=meta,
+    )
+
+
+def _jsonable(value: Any) -> bool:
+    import json
+
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_game", "select_answers"]

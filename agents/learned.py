@@ -1,0 +1,284 @@
+"""A trained stable-baselines3 model as an :class:`~agents.base.Agent`.
+
+:func:`load_agent` opens a model saved by MaskablePPO, PPO or A2C (a ``.zip``, a checkpoint
+directory or a training run directory) and returns a :class:`LearnedAgent`, which the shared
+evaluation loop drives like any baseline: ``begin(game)`` then ``act(obs, info)`` each step.
+
+By default the agent plays the highest-scoring *allowed* guess (argmax of the masked logits), so
+its play is deterministic. ``deterministic=False`` samples from the masked policy with the agent's
+own seeded generator instead.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+
+from agents.base import Agent, UnsupportedGameError
+from agents.policies import GuessPolicyMixin
+from envs.game import Game
+
+logger = logging.getLogger(__name__)
+
+#: Algorithms :func:`load_agent` recognises, by the name stored next to the model by training.
+ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
+
+
+class LearnedAgent(Agent):
+    """Plays with a trained actor-critic policy (one of :mod:`agents.policies`' guess policies).
+
+    Args:
+        model: a trained SB3 algorithm (MaskablePPO, PPO or A2C) whose policy is a guess policy.
+        deterministic: play the best allowed guess (default) or sample from the masked policy.
+        name: the name shown in result tables.
+        seed: seed of the sampling generator (only used when ``deterministic=False``).
+    """
+
+    name = "learned"
+
+    def __init__(
+        self, model: BaseAlgorithm, *, deterministic: bool = True, name: str | None = None, seed: int | None = 0
+    ) -> None:
+        if not isinstance(model.policy, GuessPolicyMixin):
+            raise TypeError("LearnedAgent needs a model whose policy is a guess policy (agents.policies)")
+        self.model = model
+        self.policy: GuessPolicyMixin = model.policy  # type: ignore[assignment]
+        self.deterministic = deterministic
+        self.trained_game: Game = self.policy.game
+        if name is not None:
+            self.name = name
+        self._rng = np.random.default_rng(seed)
+        self._keys = list(model.policy.observation_space.spaces)  # type: ignore[attr-defined]
+
+    def describe(self) -> str:
+        algo = type(self.model).__name__
+        steps = int(getattr(self.model, "num_timesteps", 0))
+        how = "argmax" if self.deterministic else "sampled"
+        return f"{algo} guess policy trained {steps:,} steps on {self.trained_game.name} ({how})"
+
+    def begin(self, game: Game) -> None:
+        """Start a game; a game other than the training one must share length, alphabet and attempts.
+
+        The network has no per-guess parameters, so it can score another vocabulary: the fixed
+        guess encoding and the candidate features are rebuilt for ``game``.
+
+        Raises:
+            UnsupportedGameError: if the board shape or alphabet differs from the training game.
+        """
+        super().begin(game)
+        if game.fingerprint != self.policy.game.fingerprint or game.hard_mode != self.policy.game.hard_mode:
+            t = self.trained_game
+            if (game.length, game.alphabet, game.max_attempts) != (t.length, t.alphabet, t.max_attempts):
+                raise UnsupportedGameError(
+                    f"{self.name} was trained on {t.name} (length {t.length}, {t.max_attempts} attempts, alphabet "
+                    f"{t.alphabet!r}); {game.name} differs, so its board cannot be read by this network"
+                )
+            logger.info("re-targeting the policy trained on %s at %s", t.name, game.name)
+            self.policy.set_game(game)
+            self.policy.set_answer_pool(None)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        mask = observation.get("action_mask")
+        if mask is None:
+            mask = info.get("action_mask")
+        with th.no_grad():
+            obs = {k: th.as_tensor(np.asarray(observation[k])[None]) for k in self._keys}
+            logits = self.policy.action_logits(obs)[0].cpu().numpy().astype(np.float64)
+        if mask is not None:
+            allowed = np.asarray(mask).astype(bool)
+            if allowed.any():
+                logits = np.where(allowed, logits, -np.inf)
+        if self.deterministic:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return int(self._rng.choice(len(p), p=p))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle the model as its saved zip (SB3 algorithms are not picklable as objects), so the
+        agent can be sent to the evaluation loop's worker processes."""
+        buffer = io.BytesIO()
+        self.model.save(buffer)
+        state = {k: v for k, v in self.__dict__.items() if k not in ("model", "policy")}
+        state["_model_zip"] = buffer.getvalue()
+        state["_algorithm"] = algorithm_name(self.model)
+        state["_current_game"] = self.policy.game
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        zip_bytes = state.pop("_model_zip")
+        algorithm = state.pop("_algorithm")
+        current = state.pop("_current_game")
+        self.__dict__.update(state)
+        self.model = algorithm_class(algorithm).load(io.BytesIO(zip_bytes), device="cpu")
+        self.policy = self.model.policy  # type: ignore[assignment]
+        if current.fingerprint != self.policy.game.fingerprint:
+            self.policy.set_game(current)
+
+    def act_batch(self, observations: dict[str, np.ndarray], masks: np.ndarray | None = None) -> np.ndarray:
+        """Deterministic actions for a batch of observations (used by fast in-training evaluation)."""
+        with th.no_grad():
+            obs = {k: th.as_tensor(np.asarray(observations[k])) for k in self._keys}
+            logits = self.policy.action_logits(obs)
+            if masks is not None:
+                m = th.as_tensor(np.asarray(masks).astype(bool))
+                logits = th.where(m, logits, th.full_like(logits, -th.inf))
+            return logits.argmax(dim=1).cpu().numpy()
+
+
+def play_answers(
+    policy: GuessPolicyMixin, game: Game, answers: np.ndarray | None = None, *, batch_size: int = 256
+) -> dict[str, Any]:
+    """Play the greedy (argmax of masked logits) policy once on each answer, many games at once.
+
+    A fast check used during training: the games are stepped by
+    :class:`~envs.vector.BatchedGuessEnv` in batches of ``batch_size``, with the same rules and the
+    same decisions as :class:`LearnedAgent` in the shared evaluation loop. Uses no global random
+    state.
+
+    Returns:
+        ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
+        a loss)}``.
+    """
+    from envs.vector import BatchedGuessEnv
+
+    if answers is None:
+        answers = np.arange(len(game.answers))
+    answers = np.asarray(answers, dtype=np.int64)
+    keys = list(policy.observation_space.spaces)  # type: ignore[attr-defined]
+    guesses = np.zeros(len(answers), dtype=np.int64)
+    envs: dict[int, BatchedGuessEnv] = {}
+    with th.no_grad():
+        for start in range(0, len(answers), batch_size):
+            chunk = answers[start : start + batch_size]
+            venv = envs.get(len(chunk)) or envs.setdefault(
+                len(chunk), BatchedGuessEnv(len(chunk), game=game, track_candidates=False)
+            )
+            obs, _ = venv.reset(seed=0, options={"answer": chunk})
+            active = np.ones(len(chunk), dtype=bool)
+            result = np.zeros(len(chunk), dtype=np.int64)
+            while active.any():
+                tensors = {k: th.as_tensor(obs[k]) for k in keys}
+                logits = policy.action_logits(tensors)
+                mask = th.as_tensor(obs["action_mask"].astype(bool))
+                logits = th.where(mask, logits, th.full_like(logits, -th.inf))
+                actions = logits.argmax(dim=1).cpu().numpy()
+                obs, _, terminated, _, info = venv.step(actions)
+                ended = terminated & active
+                won = ended & (info["pattern"] == game.solved_pattern)
+                result[won] = info["attempt"][won]
+                active &= ~terminated
+            guesses[start : start + len(chunk)] = result
+    wins = int((guesses > 0).sum())
+    return {
+        "games": int(len(answers)),
+        "wins": wins,
+        "win_rate": wins / max(len(answers), 1),
+        "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan"),
+        "guesses": guesses,
+    }
+
+
+def _resolve_model_path(path: Path) -> Path:
+    """A model zip from a zip, a checkpoint directory or a run directory (final model, else latest checkpoint)."""
+    if path.is_file():
+        return path
+    if path.is_dir():
+        for candidate in (path / "model.zip", path / "final" / "model.zip"):
+            if candidate.is_file():
+                return candidate
+        ckpt_root = path / "checkpoints"
+        if ckpt_root.is_dir():
+            dirs = sorted(
+                d
+                for d in ckpt_root.iterdir()
+                if d.is_dir() and d.name.startswith("step-") and (d / "model.zip").is_file()
+            )
+            if dirs:
+                return dirs[-1] / "model.zip"
+    if path.with_suffix(".zip").is_file():
+        return path.with_suffix(".zip")
+    raise FileNotFoundError(f"no trained model found at {path} (expected a .zip, a checkpoint or a run directory)")
+
+
+def detect_algorithm(path: str | Path) -> str:
+    """``"maskable_ppo"``, ``"ppo"`` or ``"a2c"`` for a saved SB3 model zip.
+
+    Reads the zip's ``data`` entry: a maskable policy class means MaskablePPO; otherwise PPO
+    saves a clip range, which A2C does not have.
+    """
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.save_util import json_to_data
+
+    model_path = _resolve_model_path(Path(path))
+    with zipfile.ZipFile(model_path) as archive:
+        data = json_to_data(archive.read("data").decode())
+    policy_class = data.get("policy_class")
+    if isinstance(policy_class, type) and issubclass(policy_class, MaskableActorCriticPolicy):
+        return "maskable_ppo"
+    return "ppo" if "clip_range" in data else "a2c"
+
+
+def algorithm_class(name: str) -> type[BaseAlgorithm]:
+    """The SB3 class of an algorithm name in :data:`ALGORITHMS`."""
+    if name == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    if name == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    if name == "a2c":
+        from stable_baselines3 import A2C
+
+        return A2C
+    raise ValueError(f"unknown algorithm {name!r}; choose one of {ALGORITHMS}")
+
+
+def algorithm_name(model: BaseAlgorithm) -> str:
+    """The :data:`ALGORITHMS` name of a model instance."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import A2C, PPO
+
+    if isinstance(model, MaskablePPO):
+        return "maskable_ppo"
+    if isinstance(model, PPO):
+        return "ppo"
+    if isinstance(model, A2C):
+        return "a2c"
+    raise TypeError(f"unsupported algorithm {type(model).__name__}; expected one of MaskablePPO, PPO, A2C")
+
+
+def load_model(path: str | Path, *, device: str = "cpu") -> BaseAlgorithm:
+    """Load a MaskablePPO, PPO or A2C model (detected from the file) without an environment."""
+    model_path = _resolve_model_path(Path(path))
+    cls = algorithm_class(detect_algorithm(model_path))
+    with open(model_path, "rb") as f:
+        buffer = io.BytesIO(f.read())
+    return cls.load(buffer, device=device)
+
+
+def load_agent(path: str | Path, *, deterministic: bool = True, name: str | None = None) -> LearnedAgent:
+    """Load a trained model (zip, checkpoint directory or run directory) as a :class:`LearnedAgent`."""
+    model = load_model(path)
+    return LearnedAgent(model, deterministic=deterministic, name=name)
+
+
+__all__ = [
+    "ALGORITHMS",
+    "LearnedAgent",
+    "algorithm_class",
+    "algorithm_name",
+    "detect_algorithm",
+    "load_agent",
+    "load_model",
+    "play_answers",
+]

@@ -1,0 +1,331 @@
+"""The main comparison: every baseline on Wordle and classic Nerdle, over every answer.
+
+This module is the one place that says *what* the main job runs (:data:`MAIN_JOB`), so the
+command line (``guessgym compare``), the README and the reproduction scripts all refer to the same
+list. :func:`run_main_job` runs it and :func:`write_report` writes the tables and plots.
+
+Agents are named by string and built by a ``make_agent(name, kwargs)`` callable supplied by the
+caller (the command line passes ``baselines.make_baseline``): agents/ never imports baselines/.
+An agent that raises :class:`~agents.base.UnsupportedGameError` for a game is reported as "not
+applicable" with its reason instead of stopping the job.
+
+Run it with ``guessgym compare`` (``--quick`` for a seeded sample of answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import platform
+import re
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from agents.base import Agent, UnsupportedGameError
+from agents.evaluate import evaluate
+from agents.results import (
+    EvaluationResult,
+    atomic_write_text,
+    leaderboard,
+    plot_leaderboard,
+    plot_win_rate_curves,
+)
+
+logger = logging.getLogger(__name__)
+
+WORDLE = "guessgym/Wordle-v0"
+NERDLE = "guessgym/Nerdle-v0"
+
+#: Answers per game in a ``--quick`` run.
+QUICK_SAMPLE = 100
+
+
+def _frozen(d: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(d or {}))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One evaluation of the main job.
+
+    Attributes:
+        env_id: registered environment id.
+        agent: baseline name (``baselines.BASELINES`` key).
+        agent_kwargs: keyword arguments for the baseline.
+        env_kwargs: keyword arguments for the environment (e.g. a larger guess vocabulary).
+        label: shown after the agent name in tables and plots when the row differs from the
+            plain (env, agent) pair, so nobody mistakes a variant for the standard game.
+        note: why the variant exists (printed under the table).
+        max_attempts: override the attempt limit (``None``: the game's own, 6).
+        parallel: worth running in worker processes (expensive searches); cheap agents run
+            serially because starting workers would cost more than it saves.
+    """
+
+    env_id: str
+    agent: str
+    agent_kwargs: Mapping[str, Any] = field(default_factory=_frozen)
+    env_kwargs: Mapping[str, Any] = field(default_factory=_frozen)
+    label: str = ""
+    note: str = ""
+    max_attempts: int | None = None
+    parallel: bool = False
+
+    @property
+    def slug(self) -> str:
+        """A file-name stem unique within the job, e.g. ``"Nerdle-v0__unique-chars__guesses-all"``."""
+        env = self.env_id.split("/")[-1]
+        parts = [env, self.agent] + [f"{k}-{v}" for k, v in sorted(self.env_kwargs.items())]
+        parts += [f"{k}-{v}" for k, v in sorted(self.agent_kwargs.items())]
+        if self.max_attempts is not None:
+            parts.append(f"m{self.max_attempts}")
+        return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(parts))
+
+    def describe(self) -> str:
+        extra = ""
+        if self.agent_kwargs:
+            extra += " " + " ".join(f"{k}={v}" for k, v in self.agent_kwargs.items())
+        if self.env_kwargs:
+            extra += " [env: " + " ".join(f"{k}={v}" for k, v in self.env_kwargs.items()) + "]"
+        if self.max_attempts is not None:
+            extra += f" [max {self.max_attempts} guesses]"
+        return f"{self.agent}{extra} on {self.env_id}"
+
+
+#: The baselines, by the names of ``baselines.BASELINES``.
+BASELINE_NAMES: tuple[str, ...] = (
+    "least-worst",
+    "expected-size",
+    "min-average",
+    "pattern-entropy",
+    "position-entropy",
+    "unique-chars",
+    "clique",
+    "random-consistent",
+)
+
+#: Searches over the whole guess list at each decision: run in worker processes.
+EXPENSIVE: frozenset[str] = frozenset({"least-worst", "expected-size", "min-average", "pattern-entropy", "clique"})
+
+_UNIQUE_CHARS_NERDLE = Entry(
+    NERDLE, "unique-chars", env_kwargs=_frozen({"guesses": "all"}), label="guesses=all",
+    note=("its fixed second opener 0+12/3=4 has a lone zero, so it is a valid guess only in "
+          "nerdle(8, guesses=\"all\") (67,346 guesses); the 17,723 answers are the classic ones"),
+)
+
+
+def _main_job() -> tuple[Entry, ...]:
+    entries: list[Entry] = []
+    for env_id in (WORDLE, NERDLE):
+        for name in BASELINE_NAMES:
+            if env_id == NERDLE and name == "unique-chars":
+                # Its fixed second opener 0+12/3=4 has a lone zero: only nerdle(8, guesses="all")
+                # allows it as a guess. Answers are unchanged (the 17,723 classic equations).
+                entries.append(_UNIQUE_CHARS_NERDLE)
+                continue
+            entries.append(Entry(env_id, name, parallel=name in EXPENSIVE))
+    return tuple(entries)
+
+
+#: What ``guessgym compare`` runs, in order.
+MAIN_JOB: tuple[Entry, ...] = _main_job()
+
+
+@dataclass
+class Outcome:
+    """What became of one entry: a result, "not applicable" (with the reason), or an error."""
+
+    entry: Entry
+    result: EvaluationResult | None = None
+    not_applicable: str = ""
+    error: str = ""
+
+
+MakeAgent = Callable[[str, dict[str, Any]], Agent]
+ProgressFactory = Callable[[Entry], tuple[Callable[[int, int], None], Callable[[], None]]]
+
+
+def select_entries(
+    entries: Sequence[Entry], agents: Sequence[str] | None = None, envs: Sequence[str] | None = None
+) -> list[Entry]:
+    """Entries restricted to some agent names and/or env ids (``None``: no restriction).
+
+    Raises:
+        ValueError: naming a requested agent or env that is not in the job.
+    """
+    if agents:
+        unknown = sorted(set(agents) - {e.agent for e in entries})
+        if unknown:
+            known = sorted({e.agent for e in entries})
+            raise ValueError(f"agent(s) {unknown} are not in the main job; choose from {known}")
+    if envs:
+        unknown = sorted(set(envs) - {e.env_id for e in entries})
+        if unknown:
+            known = sorted({e.env_id for e in entries})
+            raise ValueError(f"env(s) {unknown} are not in the main job; choose from {known}")
+    return [e for e in entries if (not agents or e.agent in agents) and (not envs or e.env_id in envs)]
+
+
+def run_main_job(
+    make_agent: MakeAgent,
+    entries: Sequence[Entry] = MAIN_JOB,
+    *,
+    n_jobs: int = 2,
+    sample: int | None = None,
+    seed: int = 0,
+    progress: ProgressFactory | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    backend: str = "auto",
+    ray_address: str | None = None,
+) -> list[Outcome]:
+    """Evaluate every entry; never stops on one agent's failure.
+
+    Args:
+        make_agent: builds an agent from its name and keyword arguments; it may raise
+            ``KeyError``/``ValueError`` for a name it does not know (reported as not applicable).
+        entries: what to run (default: :data:`MAIN_JOB`).
+        n_jobs: worker processes for the entries marked ``parallel`` (others run serially).
+        sample: a seeded sample of this many answers per game instead of every answer.
+        seed: seed of the sample and of randomised agents.
+        progress: ``progress(entry) -> (callback(done, total), close())`` for a progress bar per
+            entry.
+        on_outcome: called after each entry (e.g. to print a line as the job goes).
+        backend, ray_address: passed to :func:`~agents.evaluate.evaluate` for parallel entries.
+    """
+    outcomes: list[Outcome] = []
+    for entry in entries:
+        outcome = Outcome(entry)
+        try:
+            agent = make_agent(entry.agent, dict(entry.agent_kwargs))
+        except (KeyError, ValueError, ImportError) as exc:
+            outcome.not_applicable = f"agent not available: {exc}"
+        else:
+            jobs = n_jobs if entry.parallel else 1
+            callback, close = (None, lambda: None)
+            if progress is not None:
+                callback, close = progress(entry)
+            try:
+                result = evaluate(
+                    agent, entry.env_id, env_kwargs=dict(entry.env_kwargs), sample=sample, seed=seed,
+                    max_attempts=entry.max_attempts,
+                    n_jobs=jobs, backend=backend if jobs > 1 else "serial", ray_address=ray_address,
+                    progress=callback or False,
+                )
+                result.meta["label"] = entry.label
+                result.meta["note"] = entry.note
+                result.meta["agent_kwargs"] = dict(entry.agent_kwargs)
+                result.meta["slug"] = entry.slug
+                outcome.result = result
+            except UnsupportedGameError as exc:
+                outcome.not_applicable = str(exc) or type(exc).__name__
+            except Exception as exc:  # one broken agent must not lose the others' hours of work
+                logger.error("%s failed:\n%s", entry.describe(), traceback.format_exc())
+                outcome.error = f"{type(exc).__name__}: {exc}"
+            finally:
+                close()
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+    return outcomes
+
+
+def write_report(
+    outcomes: Sequence[Outcome], out_dir: str | Path, *, command: str = "guessgym compare",
+    sample: int | None = None, seed: int = 0,
+) -> dict[str, Path]:
+    """Write ``leaderboard.md``, one JSON and one histogram per result, ``leaderboard.png`` and
+    ``win_rate.png`` into ``out_dir``; return the paths written by kind."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results = [o.result for o in outcomes if o.result is not None]
+    written: dict[str, Path] = {}
+    for o in outcomes:
+        if o.result is not None:
+            stem = o.entry.slug
+            o.result.to_json(out / f"{stem}.json")
+            o.result.plot_histogram(out / f"{stem}.png")
+    if results:
+        written["leaderboard_png"] = plot_leaderboard(results, out / "leaderboard.png")
+        written["win_rate_png"] = plot_win_rate_curves(results, out / "win_rate.png")
+    text = report_markdown(outcomes, command=command, sample=sample, seed=seed)
+    atomic_write_text(out / "leaderboard.md", text)
+    written["leaderboard_md"] = out / "leaderboard.md"
+    return written
+
+
+def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym compare",
+                    sample: int | None = None, seed: int = 0) -> str:
+    """The Markdown report: one ranked table per environment, then the rows that did not run."""
+    results = [o.result for o in outcomes if o.result is not None]
+    scope = "every answer" if sample is None else f"a seeded sample of {sample} answers per game (seed {seed})"
+    lines = [
+        "# Baselines leaderboard",
+        "",
+        f"Produced by `{command}` over {scope}; Python {platform.python_version()}.",
+        "Ranked by win rate, then mean guesses. *mean* is over solved games; *mean X=m+1* counts",
+        "each failure as max_attempts + 1 guesses. *distribution*: games solved in k guesses, X = failed.",
+        "*s/game*: wall-clock seconds per game including the agent's search (memoised solvers pay",
+        "for the shared part of their decision tree in the first games).",
+        "",
+    ]
+    by_env: dict[str, list[EvaluationResult]] = {}
+    for r in results:
+        by_env.setdefault(r.env_id or r.game, []).append(r)
+    for env_id, rs in by_env.items():
+        lines += [f"## {env_id}", "", leaderboard(rs), ""]
+        labelled = [r for r in rs if r.meta.get("label")]
+        for r in labelled:
+            note = f": {r.meta['note']}" if r.meta.get("note") else ""
+            lines.append(f"* {r.label} plays game `{r.game}`{note}.")
+        if labelled:
+            lines.append("")
+    skipped = [o for o in outcomes if o.result is None]
+    if skipped:
+        lines += ["## Not run", "", "| agent | environment | status |", "|---|---|---|"]
+        for o in skipped:
+            status = f"not applicable: {o.not_applicable}" if o.not_applicable else f"error: {o.error}"
+            lines.append(f"| {o.entry.agent} | {o.entry.env_id} | {_cell(status)} |")
+        lines.append("")
+    if results:
+        lines += [
+            "## Plots",
+            "",
+            "![guess distributions](leaderboard.png)",
+            "",
+            "![win rate against allowed guesses](win_rate.png)",
+            "",
+        ]
+        total = sum(r.total_seconds for r in results)
+        lines.append(f"Total game time: {total:.1f} s over {sum(r.n_games for r in results):,} games.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def elapsed(start: float) -> str:
+    """``"1 min 23 s"`` since ``start`` (a ``time.perf_counter()`` value)."""
+    s = time.perf_counter() - start
+    m, s = divmod(int(math.ceil(s)), 60)
+    return f"{m} min {s} s" if m else f"{s} s"
+
+
+__all__ = [
+    "BASELINE_NAMES",
+    "EXPENSIVE",
+    "Entry",
+    "MAIN_JOB",
+    "NERDLE",
+    "Outcome",
+    "QUICK_SAMPLE",
+    "WORDLE",
+    "report_markdown",
+    "run_main_job",
+    "select_entries",
+    "write_report",
+]

@@ -1,0 +1,437 @@
+"""A stable-baselines3 policy whose size does not depend on the vocabulary.
+
+Why not the default policy
+--------------------------
+SB3's default actor ends in ``nn.Linear(hidden, n_actions)``: one learned row per guess, 12,947
+rows for Wordle and 17,723 for classic Nerdle. Each row is trained only when its guess is played
+or masked, the network cannot transfer what it learned about ``crane`` to ``crate``, and the
+parameter count grows with the word list. Feeding the observation's 12,947-wide action mask to the
+MLP repeats the mistake on the input side (in easy mode that mask is all ones anyway).
+
+The design
+----------
+**Observation features** (:class:`GuessFeaturesExtractor`, no trainable parameters). The board and
+tiles (SB3 one-hot encodes them) are reduced to what the tiles *imply*, which is independent of
+the order of the rows and of the vocabulary:
+
+* ``green[i, s]``: symbol ``s`` is known to be at position ``i``;
+* ``not_here[i, s]``: symbol ``s`` is known not to be at position ``i``;
+* ``at_least[s, k]``: the answer has at least ``k`` copies of ``s`` (greens + yellows of ``s``
+  in one row); ``at_most[s, k]``: it has fewer than ``k`` (a grey copy caps the count);
+* the attempt number (one-hot);
+* candidate features (``candidate_features=True``): these constraints are *exactly* the answers
+  still possible (a proof is in :meth:`GuessFeaturesExtractor.candidates`), so one matrix product
+  with a fixed encoding of the answer list gives the candidate set, from which come how many
+  candidates remain and how often each symbol appears at each position / anywhere among them.
+
+Everything is ``length x n_symbols`` sized: 686 numbers for Wordle, the same for 100 or 12,947
+guesses.
+
+**Action scores** (:class:`GuessScoringHead`). The actor's last layer outputs a vector ``z`` of
+``length * n_symbols + n_symbols + 2`` numbers. Each guess ``g`` has a FIXED encoding ``E[g]``
+(non-trainable buffer built from ``game.guess_codes``): the one-hot of its symbol at each
+position, which symbols it contains, and whether it is a possible answer. The logit of ``g`` is
+``z[:D] . E[g] + z[D] * candidate(g)``, where ``candidate(g)`` says whether ``g`` is still a
+possible answer given the tiles. So the network learns which symbol-in-position features make a
+good guess *in this state*, and scores the whole vocabulary with one matrix product; no
+parameter belongs to a particular guess (``guess_bias=True`` adds one learned scalar per guess,
+off by default because it breaks that property).
+
+``candidate_prior`` initialises the bias of ``z[D]``: with a prior of about ``ln(n_guesses)`` the
+untrained policy already plays mostly candidate answers, so sparse win rewards arrive from the
+first rollouts even with 12,947 actions. Training then learns when an informative non-candidate
+is better and which candidate to pick. With ``0`` the policy starts uniform.
+
+Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
+plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
+
+Because no parameter depends on the vocabulary, :meth:`GuessPolicyMixin.set_game` can point a
+trained policy at another game with the same length, alphabet and number of attempts (a
+different answer or guess list), which is how the vocabulary curriculum and
+:class:`~agents.learned.LearnedAgent` reuse one network.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy, BasePolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+from torch.nn import functional as F
+
+from envs.game import Game
+
+#: Default hidden layers of the actor and the critic.
+DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
+
+
+def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:
+    if not isinstance(observation_space, spaces.Dict) or not {"board", "tiles"} <= set(observation_space.spaces):
+        raise ValueError("the guess policy needs a Dict observation with 'board' and 'tiles' (GuessEnv's)")
+    cells = game.max_attempts * game.length
+    board, tiles = observation_space["board"], observation_space["tiles"]
+    if (
+        not isinstance(board, spaces.MultiDiscrete)
+        or board.shape != (cells,)
+        or int(board.nvec[0]) != game.n_symbols + 1
+    ):
+        raise ValueError(
+            f"observation 'board' does not match {game.name}: expected MultiDiscrete of {cells} cells "
+            f"with {game.n_symbols + 1} values"
+        )
+    if not isinstance(tiles, spaces.MultiDiscrete) or tiles.shape != (cells,):
+        raise ValueError(f"observation 'tiles' does not match {game.name}: expected MultiDiscrete of {cells} cells")
+
+
+class GuessFeaturesExtractor(BaseFeaturesExtractor):
+    """Letter-knowledge and candidate features from the board and tiles (nothing trainable).
+
+    Args:
+        observation_space: ``GuessEnv``'s Dict space (the ``action_mask`` key, if present, is ignored).
+        game: the game whose answers define the candidate features.
+        candidate_features: add candidate-set features (and the candidate context of the head).
+    """
+
+    def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True) -> None:
+        _check_obs_space(observation_space, game)
+        length, n_sym, attempts = game.length, game.n_symbols, game.max_attempts
+        dim = 4 * length * n_sym + attempts + 1
+        if candidate_features:
+            dim += length * n_sym + n_sym + 3
+        super().__init__(observation_space, features_dim=dim)
+        self.length, self.n_symbols, self.max_attempts = length, n_sym, attempts
+        self.candidate_features = candidate_features
+        self.register_buffer("_k", th.arange(1, length + 1, dtype=th.float32), persistent=False)
+        #: candidate mask over answers of the last forward pass, read by the scoring head
+        self.guess_context: th.Tensor | None = None
+        self.set_game(game)
+
+    def set_game(self, game: Game) -> None:
+        """Rebuild the answer encodings for ``game`` (same length, alphabet and attempts)."""
+        if (game.length, game.n_symbols, game.max_attempts) != (self.length, self.n_symbols, self.max_attempts):
+            raise ValueError(
+                f"{game.name} has length {game.length}, {game.n_symbols} symbols and {game.max_attempts} attempts; "
+                f"this network was built for {self.length}, {self.n_symbols} and {self.max_attempts}"
+            )
+        self.game = game
+        device = self._k.device
+        codes = th.as_tensor(game.answer_codes.astype(np.int64), device=device)
+        pos = F.one_hot(codes, self.n_symbols).float()  # (A, L, S)
+        counts = pos.sum(1)  # (A, S)
+        ge = (counts[:, :, None] >= self._k).float()  # (A, S, L): at least k copies
+        n_ans = codes.shape[0]
+        # Violations of [forbidden position | needed count | count cap] are one product with this.
+        self.register_buffer(
+            "_violation_weights",
+            th.cat([pos.reshape(n_ans, -1), 1.0 - ge.reshape(n_ans, -1), ge.reshape(n_ans, -1)], dim=1).T.contiguous(),
+            persistent=False,
+        )
+        self.register_buffer("_answer_positions", pos.reshape(n_ans, -1).contiguous(), persistent=False)
+        self.register_buffer("_answer_symbols", (counts > 0).float(), persistent=False)
+        self.register_buffer("_pool", th.ones(n_ans, device=device), persistent=False)
+        self._log_answers = math.log(n_ans) if n_ans > 1 else 1.0
+
+    def set_answer_pool(self, pool: np.ndarray | None) -> None:
+        """Count only ``pool`` answers (indices into ``game.answers``) as candidates; None: all."""
+        weights = th.ones_like(self._pool) if pool is None else th.zeros_like(self._pool)
+        if pool is not None:
+            weights[th.as_tensor(np.asarray(pool, dtype=np.int64), device=weights.device)] = 1.0
+        self._pool.copy_(weights)
+        n = int(weights.sum().item())
+        self._log_answers = math.log(n) if n > 1 else 1.0
+
+    def knowledge(self, observations: dict[str, th.Tensor]) -> dict[str, th.Tensor]:
+        """What the tiles imply, from SB3-preprocessed (one-hot) board and tiles."""
+        batch = observations["board"].shape[0]
+        L, S, R = self.length, self.n_symbols, self.max_attempts
+        board = observations["board"].reshape(batch, R, L, S + 1)
+        tiles = observations["tiles"].reshape(batch, R, L, 4)
+        sym = board[..., 1:]  # (B, R, L, S); empty cells are all zero
+        grey, yellow, green = tiles[..., 1:2], tiles[..., 2:3], tiles[..., 3:4]
+        green_at = (sym * green).amax(1)  # (B, L, S)
+        not_here = (sym * (yellow + grey)).amax(1)
+        revealed = (sym * (green + yellow)).sum(2)  # (B, R, S): copies shown in each row
+        at_least = revealed.amax(1)  # (B, S)
+        capped = (sym * grey).amax(2) > 0  # (B, R, S): the row has a grey copy
+        at_most = th.where(capped, revealed, th.full_like(revealed, float(L))).amin(1)
+        need = (at_least[..., None] >= self._k).float()  # (B, S, L)
+        over = (at_most[..., None] < self._k).float()
+        has_green = green_at.sum(-1, keepdim=True)
+        forbidden = th.maximum(not_here, has_green * (1.0 - green_at))
+        attempt = (tiles[..., 1:].sum((-1, -2)) > 0).sum(1)  # (B,)
+        return {
+            "green": green_at,
+            "not_here": not_here,
+            "need": need,
+            "over": over,
+            "forbidden": forbidden,
+            "attempt": attempt,
+        }
+
+    def candidates(self, know: dict[str, th.Tensor]) -> th.Tensor:
+        """``(B, n_answers)`` float 0/1: the answers consistent with every tile seen.
+
+        An answer ``a`` shows a row's tiles exactly when (1) it has the green symbols where they
+        are green and not the yellow/grey symbols where those are, and (2) for each symbol ``s``
+        it has at least as many copies as the row shows green+yellow, and exactly that many if
+        the row also shows a grey ``s``: under the scoring rule (greens first, then yellows
+        left to right while copies remain) the number of yellow ``s`` is ``min(non-green
+        copies in the guess, unmatched copies in the answer)``, and their positions follow.
+        Conditions (1) and (2) over all rows are ``forbidden``, ``need`` and ``over``; a
+        violation count of 0 is consistency, computed as one product with a fixed matrix.
+        """
+        batch = know["forbidden"].shape[0]
+        x = th.cat(
+            [know["forbidden"].reshape(batch, -1), know["need"].reshape(batch, -1), know["over"].reshape(batch, -1)], 1
+        )
+        violations = x @ self._violation_weights
+        return (violations < 0.5).float() * self._pool
+
+    def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
+        with th.no_grad():
+            know = self.knowledge(observations)
+            batch = know["green"].shape[0]
+            parts = [
+                know["green"].reshape(batch, -1),
+                know["not_here"].reshape(batch, -1),
+                know["need"].reshape(batch, -1),
+                know["over"].reshape(batch, -1),
+                F.one_hot(know["attempt"].long().clamp(max=self.max_attempts), self.max_attempts + 1).float(),
+            ]
+            if self.candidate_features:
+                cand = self.candidates(know)
+                n = cand.sum(1, keepdim=True).clamp(min=1.0)
+                parts += [
+                    (cand @ self._answer_positions) / n,
+                    (cand @ self._answer_symbols) / n,
+                    th.log(n) / self._log_answers,
+                    1.0 / n,
+                    (n <= 1.0).float(),
+                ]
+                self.guess_context = cand
+            else:
+                self.guess_context = None
+            return th.cat(parts, dim=1)
+
+
+class GuessScoringHead(nn.Module):
+    """Scores every guess as ``z . E[g]`` (+ ``z_c * candidate(g)``) with ``E`` fixed.
+
+    Args:
+        latent_dim: size of the actor's last hidden layer.
+        game: the game whose guesses are scored.
+        candidate_prior: initial weight of the "is a candidate" score (see module doc).
+        guess_bias: add one learned scalar per guess (makes the size depend on the vocabulary).
+    """
+
+    def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False) -> None:
+        super().__init__()
+        self.length, self.n_symbols = game.length, game.n_symbols
+        self.encoding_dim = game.length * game.n_symbols + game.n_symbols + 1
+        self.linear = nn.Linear(latent_dim, self.encoding_dim + 1)
+        self.candidate_prior = float(candidate_prior)
+        self.guess_bias = nn.Parameter(th.zeros(len(game.guesses))) if guess_bias else None
+        self.set_game(game)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Orthogonal init with a small gain (near-uniform scores), plus the candidate prior."""
+        nn.init.orthogonal_(self.linear.weight, gain=0.01)
+        with th.no_grad():
+            self.linear.bias.zero_()
+            self.linear.bias[self.encoding_dim] = self.candidate_prior
+
+    def set_game(self, game: Game) -> None:
+        """Rebuild the fixed guess encoding ``E`` for ``game`` (same length and alphabet)."""
+        if (game.length, game.n_symbols) != (self.length, self.n_symbols):
+            raise ValueError(f"{game.name} does not have this head's length and alphabet")
+        if self.guess_bias is not None and len(game.guesses) != self.guess_bias.shape[0]:
+            raise ValueError("a head with per-guess biases cannot change its guess list")
+        device = self.linear.weight.device
+        codes = th.as_tensor(game.guess_codes.astype(np.int64), device=device)
+        pos = F.one_hot(codes, self.n_symbols).float()  # (G, L, S)
+        present = (pos.sum(1) > 0).float()
+        is_answer = th.as_tensor(game.guess_is_answer, dtype=th.float32, device=device)[:, None]
+        encoding = th.cat([pos.reshape(len(game.guesses), -1), present, is_answer], dim=1)
+        self.register_buffer("encoding", encoding.T.contiguous(), persistent=False)  # (D, G)
+        a2g = th.as_tensor(game.answer_to_guess, dtype=th.long, device=device)
+        identity = len(game.guesses) == len(game.answers) and bool(
+            (a2g == th.arange(len(game.answers), device=device)).all()
+        )
+        self.register_buffer("answer_to_guess", a2g, persistent=False)
+        self._identity = identity
+        self.n_guesses = len(game.guesses)
+
+    def forward(self, latent: th.Tensor, candidates: th.Tensor | None) -> th.Tensor:
+        z = self.linear(latent)
+        logits = z[:, : self.encoding_dim] @ self.encoding
+        if candidates is not None:
+            if candidates.shape[0] != latent.shape[0]:
+                raise RuntimeError(
+                    "candidate context and latent batch sizes differ (features extracted for another batch)"
+                )
+            if self._identity:
+                cand_g = candidates
+            else:
+                cand_g = latent.new_zeros(latent.shape[0], self.n_guesses).index_copy(
+                    1, self.answer_to_guess, candidates
+                )
+            logits = logits + z[:, self.encoding_dim : self.encoding_dim + 1] * cand_g
+        if self.guess_bias is not None:
+            logits = logits + self.guess_bias
+        return logits
+
+
+class GuessPolicyMixin:
+    """What the maskable and the plain actor-critic guess policies share.
+
+    The constructor takes, besides SB3's arguments, ``game`` (required), ``candidate_features``,
+    ``candidate_prior`` and ``guess_bias``; the features extractor is always
+    :class:`GuessFeaturesExtractor` and the action net a :class:`GuessScoringHead`.
+    """
+
+    def _init_guess(
+        self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool
+    ) -> None:
+        if not isinstance(game, Game):
+            raise TypeError("policy_kwargs must contain game=<envs.game.Game> (the game the policy plays)")
+        self._guess_options = {
+            "game": game,
+            "candidate_features": bool(candidate_features),
+            "candidate_prior": float(candidate_prior),
+            "guess_bias": bool(guess_bias),
+        }
+        kwargs["features_extractor_class"] = GuessFeaturesExtractor
+        kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features)}
+        if kwargs.get("net_arch") is None:
+            kwargs["net_arch"] = {k: list(v) for k, v in DEFAULT_NET_ARCH.items()}
+        observation_space = kwargs["observation_space"]
+        _check_obs_space(observation_space, game)
+        action_space = kwargs["action_space"]
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
+            raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
+
+    def _build(self, lr_schedule: Any) -> None:  # type: ignore[override]
+        super()._build(lr_schedule)  # type: ignore[misc]
+        opts = self._guess_options
+        self.action_net = GuessScoringHead(
+            self.mlp_extractor.latent_dim_pi,
+            opts["game"],
+            opts["candidate_prior"],
+            opts["guess_bias"],  # type: ignore[attr-defined]
+        )
+        # The optimizer was built over the discarded dense layer: rebuild it over the real parameters.
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[attr-defined]
+
+    def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> Any:
+        context = self.pi_features_extractor.guess_context  # type: ignore[attr-defined]
+        logits = self.action_net(latent_pi, context)  # type: ignore[attr-defined]
+        return self.action_dist.proba_distribution(action_logits=logits)  # type: ignore[attr-defined]
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()  # type: ignore[misc]
+        data.update(self._guess_options)
+        data.pop("features_extractor_class", None)
+        data.pop("features_extractor_kwargs", None)
+        return data
+
+    # ---- helpers used by agents and training ---------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The game whose encodings the policy currently uses."""
+        return self._guess_options["game"]
+
+    def _extractors(self) -> list[GuessFeaturesExtractor]:
+        found = {id(m): m for m in (self.features_extractor, self.pi_features_extractor, self.vf_features_extractor)}  # type: ignore[attr-defined]
+        return list(found.values())
+
+    def set_game(self, game: Game) -> None:
+        """Score ``game``'s guesses and use its answers for candidate features.
+
+        ``game`` must have the same length, alphabet and number of attempts. The action space
+        becomes ``Discrete(len(game.guesses))``.
+        """
+        for extractor in self._extractors():
+            extractor.set_game(game)
+        self.action_net.set_game(game)  # type: ignore[attr-defined]
+        self._guess_options = {**self._guess_options, "game": game}
+        self.action_space = spaces.Discrete(len(game.guesses))  # type: ignore[attr-defined]
+
+    def set_answer_pool(self, pool: np.ndarray | None) -> None:
+        """Restrict candidate features to ``pool`` (curriculum; ``None`` for every answer)."""
+        for extractor in self._extractors():
+            extractor.set_answer_pool(pool)
+
+    def action_logits(self, obs: Any) -> th.Tensor:
+        """Unmasked scores of every guess for a batch of (tensor) observations."""
+        features = BasePolicy.extract_features(self, obs, self.pi_features_extractor)  # type: ignore[arg-type, attr-defined]
+        latent_pi = self.mlp_extractor.forward_actor(features)  # type: ignore[attr-defined]
+        return self.action_net(latent_pi, self.pi_features_extractor.guess_context)  # type: ignore[attr-defined]
+
+
+class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
+    """The guess policy for sb3-contrib's ``MaskablePPO`` (masks from ``action_masks()``)."""
+
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        lr_schedule: Any,
+        *,
+        game: Game,
+        candidate_features: bool = True,
+        candidate_prior: float = 0.0,
+        guess_bias: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.update(observation_space=observation_space, action_space=action_space)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias)
+        super().__init__(lr_schedule=lr_schedule, **kwargs)
+
+
+class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
+    """The guess policy for stable-baselines3's ``PPO`` and ``A2C`` (no masking)."""
+
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        lr_schedule: Any,
+        *,
+        game: Game,
+        candidate_features: bool = True,
+        candidate_prior: float = 0.0,
+        guess_bias: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.update(observation_space=observation_space, action_space=action_space)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias)
+        super().__init__(lr_schedule=lr_schedule, **kwargs)
+
+
+def count_parameters(module: nn.Module) -> int:
+    """Number of trainable parameters (buffers such as the guess encoding are not counted)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
+
+
+def default_candidate_prior(game: Game) -> float:
+    """A prior that gives candidate answers most of the initial probability: ``ln(n_guesses) + 1``."""
+    return math.log(max(len(game.guesses), 1)) + 1.0
+
+
+__all__ = [
+    "DEFAULT_NET_ARCH",
+    "GuessActorCriticPolicy",
+    "GuessFeaturesExtractor",
+    "GuessPolicyMixin",
+    "GuessScoringHead",
+    "MaskableGuessPolicy",
+    "count_parameters",
+    "default_candidate_prior",
+]

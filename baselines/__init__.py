@@ -1,0 +1,84 @@
+"""Deterministic baseline solvers from the research documents, each an :class:`agents.base.Agent`.
+
+The registry maps a name to a :class:`~agents.base.CandidateAgent` subclass; every class has a
+``name`` (its key), a docstring whose first line says what it does and which seed it comes from,
+and keyword-only constructor arguments with defaults.
+
+============================ =================================================================
+name                          method (seed)
+============================ =================================================================
+``"least-worst"``             smallest worst-case bucket (wordle_minimax_solver.txt; the
+                              generalised paper's greedy with ``pool="candidates",
+                              tie_break="first", order="game"``)
+``"expected-size"``           smallest sum of squared buckets (wordle_minimax_solver.txt var. 2)
+``"min-average"``             expectimin depth 1 or 2 (nerdle_min_average_report.txt)
+``"pattern-entropy"``         largest feedback-pattern entropy (nerdle_entropy_blog.txt)
+``"position-entropy"``        largest per-position character entropy (nerdle_entropy_blog.txt)
+``"unique-chars"``            two fixed openers, then most distinct characters
+                              (nerdle_unique_chars_greedy.txt)
+``"clique"``                  cliques of letter-disjoint words, then candidates
+                              (generalised_wordle_greedy_clique.txt; Wordle easy mode only)
+``"random-consistent"``       a random remaining candidate (the floor)
+============================ =================================================================
+
+Examples:
+    >>> agent = make_baseline("min-average", depth=1)
+    >>> agent.name
+    'min-average'
+    >>> sorted(BASELINES)[:3]
+    ['clique', 'expected-size', 'least-worst']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import Agent, CandidateAgent
+from baselines.clique import CliqueAgent
+from baselines.entropy import PatternEntropyAgent, PositionEntropyAgent
+from baselines.min_average import MinAverageAgent
+from baselines.minimax import ExpectedSizeAgent, LeastWorstAgent
+from baselines.random_consistent import RandomConsistentAgent
+from baselines.unique_chars import UniqueCharsAgent
+
+BASELINES: dict[str, type[CandidateAgent]] = {
+    cls.name: cls
+    for cls in (
+        LeastWorstAgent,
+        ExpectedSizeAgent,
+        MinAverageAgent,
+        PatternEntropyAgent,
+        PositionEntropyAgent,
+        UniqueCharsAgent,
+        CliqueAgent,
+        RandomConsistentAgent,
+    )
+}
+
+
+def make_baseline(name: str, **kwargs: Any) -> Agent:
+    """Build the baseline registered under ``name`` with its keyword arguments.
+
+    Raises:
+        ValueError: for an unknown name (the message lists the known ones).
+        TypeError: for a keyword argument the baseline does not accept.
+    """
+    try:
+        cls = BASELINES[name]
+    except KeyError:
+        raise ValueError(f"unknown baseline {name!r}; known baselines: {', '.join(sorted(BASELINES))}") from None
+    return cls(**kwargs)
+
+
+__all__ = [
+    "BASELINES",
+    "CliqueAgent",
+    "ExpectedSizeAgent",
+    "LeastWorstAgent",
+    "MinAverageAgent",
+    "PatternEntropyAgent",
+    "PositionEntropyAgent",
+    "RandomConsistentAgent",
+    "UniqueCharsAgent",
+    "make_baseline",
+]

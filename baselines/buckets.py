@@ -1,0 +1,232 @@
+"""Vectorised feedback-bucket statistics: the shared engine of the deterministic baselines.
+
+A guess ``g`` splits the remaining candidates ``C`` into *buckets*, one per feedback pattern
+(``PatternMatrix[g, c]`` for ``c`` in ``C``). Every seed method scores a guess from the sizes of
+those buckets:
+
+* the largest bucket (wordle_minimax_solver.txt "least worst", generalised_wordle_greedy_clique.txt
+  6.1),
+* the sum of squared sizes (the report's "expected" variant; min-average depth 1 of
+  nerdle_min_average_report.txt is the same sum divided by ``|C|``),
+* ``sum(c * log2(c))`` (feedback-pattern entropy of nerdle_entropy_blog.txt:
+  ``H = log2(n) - sum(c log2 c) / n``).
+
+:func:`bucket_stat` computes one of these for many guesses at once with a numba kernel that reads
+the pattern matrix through index arrays (no copy of the sub-matrix), counting patterns per guess
+in a small scratch array that is reset by revisiting only the touched entries. Guesses are
+processed in parallel blocks. When the game's matrix is computed on demand (too large to keep),
+sub-matrices are built in chunks of bounded size instead.
+
+Entropy is returned as an exact fixed-point integer (``round(c log2 c * 2**32)`` summed in
+``int64``), so that two guesses with the same multiset of bucket sizes get *identical* scores
+whatever the order of their buckets; ties are then broken exactly as the seeds say (first in list
+order) instead of by floating-point noise.
+
+The tie-breaking rules of the seeds live here too (:func:`first_min`, :func:`betterof_fold`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numba import njit, prange
+
+from envs.matrix import PatternMatrix
+
+#: Which statistic :func:`bucket_stat` computes.
+STAT_MAX = 0  # size of the largest bucket
+STAT_SUMSQ = 1  # sum of squared bucket sizes
+STAT_CLOGC = 2  # fixed-point sum of c*log2(c) over buckets (see ENTROPY_SCALE)
+
+#: Fixed-point scale of :data:`STAT_CLOGC` values.
+ENTROPY_SCALE = float(2**32)
+
+_BLOCK = 32  # guesses per parallel work item
+_CHUNK_BYTES = 96 << 20  # on-demand mode: largest sub-matrix built at once
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _row_stats(
+    dense: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    n_patterns: int,
+    stat: int,
+    clogc: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """For each ``r``, a statistic of the bucket sizes of ``dense[rows[r], cols]``."""
+    n_rows = rows.shape[0]
+    n_cols = cols.shape[0]
+    n_blocks = (n_rows + _BLOCK - 1) // _BLOCK
+    for b in prange(n_blocks):
+        counts = np.zeros(n_patterns, dtype=np.int32)
+        stop = min(n_rows, (b + 1) * _BLOCK)
+        for r in range(b * _BLOCK, stop):
+            row = dense[rows[r]]
+            if stat == 0:
+                best = 0
+                for j in range(n_cols):
+                    p = row[cols[j]]
+                    c = counts[p] + 1
+                    counts[p] = c
+                    if c > best:
+                        best = c
+                for j in range(n_cols):
+                    counts[row[cols[j]]] = 0
+                out[r] = best
+            elif stat == 1:
+                total = 0
+                for j in range(n_cols):
+                    p = row[cols[j]]
+                    c = counts[p] + 1
+                    counts[p] = c
+                    total += 2 * c - 1  # (c)^2 - (c-1)^2
+                for j in range(n_cols):
+                    counts[row[cols[j]]] = 0
+                out[r] = total
+            else:
+                for j in range(n_cols):
+                    counts[row[cols[j]]] += 1
+                total = 0
+                for j in range(n_cols):
+                    p = row[cols[j]]
+                    c = counts[p]
+                    if c > 0:  # each bucket is added once, then cleared
+                        total += clogc[c]
+                        counts[p] = 0
+                out[r] = total
+
+
+@lru_cache(maxsize=8)
+def _clogc_table(n: int) -> np.ndarray:
+    """``round(c * log2(c) * 2**32)`` for ``c = 0..n`` (int64, exact and order-independent)."""
+    c = np.arange(n + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(c > 1, c * np.log2(np.maximum(c, 1.0)), 0.0)
+    return np.rint(v * ENTROPY_SCALE).astype(np.int64)
+
+
+_EMPTY_TABLE = np.zeros(1, dtype=np.int64)
+
+
+def bucket_stat(
+    matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int
+) -> np.ndarray:
+    """One bucket statistic per guess, as ``int64``.
+
+    Args:
+        matrix: the game's pattern matrix.
+        guesses: guess indices (rows), in the order of the result.
+        candidates: answer indices (columns): the remaining candidates.
+        stat: :data:`STAT_MAX`, :data:`STAT_SUMSQ` or :data:`STAT_CLOGC`.
+
+    Returns:
+        ``out[i]`` for ``guesses[i]``.
+    """
+    guesses = np.ascontiguousarray(guesses, dtype=np.int64)
+    candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+    out = np.zeros(guesses.shape[0], dtype=np.int64)
+    if guesses.size == 0 or candidates.size == 0:
+        return out
+    n_patterns = 3**matrix.game.length
+    table = _clogc_table(int(candidates.size)) if stat == STAT_CLOGC else _EMPTY_TABLE
+    if matrix.dense is not None:
+        _row_stats(matrix.dense, guesses, candidates, n_patterns, stat, table, out)
+        return out
+    # On-demand matrix: build bounded chunks of the sub-matrix and run the kernel on each.
+    itemsize = np.dtype(matrix.dtype).itemsize
+    rows_per_chunk = max(1, _CHUNK_BYTES // max(1, candidates.size * itemsize))
+    local_cols = np.arange(candidates.size, dtype=np.int64)
+    for start in range(0, guesses.size, rows_per_chunk):
+        part = guesses[start : start + rows_per_chunk]
+        sub = np.ascontiguousarray(matrix.submatrix(part, candidates))
+        _row_stats(sub, np.arange(part.size, dtype=np.int64), local_cols, n_patterns, stat, table,
+                   out[start : start + part.size])
+    return out
+
+
+def worst_bucket(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Size of the largest bucket of each guess."""
+    return bucket_stat(matrix, guesses, candidates, STAT_MAX)
+
+
+def sum_of_squares(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Sum of squared bucket sizes of each guess (``|C|`` times the expected remaining size)."""
+    return bucket_stat(matrix, guesses, candidates, STAT_SUMSQ)
+
+
+def entropy_key(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Fixed-point ``sum(c log2 c) * 2**32`` per guess: *smaller* means *more* entropy."""
+    return bucket_stat(matrix, guesses, candidates, STAT_CLOGC)
+
+
+def entropy_bits(key: np.ndarray | int, n: int) -> np.ndarray | float:
+    """Feedback-pattern entropy in bits from :func:`entropy_key` values over ``n`` candidates."""
+    if n <= 1:
+        return np.zeros_like(key, dtype=np.float64) if isinstance(key, np.ndarray) else 0.0
+    return np.log2(n) - np.asarray(key, dtype=np.float64) / (ENTROPY_SCALE * n)
+
+
+def bucket_sizes(matrix: PatternMatrix, guess: int, candidates: np.ndarray) -> dict[int, int]:
+    """The buckets of one guess as ``{pattern: size}`` (for explanations and tests)."""
+    row = matrix.row(guess)[np.asarray(candidates, dtype=np.int64)]
+    patterns, counts = np.unique(row, return_counts=True)
+    return {int(p): int(c) for p, c in zip(patterns, counts)}
+
+
+# ---- tie-breaking rules --------------------------------------------------------------------------
+
+
+def first_min(values: np.ndarray) -> int:
+    """Position of the first minimum (a fold keeping the best with a strict ``<``)."""
+    return int(np.argmin(values))
+
+
+def first_max(values: np.ndarray) -> int:
+    """Position of the first maximum (a fold keeping the best with a strict ``>``)."""
+    return int(np.argmax(values))
+
+
+def first_min_float(values: np.ndarray, rel_tol: float = 1e-12) -> int:
+    """Position of the first value within ``rel_tol`` (relative) of the minimum.
+
+    Emulates a left-to-right fold that replaces the best only when a value is *strictly* smaller,
+    while treating values equal up to floating-point rounding (sums accumulated in a different
+    order) as equal.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    best = float(values.min())
+    return int(np.flatnonzero(values <= best + abs(best) * rel_tol)[0])
+
+
+def betterof_fold(counts: np.ndarray, is_candidate: np.ndarray) -> int:
+    """Result of wordle_minimax_solver.txt's ``Aggregate(BetterOf)`` fold, without the loop.
+
+    ``BetterOf(best, next)`` keeps ``next`` when its count is strictly smaller, or equal *and*
+    ``next`` is a remaining possible answer. Folding left to right over the list, the first word
+    reaching the minimum count ``m`` replaces whatever came before (or is the seed), and after it
+    only candidates with count ``m`` replace the best. So the fold returns the *last* candidate
+    with count ``m`` if there is one, otherwise the *first* word with count ``m``.
+
+    Args:
+        counts: the score of each word, in list order (smaller is better).
+        is_candidate: whether each word is still a possible answer.
+
+    Returns:
+        The position of the chosen word.
+
+    Examples:
+        >>> betterof_fold(np.array([3, 2, 2, 2]), np.array([False, False, True, False]))
+        2
+        >>> betterof_fold(np.array([3, 2, 2]), np.array([True, False, False]))
+        1
+    """
+    counts = np.asarray(counts)
+    m = counts.min()
+    at_min = counts == m
+    cand_at_min = np.flatnonzero(at_min & np.asarray(is_candidate, dtype=bool))
+    if cand_at_min.size:
+        return int(cand_at_min[-1])
+    return int(np.flatnonzero(at_min)[0])

@@ -1,0 +1,480 @@
+"""The ``guessgym`` command line: thin wrappers over the library.
+
+Subcommands::
+
+    guessgym evaluate --env ID --agent NAME [...]   one agent on one game -> table, JSON, PNG
+    guessgym compare [--quick]                       the main job: every baseline, Wordle + Nerdle
+    guessgym assist [--game wordle|nerdle ...]       a solver at your side for a real game
+    guessgym play [--env ID]                         play in the terminal
+    guessgym list                                    environments, agents, the main job
+    guessgym train ...                               train a learned agent (training package)
+
+Bad input (unknown environment or agent, malformed keyword arguments, unknown answers) prints one
+line to stderr and exits with status 2; a run in which an agent crashed exits with 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+PROG = "guessgym"
+AGENT_SPEC_HELP = (
+    "a baseline name (see 'guessgym list'), model:PATH for a trained agent (.zip or run directory), "
+    "or module:Class for your own Agent class"
+)
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported on one line, exit status 2."""
+
+
+# ---- parsing helpers ---------------------------------------------------------------------------
+def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str, Any]:
+    """``['{"a": 1}']`` or ``['a=1', 'b=x']`` -> dict; values are JSON when they parse, else text.
+
+    Raises:
+        UsageError: naming the malformed item.
+    """
+    result: dict[str, Any] = {}
+    for item in values or []:
+        text = item.strip()
+        if not text:
+            continue
+        if text.startswith("{"):
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"--{what}: {text!r} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(obj, dict):
+                raise UsageError(f"--{what}: expected a JSON object, got {text!r}")
+            result.update(obj)
+            continue
+        key, sep, raw = text.partition("=")
+        key = key.strip()
+        if not sep or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise UsageError(f"--{what}: {text!r} is not key=value or a JSON object")
+        try:
+            result[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            result[key] = raw
+    return result
+
+
+def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
+    """``--answers`` value -> (explicit answers, sample size): ``all``, ``N``, ``w1,w2`` or
+    ``@file`` (one answer per line)."""
+    if text is None or text.strip().lower() == "all":
+        return None, None
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if n < 1:
+            raise UsageError("--answers: a sample size must be at least 1")
+        return None, n
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise UsageError(f"--answers: file {str(path)!r} does not exist")
+        words = [w.strip() for w in path.read_text(encoding="utf-8").splitlines()]
+        words = [w for w in words if w and not w.startswith("#")]
+    else:
+        words = [w.strip() for w in text.split(",") if w.strip()]
+    if not words:
+        raise UsageError("--answers: no answers given")
+    return words, None
+
+
+def baseline_registry() -> tuple[dict[str, Any], str]:
+    """``(BASELINES, "")``, or ``({}, reason)`` when the baselines package is not available."""
+    try:
+        module = importlib.import_module("baselines")
+        registry = module.BASELINES
+        module.make_baseline  # noqa: B018  (checked here so the error names it)
+    except (ImportError, AttributeError) as exc:
+        return {}, f"the baselines package is not available ({exc})"
+    return dict(registry), ""
+
+
+def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
+    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``).
+
+    Raises:
+        UsageError: unknown name (with the list of known ones), bad kwargs, missing file.
+    """
+    from agents.base import Agent
+
+    kwargs = dict(kwargs or {})
+    if spec.startswith("model:"):
+        path = spec[len("model:"):]
+        if not Path(path).exists():
+            raise UsageError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
+        try:
+            from agents.learned import load_agent
+        except ImportError as exc:
+            raise UsageError(f"learned agents are not available: {exc}") from None
+        try:
+            agent = load_agent(path, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"cannot load {path!r}: {exc}") from None
+    elif ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise UsageError(f"cannot import agent {spec!r}: {exc}") from None
+        try:
+            agent = factory(**kwargs)
+        except TypeError as exc:
+            raise UsageError(f"bad arguments for agent {spec!r}: {exc}") from None
+    else:
+        registry, reason = baseline_registry()
+        if spec not in registry:
+            known = ", ".join(sorted(registry)) if registry else f"none ({reason})"
+            raise UsageError(f"unknown agent {spec!r}; known agents: {known}; or model:PATH.zip, or module:Class")
+        from baselines import make_baseline
+
+        try:
+            agent = make_baseline(spec, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"bad arguments for agent {spec!r}: {exc}") from None
+    if not isinstance(agent, Agent):
+        raise UsageError(f"{spec!r} did not produce an agents.base.Agent (got {type(agent).__name__})")
+    return agent
+
+
+def _check_env_id(env_id: str) -> None:
+    import gymnasium as gym
+
+    import envs  # noqa: F401
+
+    if env_id not in gym.registry:
+        known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
+        raise UsageError(f"unknown environment {env_id!r}; known: {known}")
+
+
+def _progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm bar on stderr (silent when stderr is not a terminal)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=None, desc=desc, unit="game", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+    def update(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+def _slug(*parts: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(p.split("/")[-1] for p in parts if p))
+
+
+# ---- subcommands -------------------------------------------------------------------------------
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from agents.evaluate import evaluate, resolve_game, select_answers
+
+    _check_env_id(args.env)
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
+    answers, sample = parse_answers(args.answers)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.max_attempts is not None and args.max_attempts < 1:
+        raise UsageError("--max-attempts must be at least 1")
+    try:  # validate the cheap things before building a possibly slow agent
+        game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
+        select_answers(game, answers, sample, args.seed)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    backend = "ray" if args.address and args.backend == "auto" else args.backend
+    agent = make_agent(args.agent, agent_kwargs)
+    callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
+    from agents.base import UnsupportedGameError
+
+    try:
+        result = evaluate(
+            agent, args.env, answers=answers, sample=sample, seed=args.seed, max_attempts=args.max_attempts,
+            record_guesses=args.guesses, n_jobs=args.jobs, backend=backend, ray_address=args.address,
+            progress=callback or False, env_kwargs=env_kwargs,
+        )
+    except UnsupportedGameError as exc:
+        raise UsageError(f"agent {args.agent!r} cannot play {game.name}: {exc}") from None
+    finally:
+        close()
+    if agent_kwargs:
+        result.meta["agent_kwargs"] = agent_kwargs
+    print(result.to_markdown())
+    if args.out:
+        out = Path(args.out)
+        extras = (f"{k}-{v}" for k, v in sorted(env_kwargs.items()))
+        stem = _slug(args.env, args.agent.replace("model:", "model-"), *extras)
+        if args.max_attempts is not None:
+            stem += f"__m{args.max_attempts}"
+        result.to_json(out / f"{stem}.json")
+        result.plot_histogram(out / f"{stem}.png")
+        print(f"\nwrote {out / (stem + '.json')} and {out / (stem + '.png')}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from agents import main_job
+
+    registry, reason = baseline_registry()
+    if not registry:
+        raise UsageError(f"cannot compare baselines: {reason}")
+    from baselines import make_baseline
+
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    try:
+        entries = main_job.select_entries(
+            main_job.MAIN_JOB,
+            [a.strip() for a in args.agents.split(",")] if args.agents else None,
+            [e.strip() for e in args.envs.split(",")] if args.envs else None,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    sample = args.sample if args.sample is not None else (main_job.QUICK_SAMPLE if args.quick else None)
+    out = Path(args.out or ("results/quick" if args.quick or sample is not None else "results/main"))
+
+    def build(name: str, kwargs: dict[str, Any]) -> Any:
+        if name not in registry:
+            raise KeyError(f"{name!r} is not in baselines.BASELINES")
+        return make_baseline(name, **kwargs)
+
+    def progress(entry: main_job.Entry):
+        if args.no_progress:
+            return (lambda done, total: None), (lambda: None)
+        return _progress_bar(f"{entry.agent} on {entry.env_id.split('/')[-1]}")
+
+    def report(o: main_job.Outcome) -> None:
+        if o.result is not None:
+            r = o.result
+            print(f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
+                  f"{r.n_games} games in {r.meta.get('wall_seconds', 0):.1f} s", flush=True)
+        elif o.not_applicable:
+            print(f"n/a   {o.entry.describe()}: {o.not_applicable}", flush=True)
+        else:
+            print(f"ERROR {o.entry.describe()}: {o.error}", flush=True)
+
+    started = time.perf_counter()
+    backend = "ray" if args.address and args.backend == "auto" else args.backend
+    outcomes = main_job.run_main_job(
+        build, entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
+        on_outcome=report, backend=backend, ray_address=args.address,
+    )
+    command = "guessgym compare" + (" --quick" if args.quick else "")
+    command += f" --sample {args.sample}" if args.sample else ""
+    written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
+    print()
+    print(main_job.report_markdown(outcomes, command=command, sample=sample, seed=args.seed))
+    print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
+          f"in {main_job.elapsed(started)}")
+    return 1 if any(o.error for o in outcomes) else 0
+
+
+def assist_game(args: argparse.Namespace) -> Any:
+    """The game described by ``assist``'s options."""
+    import envs
+    from envs.env import make_game
+
+    name = args.game.lower()
+    nerdle_lengths = {"micro-nerdle": 5, "mini-nerdle": 6, "midi-nerdle": 7, "nerdle": 8}
+    try:
+        if name.startswith("guessgym/"):
+            _check_env_id(args.game)
+            kwargs = dict(envs.ENV_SPECS.get(args.game, {}))
+            if args.length is not None:
+                kwargs["length"] = args.length
+            if args.hard:
+                kwargs["hard_mode"] = True
+            return make_game(**kwargs)
+        if name == "wordle":
+            return envs.wordle(args.length or 5, args.word_list, hard_mode=args.hard)
+        if name in nerdle_lengths:
+            length = args.length if args.length is not None else nerdle_lengths[name]
+            return envs.nerdle(length, guesses=args.nerdle_guesses, hard_mode=args.hard)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    raise UsageError(f"unknown game {args.game!r}; choose wordle, nerdle, midi-nerdle, mini-nerdle, micro-nerdle "
+                     "or a guessgym environment id")
+
+
+def cmd_assist(args: argparse.Namespace) -> int:
+    from guessgym.assist import AssistError, run_assist
+
+    game = assist_game(args)
+    kwargs = parse_kwargs(args.solver_kwargs, "solver-kwargs")
+
+    def make_solver(name: str) -> Any:
+        try:
+            return make_agent(name, kwargs if name == args.solver else {})
+        except UsageError as exc:
+            raise AssistError(str(exc)) from None
+
+    try:
+        return run_assist(game, make_solver, args.solver, stdin=args.stdin, stdout=args.stdout)
+    except AssistError as exc:  # only the first solver can fail this way; later ones are reported inline
+        raise UsageError(str(exc)) from None
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from guessgym.play import run_play
+
+    _check_env_id(args.env)
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    color = None if args.color == "auto" else args.color == "always"
+    try:
+        return run_play(args.env, seed=args.seed, answer=args.answer, env_kwargs=env_kwargs, color=color,
+                        hints=args.hints, stdin=args.stdin, stdout=args.stdout)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import envs
+    from agents.main_job import MAIN_JOB
+
+    print("Environments:")
+    for env_id, kwargs in envs.ENV_SPECS.items():
+        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()))
+    registry, reason = baseline_registry()
+    print("Agents:" + ("" if registry else f" (no baselines: {reason})"))
+    for name, cls in sorted(registry.items()):
+        doc = (cls.__doc__ or "").strip().splitlines()
+        print(f"  {name:20s} {doc[0] if doc else ''}")
+    print("  model:PATH.zip       a trained agent (agents.learned.load_agent)")
+    print("  module:Class         your own Agent subclass")
+    print("Main job (guessgym compare):")
+    for entry in MAIN_JOB:
+        print(f"  {entry.describe()}" + (f"  [{entry.label}]" if entry.label else ""))
+    return 0
+
+
+def _train_unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        raise UsageError(f"training is not available: {reason}")
+
+    return run
+
+
+# ---- the parser --------------------------------------------------------------------------------
+def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
+    """The argument parser. ``with_training`` imports ``training.cli`` to add ``train``."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Wordle and Nerdle as Gymnasium environments: "
+                                     "evaluate and compare agents, get help with a real game, or play.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("evaluate", help="evaluate one agent on one game",
+                       description="Play an agent on every answer (or a sample) and print the table.")
+    p.add_argument("--env", default="guessgym/Wordle-v0", help="registered environment id (default: %(default)s)")
+    p.add_argument("--agent", required=True, help=AGENT_SPEC_HELP)
+    p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help="agent arguments: key=value ... or one JSON object")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. guesses=all")
+    p.add_argument("--answers", default="all", help="all (default), N for a seeded sample, w1,w2,... or @file")
+    p.add_argument("--seed", type=int, default=0, help="seed of the sample and of randomised agents")
+    p.add_argument("--max-attempts", type=int, help="override the attempt limit (e.g. 25 for win-rate curves)")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default: 1)")
+    p.add_argument("--backend", choices=["auto", "serial", "process", "ray"], default="auto")
+    p.add_argument("--address", help="Ray cluster address (implies --backend ray; default: a local instance)")
+    p.add_argument("--out", help="folder for the result JSON and the histogram PNG")
+    p.add_argument("--guesses", action="store_true", help="record every game's guesses in the JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("compare", help="the main job: every baseline on Wordle and Nerdle",
+                       description="Evaluate every baseline of agents.main_job.MAIN_JOB and write the "
+                                   "leaderboard, per-agent JSON and plots.")
+    p.add_argument("--out", help="results folder (default: results/main, or results/quick with --quick)")
+    p.add_argument("--jobs", "-j", type=int, default=2, help="worker processes for expensive agents (default: 2)")
+    p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")
+    p.add_argument("--sample", type=int, help="sample this many answers per game")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--agents", help="only these agents (comma-separated)")
+    p.add_argument("--envs", help="only these environment ids (comma-separated)")
+    p.add_argument("--backend", choices=["auto", "process", "ray"], default="auto")
+    p.add_argument("--address", help="Ray cluster address (implies --backend ray)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("assist", help="a solver at your side for a real game",
+                       description="Proposes guesses; type the tiles the game showed (G/Y/B, */+/_, 2/1/0, "
+                                   "P for purple). Commands: undo, guess WORD, list, solver NAME, help, quit.")
+    p.add_argument("--game", default="wordle",
+                   help="wordle (default), nerdle, midi-nerdle, mini-nerdle, micro-nerdle, or an environment id")
+    p.add_argument("--length", type=int, help="word/equation length (Wordle 3-9, Nerdle 5-8)")
+    p.add_argument("--hard", action="store_true", help="hard mode")
+    p.add_argument("--word-list", choices=["nyt", "original", "english"], help="Wordle word list")
+    p.add_argument("--nerdle-guesses", choices=["answers", "all"], default="answers",
+                   help="Nerdle guess vocabulary (all: every valid equation)")
+    p.add_argument("--solver", default="least-worst", help="solver name (default: %(default)s)")
+    p.add_argument("--solver-kwargs", nargs="+", metavar="KV")
+    p.set_defaults(func=cmd_assist)
+
+    p = sub.add_parser("play", help="play in the terminal")
+    p.add_argument("--env", default="guessgym/Wordle-v0", help="environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV")
+    p.add_argument("--seed", type=int, help="seed of the hidden answer")
+    p.add_argument("--answer", help="fix the hidden answer (for practice or a friend)")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    p.add_argument("--hints", action="store_true", help="show how many answers remain after each guess")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("list", help="environments, agents and the main job")
+    p.set_defaults(func=cmd_list)
+
+    if with_training:
+        try:
+            training_cli = importlib.import_module("training.cli")
+            training_cli.register(sub)
+        except (ImportError, AttributeError) as exc:
+            p = sub.add_parser("train", help="train a learned agent (unavailable)")
+            p.set_defaults(func=_train_unavailable(str(exc)))
+    else:
+        p = sub.add_parser("train", help="train a learned agent ('guessgym train --help')", add_help=False)
+        p.set_defaults(func=_train_unavailable("internal error: training parser not loaded"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = None) -> int:
+    """Run the command line; return the exit status (never raises SystemExit).
+
+    ``stdin``/``stdout`` are used by the interactive commands (tests inject them); tables and
+    messages go to ``sys.stdout``/``sys.stderr``.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # training.cli (and torch behind it) is imported only when the user asks for training.
+    command = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(with_training=command == "train")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage + message
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    args.stdin = stdin
+    args.stdout = stdout
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. piped into head
+        return 0
+
+
+__all__ = ["UsageError", "build_parser", "main", "make_agent", "parse_answers", "parse_kwargs"]

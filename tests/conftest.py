@@ -1,0 +1,66 @@
+"""Shared fixtures and helpers for the test suite.
+
+* A test that takes an ``env_id`` argument runs once for every registered id (``envs.ENV_SPECS``).
+* ``masked_action(rng, mask)`` (a fixture returning the function): a seeded random allowed action.
+* ``isolated_cache``: a fresh, empty pattern-matrix cache directory for tests that inspect it.
+* Hypothesis runs without deadlines (the first call of a numba kernel compiles or loads it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+import envs
+from envs.matrix import PatternMatrix
+
+settings.register_profile(
+    "guessgym", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("guessgym-thorough", parent=settings.get_profile("guessgym"), max_examples=2000)
+settings.load_profile("guessgym")
+
+
+def _parametrized_names(marker: pytest.Mark) -> set[str]:
+    names = marker.args[0] if marker.args else marker.kwargs.get("argnames", ())
+    if isinstance(names, str):
+        names = names.split(",")
+    return {n.strip() for n in names}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize every test that asks for ``env_id`` over all registered environment ids
+    (unless the test parametrizes ``env_id`` itself)."""
+    if "env_id" not in metafunc.fixturenames:
+        return
+    if any("env_id" in _parametrized_names(m) for m in metafunc.definition.iter_markers("parametrize")):
+        return
+    metafunc.parametrize("env_id", list(envs.ENV_SPECS))
+
+
+def _masked_action(rng: np.random.Generator, mask: np.ndarray) -> int:
+    allowed = np.flatnonzero(mask)
+    assert allowed.size, "no action is allowed"
+    return int(allowed[rng.integers(allowed.size)])
+
+
+@pytest.fixture
+def masked_action() -> Callable[[np.random.Generator, np.ndarray], int]:
+    """A function drawing a uniformly random allowed action (``mask`` is 1/True where allowed)."""
+    return _masked_action
+
+
+@pytest.fixture
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty cache directory, and no matrices memoised in the process, for this test only."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("GUESSGYM_CACHE_DIR", str(cache))
+    saved = dict(PatternMatrix._instances)
+    PatternMatrix.clear_memory()
+    yield cache
+    PatternMatrix.clear_memory()
+    PatternMatrix._instances.update(saved)

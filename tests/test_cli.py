@@ -1,0 +1,292 @@
+"""The command line, driven through main([...]) with captured output and scripted input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.base import CandidateAgent, SolverState
+from envs.game import nerdle
+from envs.scoring import all_green, pattern_to_tiles, score
+from guessgym.assist import AssistError, AssistSession
+from guessgym.cli import UsageError, main, parse_answers, parse_kwargs
+
+MICRO = "guessgym/MicroNerdle-v0"
+
+
+class FirstAgent(CandidateAgent):
+    """Plays the first possible answer."""
+
+    name = "first"
+
+    def __init__(self, offset: int = 0) -> None:
+        super().__init__()
+        self.offset = offset
+
+    def choose(self, state: SolverState) -> int:
+        idx = state.candidates.indices
+        return int(state.game.answer_to_guess[idx[min(self.offset, len(idx) - 1)]])
+
+
+class LastAgent(CandidateAgent):
+    """Plays the last possible answer."""
+
+    name = "last"
+
+    def choose(self, state: SolverState) -> int:
+        return int(state.game.answer_to_guess[state.candidates.indices[-1]])
+
+
+FIRST = f"{FirstAgent.__module__}:FirstAgent"
+LAST = f"{LastAgent.__module__}:LastAgent"
+
+
+def first_candidate_game(answer: str) -> list[tuple[str, str]]:
+    """(guess, tiles) of the first-candidate strategy on micro Nerdle, by string scoring."""
+    candidates = list(nerdle(5).answers)
+    rows = []
+    while True:
+        guess = candidates[0]
+        pattern = score(guess, answer)
+        rows.append((guess, pattern_to_tiles(pattern, 5)))
+        if pattern == all_green(5):
+            return rows
+        candidates = [c for c in candidates if score(guess, c) == pattern]
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+def test_parse_kwargs() -> None:
+    assert parse_kwargs(['{"depth": 2, "x": "y"}']) == {"depth": 2, "x": "y"}
+    assert parse_kwargs(["depth=2", "opener=raise", "flag=true", "lst=[1,2]"]) == {
+        "depth": 2, "opener": "raise", "flag": True, "lst": [1, 2]}
+    for bad in (["depth"], ["=3"], ["{not json"], ["[1]"]):
+        with pytest.raises(UsageError):
+            parse_kwargs(bad)
+
+
+def test_parse_answers(tmp_path: Path) -> None:
+    assert parse_answers("all") == (None, None)
+    assert parse_answers("25") == (None, 25)
+    assert parse_answers("crane, slate") == (["crane", "slate"], None)
+    f = tmp_path / "a.txt"
+    f.write_text("crane\n# comment\nslate\n")
+    assert parse_answers(f"@{f}") == (["crane", "slate"], None)
+    with pytest.raises(UsageError, match="does not exist"):
+        parse_answers("@/no/such/file")
+
+
+# ---- evaluate ----------------------------------------------------------------------------------
+def test_evaluate_prints_table_and_writes_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate", "--env", MICRO, "--agent", FIRST, "--out", str(tmp_path), "--guesses", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "### first on micro-nerdle" in out and "| first | micro-nerdle | 127 |" in out
+    stem = f"MicroNerdle-v0__{FIRST.replace(':', '_')}"
+    data = json.loads((tmp_path / f"{stem}.json").read_text())
+    assert len(data["records"]) == 127 and data["records"][0]["played"]
+    assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_evaluate_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "offset=1",
+                 "--answers", "5", "--seed", "2", "--max-attempts", "25", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0 and "| first | micro-nerdle | 5 | 100.00 |" in out and "X = 26" in out
+    code = main(["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "1+2=3,9-8=1", "--no-progress"])
+    assert code == 0 and "| first | micro-nerdle | 2 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "--env", MICRO, "--agent", "no-such-agent"], "unknown agent 'no-such-agent'; known agents:"),
+        (["evaluate", "--env", "guessgym/Nope-v0", "--agent", FIRST], "unknown environment 'guessgym/Nope-v0'; known:"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "offset"], "not key=value"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "speed=3"], "bad arguments for agent"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "1+1=3"], "not in the answer list"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "500"], "sample must be between 1 and 127"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--env-kwargs", "colour=red"], "bad keyword arguments"),
+        (["evaluate", "--env", MICRO, "--agent", "nosuchmodule:Agent"], "cannot import agent"),
+        (["evaluate", "--env", MICRO, "--agent", "model:/no/such/model.zip"], "does not exist"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--jobs", "0"], "--jobs must be at least 1"),
+        (["play", "--env", MICRO, "--answer", "1+1=3"], "not in this game's answer list"),
+        (["assist", "--game", "tetris"], "unknown game 'tetris'"),
+        (["assist", "--game", "wordle", "--length", "12", "--solver", FIRST], "length must be 3 to 9"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv + (["--no-progress"] if argv[0] == "evaluate" else []), stdin=io.StringIO("")) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_argparse_errors_return_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate"]) == 2  # --agent missing
+    assert "--agent" in capsys.readouterr().err
+    assert main([]) == 2
+    assert main(["--help"]) == 0
+    assert "evaluate" in capsys.readouterr().out
+
+
+def test_unknown_agent_lists_the_baselines(capsys: pytest.CaptureFixture[str]) -> None:
+    from guessgym.cli import baseline_registry
+
+    registry, _ = baseline_registry()
+    assert main(["evaluate", "--env", MICRO, "--agent", "nope", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    for name in registry:
+        assert name in err
+
+
+def test_list_and_python_dash_m() -> None:
+    done = subprocess.run([sys.executable, "-m", "guessgym", "list"], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert "guessgym/Wordle-v0" in done.stdout and "Main job" in done.stdout
+
+
+def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        import training.cli  # noqa: F401
+    except ImportError:
+        assert main(["train"]) == 2
+        assert "training is not available" in capsys.readouterr().err
+    else:  # the training package exists: its parser answers --help
+        assert main(["train", "--help"]) == 0
+
+
+# ---- assist ------------------------------------------------------------------------------------
+def test_assist_full_game_with_typo_impossible_feedback_and_undo(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = "8-5=3"
+    rows = first_candidate_game(answer)
+    assert len(rows) >= 3
+    (g1, t1), (g2, t2) = rows[0], rows[1]
+    script = [
+        "help",
+        "GGQBB",            # typo: Q is not a tile
+        "GGB",              # wrong length
+        "GGGGY",            # impossible for any answer
+        t1.lower(),         # lower case is fine
+        "list 3",
+        t2.replace("G", "*").replace("Y", "+").replace("B", "_"),  # marks of the minimax report
+        "undo",             # take back the second feedback
+        t2.replace("G", "2").replace("Y", "1").replace("B", "0"),  # digits
+        *[t for _, t in rows[2:]],
+    ]
+    out = io.StringIO()
+    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
+                stdout=out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "micro-nerdle: 127 possible answers, 6 attempts; solver" in text
+    assert f"guess 1: {g1}" in text and f"guess 2: {g2}" in text
+    assert "Commands:" in text
+    assert "character 'Q' at position 3 is not a tile" in text
+    assert "has 3 tiles but the game has 5" in text
+    assert "no answer gives 'GGGGY'" in text and "impossible for this guess" in text
+    assert f"took back {g2} {t2}" in text
+    assert f"solved in {len(rows)} guesses: {answer}" in text
+    # The impossible feedback changed nothing: guess 1 was asked again and then accepted.
+    assert text.count(f"guess 1: {g1}") == 5  # help, typo, length, impossible, then accepted
+
+
+def test_assist_own_guess_list_and_solver_switch(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = "8-5=3"
+    own = "9-6=3"
+    tiles = pattern_to_tiles(score(own, answer), 5)
+    script = [
+        "guess 1+1=3",       # not a true equation
+        f"{own} {tiles}",     # played a guess of my own
+        "solver no-such-solver",
+        f"solver {LAST}",
+        "list",
+        "quit",
+    ]
+    out = io.StringIO()
+    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
+                stdout=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "error: '1+1=3' is not a valid equation" in text
+    assert "error: unknown agent 'no-such-solver'" in text
+    assert f"now using solver {LAST}" in text
+    session_words = AssistSession(nerdle(5), FirstAgent(), "first")
+    session_words.declare(own)
+    session_words.feedback(tiles)
+    assert " ".join(session_words.words(20)) in text
+    assert text.rstrip().endswith("bye")
+
+
+def test_assist_input_end_and_inconsistent_history() -> None:
+    game = nerdle(5)
+    s = AssistSession(game, FirstAgent(), "first")
+    first = s.current_word()
+    s.feedback(pattern_to_tiles(score(first, "8-5=3"), 5))
+    before = s.remaining()
+    # A pattern some answers give to this guess, but none of those fits the first feedback.
+    guess = s.current_word()
+    others = [a for a in game.answers if score(first, a) != score(first, "8-5=3")]
+    pattern = next(score(guess, a) for a in others
+                   if all(score(guess, b) != score(guess, a) for b in s.words()))
+    with pytest.raises(AssistError, match="none of them fits the earlier feedback"):
+        s.feedback(pattern_to_tiles(pattern, 5))
+    assert s.remaining() == before and len(s.history) == 1
+    with pytest.raises(AssistError, match="nothing to undo"):
+        AssistSession(game, FirstAgent(), "first").undo()
+    out = io.StringIO()
+    assert main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO(""), stdout=out) == 1
+    assert "input ended" in out.getvalue()
+
+
+def test_assist_hard_mode_refuses_a_guess_breaking_the_hints() -> None:
+    game = nerdle(5, hard_mode=True)
+    s = AssistSession(game, FirstAgent(), "first")
+    first = s.current_word()  # 1*1=1
+    s.feedback(pattern_to_tiles(score(first, "1+2=3"), 5))
+    with pytest.raises(AssistError, match="hard mode would refuse"):
+        s.declare("8-5=3")
+
+
+# ---- play --------------------------------------------------------------------------------------
+def test_play_game_from_stdin() -> None:
+    script = ["", "12345", "1+1", "2+2=4", "1+2=3"]
+    out = io.StringIO()
+    code = main(["play", "--env", MICRO, "--answer", "1+2=3", "--color", "never", "--hints"],
+                stdin=io.StringIO("\n".join(script) + "\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "not accepted: '12345' is not a valid equation" in text
+    assert "not accepted: '1+1' has length 3, this game needs 5 symbols" in text
+    assert f"  2+2=4  {pattern_to_tiles(score('2+2=4', '1+2=3'), 5)}" in text
+    assert "possible answers left" in text
+    assert "solved in 2 guesses!" in text
+
+
+def test_play_lost_and_coloured(capsys: pytest.CaptureFixture[str]) -> None:
+    out = io.StringIO()
+    guesses = ["1+1=2", "2+2=4", "3+3=6", "4+4=8", "1*1=1", "2*2=4"]
+    code = main(["play", "--env", MICRO, "--answer", "9-8=1", "--color", "always"],
+                stdin=io.StringIO("\n".join(guesses) + "\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 1
+    assert "\x1b[" in text  # ANSI tiles
+    assert "out of guesses; the answer was 9-8=1" in text
+    out = io.StringIO()
+    assert main(["play", "--env", MICRO, "--seed", "1"], stdin=io.StringIO("quit\n"), stdout=out) == 1
+    assert "the answer was" in out.getvalue()
+
+
+def test_play_hard_mode_refusal_is_explained() -> None:
+    out = io.StringIO()
+    code = main(["play", "--env", "guessgym/WordleHard-v0", "--answer", "crane", "--color", "never"],
+                stdin=io.StringIO("crate\nmoist\ncrane\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "not accepted: hard mode: 'moist' is not allowed" in text
+    assert "solved in 2 guesses!" in text

@@ -1,0 +1,199 @@
+"""The vocabulary-independent guess policy: structure, parameter count, candidate features, and
+that MaskablePPO, PPO and A2C all construct and run with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch as th
+from sb3_contrib import MaskablePPO
+from stable_baselines3 import A2C, PPO
+
+from agents.policies import (
+    GuessActorCriticPolicy,
+    GuessFeaturesExtractor,
+    MaskableGuessPolicy,
+    count_parameters,
+    default_candidate_prior,
+)
+from envs.env import GuessEnv
+from envs.game import nerdle, wordle
+from envs.vector import BatchedGuessEnv
+from training.sb3_vec import BatchedVecEnv
+
+th.set_num_threads(1)
+
+TINY_ANSWERS = ["crane", "slate", "trace", "crate", "react", "caret", "stale", "least", "tales", "steal"]
+TINY_GUESSES = TINY_ANSWERS + ["adieu", "pious", "lymph", "ghoul"]
+
+
+def _policy(game, cls=MaskableGuessPolicy, **kwargs):
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=game, track_candidates=False))
+    return cls(env.observation_space, env.action_space, lambda _: 3e-4, game=game, **kwargs), env
+
+
+def _obs_tensor(obs: dict[str, np.ndarray]) -> dict[str, th.Tensor]:
+    return {k: th.as_tensor(v) for k, v in obs.items() if k != "action_mask"}
+
+
+def test_parameter_count_does_not_depend_on_the_vocabulary() -> None:
+    small = wordle(answers=TINY_ANSWERS, guesses=TINY_GUESSES)
+    full = wordle()
+    assert len(full.guesses) == 12_947 and len(small.guesses) == 14
+    for cls in (MaskableGuessPolicy, GuessActorCriticPolicy):
+        p_small, _ = _policy(small, cls)
+        p_full, _ = _policy(full, cls)
+        assert count_parameters(p_small) == count_parameters(p_full)
+        # no parameter tensor has a vocabulary-sized dimension
+        for p in p_full.parameters():
+            assert len(full.guesses) not in p.shape and len(full.answers) not in p.shape
+    # the optional per-guess bias is the one thing that grows, by exactly one scalar per guess
+    p_bias, _ = _policy(full, guess_bias=True)
+    assert count_parameters(p_bias) == count_parameters(p_full) + len(full.guesses)
+
+
+def test_logits_are_scores_of_a_fixed_guess_encoding() -> None:
+    game = nerdle(5)
+    policy, env = _policy(game, candidate_prior=2.0)
+    head = policy.action_net
+    assert not any(n.endswith("encoding") for n, _ in policy.named_parameters())
+    assert head.encoding.shape == (game.length * game.n_symbols + game.n_symbols + 1, len(game.guesses))
+    # the encoding is one-hot symbol-in-position, symbol presence and "is an answer"
+    codes = game.guess_codes
+    enc = head.encoding.T.numpy()
+    for g in (0, 17, len(game.guesses) - 1):
+        onehot = np.zeros((game.length, game.n_symbols))
+        onehot[np.arange(game.length), codes[g]] = 1
+        assert np.array_equal(enc[g, : game.length * game.n_symbols], onehot.ravel())
+        assert enc[g, -1] == 1.0
+    obs = env.reset()
+    with th.no_grad():
+        logits = policy.action_logits(_obs_tensor(obs))
+        features = policy.features_extractor(
+            {
+                "board": th.nn.functional.one_hot(th.as_tensor(obs["board"]), game.n_symbols + 1)
+                .float()
+                .reshape(2, -1),
+                "tiles": th.nn.functional.one_hot(th.as_tensor(obs["tiles"]), 4).float().reshape(2, -1),
+            }
+        )
+        latent = policy.mlp_extractor.forward_actor(features)
+        z = head.linear(latent)
+        d = head.encoding.shape[0]
+        manual = z[:, :d] @ head.encoding + z[:, d : d + 1] * policy.features_extractor.guess_context
+    assert logits.shape == (2, len(game.guesses))
+    assert th.allclose(logits, manual, atol=1e-5)
+    # the parameters are not stored with the vocabulary-sized buffers
+    assert all(len(game.guesses) not in v.shape for v in policy.state_dict().values())
+
+
+@pytest.mark.parametrize(
+    "game",
+    [nerdle(6), wordle(answers=TINY_ANSWERS, guesses=TINY_GUESSES, hard_mode=True), wordle()],
+    ids=["mini-nerdle", "tiny-wordle-hard", "wordle"],
+)
+def test_candidate_features_equal_the_environment_candidates(game) -> None:
+    """The candidates read from the tiles alone are exactly GuessEnv's candidate set."""
+    extractor = GuessFeaturesExtractor(GuessEnv(game=game).observation_space, game)
+    rng = np.random.default_rng(0)
+    n_games = 12 if len(game.answers) > 1000 else 30
+    for episode in range(n_games):
+        env = GuessEnv(game=game)
+        obs, info = env.reset(seed=episode)
+        done = False
+        while not done:
+            allowed = np.flatnonzero(obs["action_mask"])
+            obs, _, done, _, info = env.step(int(rng.choice(allowed)))
+            board = (
+                th.nn.functional.one_hot(th.as_tensor(obs["board"][None]), game.n_symbols + 1).float().reshape(1, -1)
+            )
+            tiles = th.nn.functional.one_hot(th.as_tensor(obs["tiles"][None]), 4).float().reshape(1, -1)
+            extractor({"board": board, "tiles": tiles})
+            found = np.flatnonzero(extractor.guess_context[0].numpy())
+            assert np.array_equal(found, env.candidates), (episode, env.board_rows())
+
+
+def test_candidate_prior_makes_candidates_likely() -> None:
+    game = wordle()
+    policy, env = _policy(game, candidate_prior=default_candidate_prior(game))
+    with th.no_grad():
+        probs = th.softmax(policy.action_logits(_obs_tensor(env.reset())), dim=1)[0]
+    assert probs[th.as_tensor(game.guess_is_answer)].sum() > 0.5
+    uniform, env = _policy(game, candidate_prior=0.0)
+    with th.no_grad():
+        probs = th.softmax(uniform.action_logits(_obs_tensor(env.reset())), dim=1)[0]
+    assert probs.max() < 10 / len(game.guesses)
+
+
+def test_set_game_retargets_the_same_network() -> None:
+    small = wordle(answers=TINY_ANSWERS, guesses=TINY_GUESSES)
+    policy, _ = _policy(small)
+    before = {k: v.clone() for k, v in policy.state_dict().items()}
+    full = wordle()
+    policy.set_game(full)
+    venv = BatchedVecEnv(BatchedGuessEnv(3, game=full, track_candidates=False))
+    with th.no_grad():
+        logits = policy.action_logits(_obs_tensor(venv.reset()))
+    assert logits.shape == (3, len(full.guesses))
+    assert all(th.equal(before[k], v) for k, v in policy.state_dict().items())
+    with pytest.raises(ValueError):
+        policy.set_game(wordle(length=6))
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "ppo", "a2c"])
+def test_algorithms_construct_and_learn_a_few_steps(algo: str) -> None:
+    game = nerdle(5)
+    env = BatchedVecEnv(BatchedGuessEnv(4, game=game, track_candidates=False))
+    kwargs = dict(policy_kwargs={"game": game, "net_arch": {"pi": [16], "vf": [16]}}, seed=0, device="cpu", n_steps=16)
+    if algo == "maskable_ppo":
+        model = MaskablePPO(MaskableGuessPolicy, env, batch_size=32, n_epochs=1, **kwargs)
+    elif algo == "ppo":
+        model = PPO(GuessActorCriticPolicy, env, batch_size=32, n_epochs=1, **kwargs)
+    else:
+        model = A2C(GuessActorCriticPolicy, env, **kwargs)
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(128)
+    assert model.num_timesteps >= 128
+    assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+
+
+def test_maskable_policy_respects_masks_in_hard_mode() -> None:
+    """With hard-mode masks, MaskablePPO's sampled actions are always allowed."""
+    game = wordle(answers=TINY_ANSWERS, guesses=TINY_GUESSES, hard_mode=True)
+    venv = BatchedVecEnv(BatchedGuessEnv(8, game=game, track_candidates=False))
+    model = MaskablePPO(
+        MaskableGuessPolicy,
+        venv,
+        n_steps=8,
+        batch_size=32,
+        n_epochs=1,
+        seed=1,
+        policy_kwargs={"game": game, "net_arch": {"pi": [16], "vf": [16]}},
+    )
+    obs = venv.reset()
+    for _ in range(30):
+        masks = venv.action_masks()
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(8), actions].all()
+        obs, *_ = venv.step(actions)
+
+
+def test_policy_accepts_guessenv_observation_with_mask() -> None:
+    """The policy also works on GuessEnv's full observation space (the mask key is ignored)."""
+    game = nerdle(5)
+    env = GuessEnv(game=game)
+    policy = MaskableGuessPolicy(
+        env.observation_space, env.action_space, lambda _: 3e-4, game=game, net_arch={"pi": [8], "vf": [8]}
+    )
+    obs, _ = env.reset(seed=0)
+    action, _ = policy.predict(obs, action_masks=env.action_masks())
+    assert 0 <= int(action) < len(game.guesses)
+
+
+def test_wrong_game_is_rejected() -> None:
+    game = nerdle(5)
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=nerdle(6), track_candidates=False))
+    with pytest.raises(ValueError):
+        MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game=game)
+    with pytest.raises(TypeError):
+        MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game="mini")

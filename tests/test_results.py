@@ -1,0 +1,140 @@
+"""Result statistics against hand-computed figures, and every rendering."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from agents.results import EvaluationResult, GameRecord, leaderboard, plot_leaderboard, plot_win_rate_curves, rank
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def make(agent: str, outcomes: list[int | None], game: str = "toy", max_attempts: int = 6,
+         seconds: float = 0.5) -> EvaluationResult:
+    """A result whose game ``i`` took ``outcomes[i]`` guesses (``None`` = failed)."""
+    records = [
+        GameRecord(f"w{i:02d}", n if n is not None else max_attempts, n is not None, seconds=seconds)
+        for i, n in enumerate(outcomes)
+    ]
+    return EvaluationResult(agent, f"{agent} plays", "guessgym/Toy-v0", game, max_attempts, records)
+
+
+@pytest.fixture
+def result() -> EvaluationResult:
+    # 8 games: guesses 2, 3, 3, 4, 4, 4, 6 and one failure.
+    return make("demo", [3, 4, None, 2, 4, 6, 3, 4])
+
+
+def test_statistics_hand_computed(result: EvaluationResult) -> None:
+    assert result.n_games == 8 and result.n_solved == 7 and result.n_failed == 1
+    assert result.win_rate == pytest.approx(7 / 8)
+    assert result.mean_guesses == pytest.approx(26 / 7)  # (2+3+3+4+4+4+6) / 7
+    assert result.mean_guesses_with_failures == pytest.approx((26 + 7) / 8)
+    mean = 26 / 7
+    std = math.sqrt(sum((x - mean) ** 2 for x in [2, 3, 3, 4, 4, 4, 6]) / 7)
+    assert result.std_guesses == pytest.approx(std)
+    assert result.max_guesses == 6
+    assert result.distribution == {1: 0, 2: 1, 3: 2, 4: 3, 5: 0, 6: 1, "X": 1}
+    assert result.seconds_per_game == pytest.approx(0.5) and result.total_seconds == pytest.approx(4.0)
+    assert [result.win_rate_at(m) for m in range(1, 7)] == pytest.approx([0, 1 / 8, 3 / 8, 6 / 8, 6 / 8, 7 / 8])
+    assert result.win_rate_curve()[-1] == (6, pytest.approx(7 / 8))
+    with pytest.raises(ValueError, match="between 1 and max_attempts=6"):
+        result.win_rate_at(7)
+    # Failure first, then most guesses; ties keep play order.
+    assert [(r.answer, r.guesses, r.solved) for r in result.hardest(4)] == [
+        ("w02", 6, False), ("w05", 6, True), ("w01", 4, True), ("w04", 4, True),
+    ]
+    assert result.compact_distribution() == "2:1 3:2 4:3 5:0 6:1 X:1"
+
+
+def test_empty_and_all_failed_results() -> None:
+    empty = make("none", [])
+    assert math.isnan(empty.win_rate) and math.isnan(empty.mean_guesses) and empty.max_guesses is None
+    failed = make("fail", [None, None])
+    assert failed.win_rate == 0 and math.isnan(failed.mean_guesses) and math.isnan(failed.std_guesses)
+    assert failed.mean_guesses_with_failures == 7
+    assert "| - |" in failed.to_markdown()
+    assert EvaluationResult.from_json(failed.to_json()).records == failed.records  # NaN-free JSON
+
+
+def test_records_equal_regardless_of_time() -> None:
+    assert GameRecord("a", 3, True, seconds=1.0) == GameRecord("a", 3, True, seconds=2.0)
+    assert GameRecord("a", 3, True) != GameRecord("a", 4, True)
+
+
+def test_markdown_contains_the_figures(result: EvaluationResult) -> None:
+    md = result.to_markdown()
+    assert "### demo on toy" in md and "demo plays" in md
+    assert "| demo | toy | 8 | 87.50 | 3.7143 | 4.1250 |" in md
+    assert "| games | 0 | 1 | 2 | 3 | 0 | 1 | 1 |" in md
+    assert "Hardest answers: w02 (X), w05 (6)" in md
+    assert "mean (solved)" in md and "X = 7" in md
+
+
+def test_json_round_trip(result: EvaluationResult, tmp_path: Path) -> None:
+    result.records[0] = GameRecord("w00", 3, True, played=("aa", "bb", "w00"), seconds=0.25, note="")
+    result.meta.update(seed=3, label="variant", weird=float("nan"))
+    text = result.to_json()
+    data = json.loads(text)
+    assert data["summary"]["win_rate"] == pytest.approx(7 / 8) and data["meta"]["weird"] is None
+    back = EvaluationResult.from_json(text)
+    assert back.records == result.records and back.records[0].played == ("aa", "bb", "w00")
+    assert back.records[0].seconds == 0.25
+    assert (back.agent, back.description, back.env_id, back.game, back.max_attempts) == (
+        "demo", "demo plays", "guessgym/Toy-v0", "toy", 6)
+    assert back.summary()["mean_solved"] == pytest.approx(result.mean_guesses)
+    path = tmp_path / "sub" / "demo.json"
+    result.to_json(path)
+    assert EvaluationResult.from_json(path).records == result.records
+    assert sorted(p.name for p in path.parent.iterdir()) == ["demo.json"]  # no temporary file left
+    with pytest.raises(ValueError, match="unsupported result format"):
+        EvaluationResult.from_dict({**data, "format": 99})
+
+
+def test_label_from_meta(result: EvaluationResult) -> None:
+    assert result.label == "demo"
+    result.meta["label"] = "guesses=all"
+    assert result.label == "demo (guesses=all)"
+    assert "| demo (guesses=all) |" in leaderboard([result])
+
+
+def test_leaderboard_order_and_columns() -> None:
+    a = make("a-mid", [3, 3, 4, 4])  # 100 %, mean 3.5
+    b = make("b-best", [3, 3, 3, 4])  # 100 %, mean 3.25
+    c = make("c-fails", [2, 2, 2, None])  # 75 %, lowest mean but a failure
+    d = make("d-best-tie", [3, 3, 3, 4])  # same figures as b: name breaks the tie
+    assert [r.agent for r in rank([a, b, c, d])] == ["b-best", "d-best-tie", "a-mid", "c-fails"]
+    table = leaderboard([a, b, c, d])
+    rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [row.split(" | ")[1] for row in rows] == ["b-best", "d-best-tie", "a-mid", "c-fails"]
+    assert rows[0].startswith("| 1 | b-best | toy | 4 | 100.00 | 3.2500 |")
+    assert "3:3 4:1 5:0 6:0 X:0" in rows[0] and "X:1" in rows[3]
+    header = table.splitlines()[0]
+    for column in ("agent", "game", "games", "win %", "mean", "std", "max", "distribution", "s/game"):
+        assert column in header
+    other = make("z", [1], game="other")
+    grouped = leaderboard([a, other, b], by_game=True)
+    names = [line.split(" | ")[1] for line in grouped.splitlines()[2:]]
+    assert names == ["b-best", "a-mid", "z"]
+
+
+def test_plots_are_written(result: EvaluationResult, tmp_path: Path) -> None:
+    other = make("other", [2, 3, 3, 5, 5, None, None, 4], game="toy")
+    nerd = make("nerd", [3, 3, 4], game="nerdle-like", max_attempts=6)
+    long = make("long", [3, 9, 12], max_attempts=25)
+    paths = [
+        result.plot_histogram(tmp_path / "hist.png"),
+        plot_leaderboard([result, other, nerd], tmp_path / "board.png"),
+        plot_win_rate_curves([result, other, nerd, long], tmp_path / "curves.png"),
+        make("failed", [None]).plot_histogram(tmp_path / "failed.png"),
+    ]
+    for path in paths:
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 5000, path
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.png", "curves.png", "failed.png", "hist.png"]
+    with pytest.raises(ValueError, match="at least one result"):
+        plot_leaderboard([], tmp_path / "none.png")

@@ -1,0 +1,333 @@
+"""Training: configs, the SB3 adapter, learning a small game, save/load, resume == uninterrupted,
+the command line, and learned agents in the shared evaluation loop."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import pickle
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch as th
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents import learned
+from agents.base import UnsupportedGameError
+from agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
+from envs.env import GuessEnv
+from envs.game import nerdle, wordle
+from envs.vector import BatchedGuessEnv
+from training import cli
+from training.callbacks import latest_checkpoint
+from training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
+from training.sb3_vec import BatchedVecEnv
+from training.train import train
+
+th.set_num_threads(1)
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def tiny_config(tmp_path: Path, name: str, **changes) -> TrainConfig:
+    """A few-second Micro Nerdle run with checkpoints, evaluations and a curriculum stage."""
+    base = dict(
+        run_name=name,
+        env_id="guessgym/MicroNerdle-v0",
+        total_steps=3 * 512,
+        num_envs=8,
+        n_steps=64,
+        batch_size=128,
+        n_epochs=2,
+        checkpoint_every=512,
+        eval_every=512,
+        log_dir=str(tmp_path),
+        net_arch={"pi": [32], "vf": [32]},
+        curriculum=[[40, 512]],
+        seed=5,
+    )
+    base.update(changes)
+    return TrainConfig(**base)
+
+
+def play_every_answer(agent: LearnedAgent, game) -> tuple[float, float]:
+    """Drive the agent through GuessEnv on every answer (the Agent protocol: begin, then act)."""
+    env = GuessEnv(game=game)
+    wins, guesses = 0, []
+    for a in range(len(game.answers)):
+        obs, info = env.reset(seed=0, options={"answer": a})
+        agent.begin(game)
+        done = False
+        while not done:
+            obs, _, done, _, info = env.step(agent.act(obs, info))
+        if info["pattern"] == game.solved_pattern:
+            wins += 1
+            guesses.append(info["attempt"])
+    return wins / len(game.answers), float(np.mean(guesses)) if guesses else float("nan")
+
+
+class InterruptAt(BaseCallback):
+    """Simulates a crash (Ctrl-C, power cut) in the middle of a rollout."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__()
+        self.step = step
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.step:
+            raise KeyboardInterrupt
+        return True
+
+
+class StopAt(BaseCallback):
+    def __init__(self, step: int, event: threading.Event) -> None:
+        super().__init__()
+        self.step, self.event = step, event
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.step:
+            self.event.set()
+        return True
+
+
+# ---- configuration -----------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["mini-nerdle", "nerdle", "wordle"])
+def test_example_configs_are_valid(name: str) -> None:
+    config = load_config(CONFIGS / f"{name}.toml")
+    assert config.run_name == name
+    assert TrainConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+
+
+def test_config_errors_and_overrides(tmp_path: Path) -> None:
+    assert ALGORITHMS == learned.ALGORITHMS
+    with pytest.raises(ValueError, match="unknown config key"):
+        TrainConfig.from_dict({"learning_rat": 0.1})
+    with pytest.raises(ValueError, match="algorithm"):
+        TrainConfig.from_dict({"algorithm": "dqn"})
+    with pytest.raises(ValueError, match="env_kwargs"):
+        TrainConfig.from_dict({"env_kwargs": {"colour": "red"}})
+    cfg = apply_overrides(
+        TrainConfig(),
+        [
+            "total_steps=1000",
+            "env_kwargs.reward_mode=shaped",
+            "net_arch.pi=[8, 8]",
+            "curriculum=[[10, 100], [50, 200]]",
+            "candidate_prior=null",
+        ],
+    )
+    assert cfg.total_steps == 1000 and cfg.env_kwargs == {"reward_mode": "shaped"}
+    assert cfg.net_arch["pi"] == [8, 8] and [s.answers for s in cfg.curriculum] == [10, 50]
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cfg.to_dict()))
+    assert load_config(path) == cfg
+
+
+# ---- the stable-baselines3 adapter ---------------------------------------------------------------
+def test_sb3_adapter_same_step_reset_and_masks() -> None:
+    game = nerdle(5)
+    venv = BatchedVecEnv(BatchedGuessEnv(3, game=game))
+    assert "action_mask" not in venv.observation_space.spaces
+    venv.seed(4)
+    venv.set_options({"answer": 0})
+    obs = venv.reset()
+    win = int(game.answer_to_guess[0])
+    obs, rewards, dones, infos = venv.step(np.array([win, 1, 2]))
+    assert dones[0] and rewards[0] == 1.0 and infos[0]["is_success"] and infos[0]["episode"]["l"] == 1
+    terminal = infos[0]["terminal_observation"]
+    assert terminal["board"][: game.length].tolist() == (game.guess_codes[win] + 1).tolist()
+    assert not obs["board"][0].any()  # already a new game (same-step reset)
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (3, len(game.guesses)) and masks.all()
+    assert venv.has_attr("action_masks") and venv.get_attr("game")[0] is game
+    assert venv.env_is_wrapped(object) == [False, False, False]
+    state = pickle.loads(pickle.dumps(venv.get_state()))
+    after = [venv.step(np.array([3, 4, 5]))[0]["board"] for _ in range(4)]
+    venv.set_state(state)
+    again = [venv.step(np.array([3, 4, 5]))[0]["board"] for _ in range(4)]
+    assert all(np.array_equal(a, b) for a, b in zip(after, again))
+
+
+# ---- learning --------------------------------------------------------------------------------------
+def test_learns_micro_nerdle_from_a_uniform_start(tmp_path: Path) -> None:
+    """From a uniform policy (candidate_prior=0, the untrained greedy policy wins ~3%), a short
+    MaskablePPO run must win at least 95% of Micro Nerdle's 127 answers."""
+    config = TrainConfig(
+        run_name="learn",
+        env_id="guessgym/MicroNerdle-v0",
+        total_steps=16_384,
+        num_envs=16,
+        n_steps=32,
+        batch_size=128,
+        n_epochs=4,
+        learning_rate=1e-3,
+        candidate_prior=0.0,
+        eval_every=10**6,
+        checkpoint_every=0,
+        net_arch={"pi": [64, 64], "vf": [64, 64]},
+        log_dir=str(tmp_path),
+        seed=0,
+    )
+    model_path = train(config)
+    rows = list(csv.DictReader(open(tmp_path / "learn" / "eval.csv")))
+    untrained = float(rows[0]["win_rate"])
+    assert rows[0]["step"] == "0" and untrained < 0.2
+    agent = load_agent(model_path)
+    win_rate, mean = play_every_answer(agent, nerdle(5))
+    assert win_rate >= 0.95, (untrained, win_rate)
+    assert win_rate == pytest.approx(
+        json.loads((tmp_path / "learn" / "final.json").read_text())["final_eval"]["win_rate"]
+    )
+    assert 1.0 < mean <= 6.0
+    assert (tmp_path / "learn" / "tb").is_dir() and any((tmp_path / "learn" / "tb").iterdir())
+
+
+# ---- save / load -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm", ["maskable_ppo", "a2c"])
+def test_save_load_round_trip_gives_identical_actions(tmp_path: Path, algorithm: str) -> None:
+    config = tiny_config(tmp_path, "rt", algorithm=algorithm, total_steps=512, curriculum=[])
+    path = train(config)
+    assert detect_algorithm(path) == algorithm
+    agent = load_agent(path)
+    again = load_agent(tmp_path / "rt")  # a run directory works too
+    copied = pickle.loads(pickle.dumps(agent))  # the evaluation loop's worker processes
+    ckpt = load_agent(latest_checkpoint(tmp_path / "rt"))
+    game = nerdle(5)
+    env = GuessEnv(game=game)
+    rng = np.random.default_rng(0)
+    for a in range(0, len(game.answers), 9):
+        obs, info = env.reset(options={"answer": a})
+        for ag in (agent, again, copied, ckpt):
+            ag.begin(game)
+        done = False
+        while not done:
+            actions = {ag.act(obs, info) for ag in (agent, again, copied, ckpt)}
+            assert len(actions) == 1
+            action = actions.pop() if rng.random() < 0.7 else int(rng.integers(len(game.guesses)))
+            obs, _, done, _, info = env.step(action)
+
+
+def test_load_model_for_each_algorithm(tmp_path: Path) -> None:
+    for algorithm in ALGORITHMS:
+        path = train(
+            tiny_config(
+                tmp_path,
+                f"alg-{algorithm}",
+                algorithm=algorithm,
+                total_steps=512,
+                curriculum=[],
+                eval_every=0,
+                checkpoint_every=0,
+            )
+        )
+        model = load_model(path)
+        assert learned.algorithm_name(model) == algorithm == detect_algorithm(path)
+
+
+# ---- resume ----------------------------------------------------------------------------------------
+def _params(path: Path) -> dict[str, th.Tensor]:
+    return load_model(path).policy.state_dict()
+
+
+@pytest.mark.parametrize("algorithm", ["maskable_ppo", "a2c"])
+def test_resume_after_crash_equals_uninterrupted_run(tmp_path: Path, algorithm: str) -> None:
+    full = train(tiny_config(tmp_path, "full", algorithm=algorithm))
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(tmp_path, "cut", algorithm=algorithm), callbacks=[InterruptAt(1100)])
+    assert latest_checkpoint(tmp_path / "cut").name == "step-000000001024"
+    resumed = train(tiny_config(tmp_path, "cut", algorithm=algorithm), resume=True)
+    a, b = _params(full), _params(resumed)
+    assert set(a) == set(b) and all(th.equal(a[k], b[k]) for k in a)
+    assert load_model(full).num_timesteps == load_model(resumed).num_timesteps == 1536
+    for name in ("curve.csv", "eval.csv"):
+        rows_a = list(csv.reader(open(tmp_path / "full" / name)))
+        rows_b = list(csv.reader(open(tmp_path / "cut" / name)))
+        if name == "eval.csv":  # the last column is wall time
+            rows_a, rows_b = [r[:-1] for r in rows_a], [r[:-1] for r in rows_b]
+        assert rows_a == rows_b, name
+
+
+def test_graceful_stop_then_resume_with_more_steps(tmp_path: Path) -> None:
+    full = train(tiny_config(tmp_path, "full", total_steps=2048))
+    stop = threading.Event()
+    path = train(tiny_config(tmp_path, "stop", total_steps=1536), stop_event=stop, callbacks=[StopAt(600, stop)])
+    assert path.parent.name == "step-000000001024" and not (tmp_path / "stop" / "model.zip").exists()
+    resumed = train(tiny_config(tmp_path, "stop", total_steps=2048), resume=True)  # a larger budget
+    a, b = _params(full), _params(resumed)
+    assert all(th.equal(a[k], b[k]) for k in a)
+
+
+def test_resume_guards(tmp_path: Path) -> None:
+    train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]))
+    with pytest.raises(FileExistsError):
+        train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]))
+    with pytest.raises(ValueError, match="learning_rate"):
+        train(tiny_config(tmp_path, "g", total_steps=1024, curriculum=[], learning_rate=1e-2), resume=True)
+    # resuming a finished run with the same budget returns the model without training again
+    assert train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]), resume=True).name == "model.zip"
+
+
+def test_curriculum_pools_are_nested_and_applied(tmp_path: Path) -> None:
+    from training.callbacks import CurriculumSchedule
+    from training.config import CurriculumStage
+
+    schedule = CurriculumSchedule([CurriculumStage(10, 100), CurriculumStage(40, 100)], 127, seed=0)
+    assert schedule.stage_at(0) == 0 and schedule.stage_at(150) == 1 and schedule.stage_at(200) == 2
+    p0, p1 = schedule.pool(0), schedule.pool(1)
+    assert len(p0) == 10 and len(p1) == 40 and set(p0) <= set(p1) and schedule.pool(2) is None
+    path = train(tiny_config(tmp_path, "cur", total_steps=1024, curriculum=[[10, 512]]))
+    rows = list(csv.DictReader(open(tmp_path / "cur" / "curve.csv")))
+    assert rows and int(rows[-1]["step"]) >= 1024
+    assert load_agent(path).policy.features_extractor._pool.sum() == 127  # loads with every answer
+
+
+# ---- command line ----------------------------------------------------------------------------------
+def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path, "cli", total_steps=512, curriculum=[])
+    path = tmp_path / "cli.json"
+    path.write_text(json.dumps(config.to_dict()))
+    parser = argparse.ArgumentParser(prog="guessgym")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["train", "--config", str(path), "--set", "seed=1", "--no-progress"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "done:" in out and "model:" in out
+    mismatch = parser.parse_args(["train", "--config", str(path), "--resume", "--total-steps", "1024", "--no-progress"])
+    assert mismatch.func(mismatch) == 2  # the run was started with seed=1
+    assert "seed" in capsys.readouterr().err
+    args = parser.parse_args(
+        ["train", "--config", str(path), "--resume", "--total-steps", "1024", "--set", "seed=1", "--no-progress"]
+    )
+    assert args.func(args) == 0
+    assert load_model(tmp_path / "cli" / "model.zip").num_timesteps == 1024
+    bad = parser.parse_args(["train", "--config", str(path), "--set", "algorithm=dqn"])
+    assert bad.func(bad) == 2
+
+
+# ---- learned agents and the shared evaluation loop ---------------------------------------------------
+def test_learned_agent_in_the_shared_evaluation_loop(tmp_path: Path) -> None:
+    evaluate = pytest.importorskip("agents.evaluate").evaluate
+    path = train(tiny_config(tmp_path, "ev", total_steps=1024, curriculum=[]))
+    agent = load_agent(path, name="ppo-micro")
+    result = evaluate(agent, "guessgym/MicroNerdle-v0")
+    assert result.n_games == 127 and result.agent == "ppo-micro"
+    expected, _ = play_every_answer(load_agent(path), nerdle(5))
+    assert result.win_rate == pytest.approx(expected)
+    summary = json.loads((tmp_path / "ev" / "final.json").read_text())["final_eval"]
+    assert result.win_rate == pytest.approx(summary["win_rate"])  # the fast in-training evaluation agrees
+
+
+def test_learned_agent_retargets_and_rejects_games(tmp_path: Path) -> None:
+    path = train(tiny_config(tmp_path, "rg", total_steps=512, curriculum=[], eval_every=0, checkpoint_every=0))
+    agent = load_agent(path)
+    subset = nerdle(5, answers=list(nerdle(5).answers[:30]))
+    win_rate, _ = play_every_answer(agent, subset)  # same board, another answer list
+    assert 0.0 <= win_rate <= 1.0 and agent.policy.game is subset
+    with pytest.raises(UnsupportedGameError):
+        agent.begin(nerdle(6))
+    with pytest.raises(UnsupportedGameError):
+        agent.begin(wordle(answers=["crane"], guesses=["crane"]))
+    assert "MaskablePPO" in agent.describe()

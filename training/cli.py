@@ -1,0 +1,125 @@
+"""``guessgym train``: the command-line front of :func:`training.train.train`.
+
+``guessgym/cli.py`` calls :func:`register` with its subparsers; the sub-command stores its
+handler as ``func`` (``args.func(args)`` returns the exit code)::
+
+    guessgym train --config configs/mini-nerdle.toml
+    guessgym train --config configs/wordle.toml --set num_envs=64 --set env_kwargs.step_penalty=0.01
+    guessgym train --config configs/wordle.toml --resume --total-steps 30000000
+
+The first Ctrl-C asks the run to save a checkpoint at the next rollout boundary and stop
+(resume with ``--resume``); a second Ctrl-C stops at once (the last checkpoint is still intact).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from training.config import TrainConfig, apply_overrides, load_config
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``train`` sub-command to an ``argparse`` subparsers object and return its parser."""
+    parser = subparsers.add_parser(
+        "train",
+        help="train a learned agent (stable-baselines3) from a config file",
+        description="Train a guess policy with MaskablePPO, PPO or A2C. Logs go to <log_dir>/<run_name>/ "
+        "(TensorBoard in tb/, curve.csv, eval.csv, checkpoints/, model.zip).",
+    )
+    parser.add_argument("--config", required=True, type=Path, help="a .toml or .json TrainConfig file (see configs/)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
+    parser.add_argument("--total-steps", type=int, default=None, help="override total_steps (e.g. to extend a run)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field (JSON values; dotted keys for env_kwargs/net_arch), repeatable",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def build_config(args: argparse.Namespace) -> TrainConfig:
+    """The config file with the command line's overrides applied."""
+    config = load_config(args.config)
+    overrides = list(args.overrides)
+    if args.total_steps is not None:
+        overrides.append(f"total_steps={args.total_steps}")
+    if args.no_progress:
+        overrides.append("progress_bar=false")
+    elif not any(o.startswith("progress_bar=") for o in overrides):
+        overrides.append("progress_bar=true")
+    return apply_overrides(config, overrides)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``guessgym train``; returns the process exit code."""
+    try:
+        config = build_config(args)
+    except (OSError, ValueError) as exc:
+        print(f"guessgym train: {exc}", file=sys.stderr)
+        return 2
+    from training.train import train
+
+    stop = threading.Event()
+    previous = None
+
+    def _on_sigint(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print(
+            "\ninterrupt: saving a checkpoint at the next rollout boundary (Ctrl-C again to abort now)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, _on_sigint)
+    print(f"training {config.algorithm} on {config.env_id} for {config.total_steps:,} steps -> {config.run_dir}")
+    try:
+        path = train(config, resume=args.resume, stop_event=stop)
+    except (FileExistsError, ValueError) as exc:
+        print(f"guessgym train: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"aborted; resume with: guessgym train --config {args.config} --resume", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if stop.is_set():
+        print(f"stopped at a checkpoint ({path.parent}); resume with: guessgym train --config {args.config} --resume")
+        return 130
+    final = config.run_dir / "final.json"
+    if final.is_file():
+        summary = json.loads(final.read_text())
+        ev = summary["final_eval"]
+        print(
+            f"done: {summary['steps']:,} steps in {summary['wall_time_s']:.0f} s; greedy policy wins "
+            f"{ev['wins']}/{ev['games']} ({100 * ev['win_rate']:.2f}%), {ev['mean_guesses']:.3f} guesses per win"
+        )
+    print(f"model: {path}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry (``python -m training.cli --config ...``) until ``guessgym`` wires it in."""
+    parser = argparse.ArgumentParser(prog="guessgym")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,234 @@
+"""The one documented configuration of a training run.
+
+A :class:`TrainConfig` is a plain dataclass (CleanRL style): every field has a default and a
+line of documentation below. Config files are JSON or TOML with the same keys
+(``configs/*.toml``); ``--set key=value`` overrides any field from the command line, with dotted
+keys reaching into dictionaries (``env_kwargs.reward_mode=shaped``, ``net_arch.pi=[128,128]``).
+
+Examples:
+    >>> cfg = TrainConfig.from_dict({"env_id": "guessgym/MicroNerdle-v0", "total_steps": 5000})
+    >>> cfg = apply_overrides(cfg, ["seed=3", "curriculum=[[20, 1000]]"])
+    >>> cfg.seed, cfg.curriculum[0].answers
+    (3, 20)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The algorithms a run may use (the same names as :data:`agents.learned.ALGORITHMS`; kept here so
+#: that reading a config does not import torch).
+ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
+
+GAME_KEYS = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode")
+ENV_KEYS = ("reward_mode", "win_reward", "loss_reward", "step_penalty", "invalid_action_penalty", "matrix_cache")
+
+
+@dataclass
+class CurriculumStage:
+    """One stage of the vocabulary curriculum.
+
+    Attributes:
+        answers: how many answers new games draw from in this stage (the first ``answers`` of a
+            fixed seeded shuffle of the answer list, so each stage's pool contains the previous
+            one's); candidate features and rewards count only those answers.
+        steps: environment steps spent in the stage.
+    """
+
+    answers: int
+    steps: int
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run.
+
+    Attributes:
+        run_name: the run's directory under ``log_dir`` (checkpoints, logs, final model).
+        env_id: a registered guessgym id (``guessgym/MiniNerdle-v0``, ``guessgym/Wordle-v0``...).
+        env_kwargs: keyword arguments on top of the id's (game: ``answers``, ``guesses``,
+            ``word_list``, ``hard_mode``...; rewards: ``reward_mode``, ``step_penalty``...).
+        algorithm: ``maskable_ppo`` (sb3-contrib, uses ``action_masks()``), ``ppo`` or ``a2c``.
+        total_steps: environment steps (summed over parallel games) to train for.
+        num_envs: games played in parallel by the batched vector environment.
+        seed: seeds torch, numpy, Python's ``random``, the games and the curriculum order.
+        learning_rate: optimizer step size (constant).
+        n_steps: steps per game per rollout (a rollout is ``n_steps * num_envs`` samples).
+        batch_size: minibatch size of the PPO update (ignored by A2C).
+        n_epochs: passes over each rollout in the PPO update (ignored by A2C).
+        gamma: discount factor; below 1 it rewards winning in fewer guesses.
+        gae_lambda: GAE parameter.
+        ent_coef: entropy bonus coefficient.
+        vf_coef: value loss coefficient.
+        clip_range: PPO clipping parameter (ignored by A2C).
+        max_grad_norm: gradient clipping norm.
+        net_arch: hidden layers of the actor (``pi``) and critic (``vf``) MLPs.
+        candidate_features: give the network the candidate-set features and the "is a
+            candidate" guess score (see :mod:`agents.policies`).
+        candidate_prior: initial weight of the "is a candidate" score; ``None`` means
+            ``ln(n_guesses) + 1`` (the untrained policy mostly plays candidates); 0 starts uniform.
+        curriculum: stages of ``[answers, steps]`` (or ``{"answers":..., "steps":...}``) played
+            before the full answer list; empty for none.
+        checkpoint_every: environment steps between checkpoints (taken at rollout boundaries).
+        keep_checkpoints: how many recent checkpoints to keep (older ones are deleted).
+        eval_every: environment steps between evaluations of the greedy policy (0: only at the end).
+        eval_answers: how many answers each in-training evaluation plays (a fixed seeded
+            sample); ``None`` plays every answer. The final evaluation always plays every answer.
+        log_dir: the parent directory of runs.
+        progress_bar: show SB3's progress bar (tqdm/rich); the command line turns it on.
+        torch_threads: ``torch.set_num_threads`` for the run (the machine is shared).
+        device: torch device.
+    """
+
+    run_name: str = "mini-nerdle"
+    env_id: str = "guessgym/MiniNerdle-v0"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    algorithm: str = "maskable_ppo"
+    total_steps: int = 200_000
+    num_envs: int = 32
+    seed: int = 0
+    learning_rate: float = 3e-4
+    n_steps: int = 32
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.95
+    gae_lambda: float = 0.95
+    ent_coef: float = 0.001
+    vf_coef: float = 0.5
+    clip_range: float = 0.2
+    max_grad_norm: float = 0.5
+    net_arch: dict[str, list[int]] = field(default_factory=lambda: {"pi": [256, 256], "vf": [256, 256]})
+    candidate_features: bool = True
+    candidate_prior: float | None = None
+    curriculum: list[CurriculumStage] = field(default_factory=list)
+    checkpoint_every: int = 50_000
+    keep_checkpoints: int = 3
+    eval_every: int = 50_000
+    eval_answers: int | None = None
+    log_dir: str = "runs"
+    progress_bar: bool = False
+    torch_threads: int = 1
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        self.curriculum = [_stage(s) for s in (self.curriculum or [])]
+
+    # ---- conversions ---------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        """Build from a dict with the field names as keys; unknown keys raise ``ValueError``."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"unknown config key(s) {unknown}; valid keys: {sorted(names)}")
+        values = dict(data)
+        if "curriculum" in values:
+            values["curriculum"] = [_stage(s) for s in values["curriculum"] or []]
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict that :meth:`from_dict` reads back."""
+        return dataclasses.asdict(self)
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the first invalid field."""
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
+        for name in ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "torch_threads"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("checkpoint_every", "eval_every", "keep_checkpoints"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if not 0.0 < self.gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not isinstance(self.env_kwargs, dict):
+            raise ValueError("env_kwargs must be a table/dict")
+        bad = sorted(set(self.env_kwargs) - set(GAME_KEYS) - set(ENV_KEYS))
+        if bad:
+            raise ValueError(f"unknown env_kwargs {bad}; valid: {list(GAME_KEYS + ENV_KEYS)}")
+        if set(self.net_arch) - {"pi", "vf"} or not all(isinstance(v, list) for v in self.net_arch.values()):
+            raise ValueError(f"net_arch must be {{'pi': [sizes], 'vf': [sizes]}}, got {self.net_arch!r}")
+        for i, stage in enumerate(self.curriculum):
+            if stage.answers < 1 or stage.steps < 1:
+                raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
+        if self.eval_answers is not None and self.eval_answers < 1:
+            raise ValueError("eval_answers must be a positive integer or null (every answer)")
+        if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
+            raise ValueError(f"run_name must be a plain directory name, got {self.run_name!r}")
+
+    @property
+    def run_dir(self) -> Path:
+        """``log_dir / run_name``."""
+        return Path(self.log_dir) / self.run_name
+
+
+def _stage(value: Any) -> CurriculumStage:
+    if isinstance(value, CurriculumStage):
+        return value
+    if isinstance(value, dict):
+        return CurriculumStage(int(value["answers"]), int(value["steps"]))
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return CurriculumStage(int(value[0]), int(value[1]))
+    raise ValueError(f"a curriculum stage is [answers, steps] or {{answers=..., steps=...}}, got {value!r}")
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read a ``.json`` or ``.toml`` config file."""
+    path = Path(path)
+    text = path.read_text()
+    if path.suffix == ".toml":
+        try:
+            import tomllib
+        except ModuleNotFoundError as exc:  # Python 3.10
+            raise ValueError(f"{path.name}: TOML configs need Python 3.11 or later; use a .json config") from exc
+        data = tomllib.loads(text)
+    elif path.suffix == ".json":
+        data = json.loads(text)
+    else:
+        raise ValueError(f"config files are .toml or .json, got {path.name}")
+    try:
+        return TrainConfig.from_dict(data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON if it parses (numbers, true/false, null, lists), else the string."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def apply_overrides(config: TrainConfig, assignments: list[str]) -> TrainConfig:
+    """A copy of ``config`` with ``key=value`` assignments applied (dotted keys for nested dicts)."""
+    data = config.to_dict()
+    for item in assignments:
+        if "=" not in item:
+            raise ValueError(f"--set expects key=value, got {item!r}")
+        key, _, raw = item.partition("=")
+        path = key.strip().split(".")
+        target = data
+        for part in path[:-1]:
+            if part not in target or not isinstance(target[part], dict):
+                if part in ("env_kwargs", "net_arch") or isinstance(target.get(part), dict):
+                    target = target.setdefault(part, {})
+                    continue
+                raise ValueError(f"--set {key}: {part!r} is not a dictionary field")
+            target = target[part]
+        target[path[-1]] = parse_value(raw)
+    return TrainConfig.from_dict(data)
+
+
+__all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config", "parse_value", "GAME_KEYS", "ENV_KEYS"]

@@ -1,0 +1,308 @@
+"""The training entry point: :func:`train` (``guessgym train`` calls it).
+
+A run lives in ``<log_dir>/<run_name>/``:
+
+* ``config.json``: the configuration it was started with;
+* ``tb/``: TensorBoard logs (``tensorboard --logdir runs``): SB3's losses and rollout statistics,
+  ``rollout/success_rate``, ``eval/win_rate``, ``eval/mean_guesses``, ``curriculum/answers``;
+* ``curve.csv``: one row per rollout (games finished, win rate, mean return and length);
+* ``eval.csv``: the greedy policy's win rate and mean guesses every ``eval_every`` steps, with
+  the training wall time;
+* ``checkpoints/step-<N>/``: resumable checkpoints (see :class:`~training.callbacks.CheckpointCallback`);
+* ``model.zip`` and ``final.json`` once the run completes (model, steps, wall time, final
+  evaluation on every answer).
+
+Resuming (``train(config, resume=True)``) loads the latest checkpoint, restores the games, the
+random generators and the callbacks' progress, truncates the CSV files and TensorBoard logs to
+the checkpoint's step (TensorBoard's ``purge_step``), and continues: the result is identical to
+an uninterrupted run with the same seed (``tests/test_training.py`` checks the parameters).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+
+import envs
+from agents.learned import algorithm_class
+from agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
+from envs.env import make_game
+from envs.game import Game
+from envs.vector import BatchedGuessEnv
+from training.callbacks import (
+    CheckpointCallback,
+    CurriculumCallback,
+    CurriculumSchedule,
+    CurveCallback,
+    EvalCallback,
+    TrainingClock,
+    atomic_write_bytes,
+    latest_checkpoint,
+    load_checkpoint_state,
+    set_rng_state,
+)
+from training.config import ENV_KEYS, GAME_KEYS, TrainConfig
+from training.sb3_vec import BatchedVecEnv
+
+logger = logging.getLogger(__name__)
+
+#: Config fields that may differ between a checkpoint and the run resuming it (they do not
+#: change the training trajectory).
+RESUMABLE_CHANGES = frozenset(
+    {
+        "total_steps",
+        "progress_bar",
+        "checkpoint_every",
+        "keep_checkpoints",
+        "eval_every",
+        "eval_answers",
+        "log_dir",
+        "torch_threads",
+        "device",
+    }
+)
+
+
+class _PurgingTensorBoardFormat(TensorBoardOutputFormat):
+    """SB3's TensorBoard writer, opened with ``purge_step`` so that a resumed run hides the
+    events a crashed session wrote after the checkpoint instead of duplicating them."""
+
+    def __init__(self, folder: str, purge_step: int | None) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(log_dir=folder, purge_step=purge_step)
+        self._is_closed = False
+
+
+def resolve_game(config: TrainConfig) -> tuple[Game, dict[str, Any]]:
+    """The game of ``config.env_id`` + ``config.env_kwargs``, and the reward keyword arguments."""
+    try:
+        spec = gym.spec(config.env_id)
+    except gym.error.Error as exc:
+        raise ValueError(f"unknown environment id {config.env_id!r}; registered: {sorted(envs.ENV_SPECS)}") from exc
+    if spec.entry_point != "envs.env:GuessEnv":
+        raise ValueError(f"{config.env_id} is not a guessgym GuessEnv id (entry point {spec.entry_point!r})")
+    kwargs = {**spec.kwargs, **config.env_kwargs}
+    game = make_game(**{k: v for k, v in kwargs.items() if k in GAME_KEYS})
+    env_kwargs = {k: v for k, v in kwargs.items() if k in ENV_KEYS}
+    return game, env_kwargs
+
+
+def build_env(config: TrainConfig, game: Game, env_kwargs: dict[str, Any]) -> BatchedVecEnv:
+    """The batched training environment (candidate sets are tracked only if rewards need them)."""
+    shaped = env_kwargs.get("reward_mode", "sparse") == "shaped"
+    venv = BatchedGuessEnv(config.num_envs, game=game, track_candidates=shaped, **env_kwargs)
+    return BatchedVecEnv(venv)
+
+
+def policy_kwargs(config: TrainConfig, game: Game) -> dict[str, Any]:
+    prior = default_candidate_prior(game) if config.candidate_prior is None else float(config.candidate_prior)
+    if not config.candidate_features:
+        prior = 0.0
+    return {
+        "game": game,
+        "candidate_features": config.candidate_features,
+        "candidate_prior": prior,
+        "net_arch": {k: list(v) for k, v in config.net_arch.items()},
+    }
+
+
+def build_model(config: TrainConfig, venv: BatchedVecEnv, game: Game) -> BaseAlgorithm:
+    """A new MaskablePPO / PPO / A2C model with the guess policy (seeds every generator)."""
+    cls = algorithm_class(config.algorithm)
+    common: dict[str, Any] = {
+        "learning_rate": config.learning_rate,
+        "n_steps": config.n_steps,
+        "gamma": config.gamma,
+        "gae_lambda": config.gae_lambda,
+        "ent_coef": config.ent_coef,
+        "vf_coef": config.vf_coef,
+        "max_grad_norm": config.max_grad_norm,
+        "seed": config.seed,
+        "device": config.device,
+        "policy_kwargs": policy_kwargs(config, game),
+        "verbose": 0,
+    }
+    if config.algorithm in ("maskable_ppo", "ppo"):
+        common.update(batch_size=config.batch_size, n_epochs=config.n_epochs, clip_range=config.clip_range)
+    policy = MaskableGuessPolicy if config.algorithm == "maskable_ppo" else GuessActorCriticPolicy
+    return cls(policy, venv, **common)
+
+
+def _incompatible(saved: dict[str, Any], config: TrainConfig) -> list[str]:
+    current = config.to_dict()
+    return sorted(k for k in current if k not in RESUMABLE_CHANGES and saved.get(k) != current[k])
+
+
+def _atomic_save_model(model: BaseAlgorithm, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp.zip")
+    os.close(fd)
+    try:
+        model.save(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    *,
+    callbacks: list[BaseCallback] | None = None,
+    stop_event: threading.Event | None = None,
+) -> Path:
+    """Train a guess policy as ``config`` says; return the path of the trained model.
+
+    Args:
+        config: the run's configuration (:class:`~training.config.TrainConfig`).
+        resume: continue from the run's latest checkpoint (if it has none, start afresh). The
+            config may change only in :data:`RESUMABLE_CHANGES` (e.g. a larger ``total_steps``).
+        callbacks: extra SB3 callbacks, run after the run's own.
+        stop_event: when set (e.g. by a signal handler), the run saves a checkpoint at the next
+            rollout boundary and returns.
+
+    Returns:
+        ``<run_dir>/model.zip`` when the run completed; the latest checkpoint's ``model.zip`` if
+        it was stopped through ``stop_event``.
+
+    Raises:
+        FileExistsError: if the run directory already has checkpoints or a model and ``resume``
+            is False.
+        ValueError: for an invalid config or one that cannot resume the saved run.
+    """
+    config.validate()
+    run_dir = config.run_dir
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()):
+        raise FileExistsError(f"{run_dir} already holds a run; resume it (--resume) or choose another run_name/log_dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    previous_threads = th.get_num_threads()
+    th.set_num_threads(config.torch_threads)
+    try:
+        return _train(config, run_dir, checkpoint, callbacks or [], stop_event)
+    finally:
+        th.set_num_threads(previous_threads)
+
+
+def _train(
+    config: TrainConfig,
+    run_dir: Path,
+    checkpoint: Path | None,
+    extra: list[BaseCallback],
+    stop_event: threading.Event | None,
+) -> Path:
+    game, env_kwargs = resolve_game(config)
+    venv = build_env(config, game, env_kwargs)
+    state: dict[str, Any] | None = None
+    if checkpoint is not None:
+        state = load_checkpoint_state(checkpoint)
+        bad = _incompatible(state["config"], config)
+        if bad:
+            raise ValueError(
+                f"cannot resume {run_dir} with a different {', '.join(bad)} "
+                f"(only {sorted(RESUMABLE_CHANGES)} may change)"
+            )
+        model = algorithm_class(config.algorithm).load(
+            checkpoint / "model.zip", env=venv, device=config.device, force_reset=False
+        )
+        logger.info("resuming %s from %s (step %d)", run_dir, checkpoint.name, model.num_timesteps)
+    else:
+        atomic_write_bytes(run_dir / "config.json", json.dumps(config.to_dict(), indent=2).encode())
+        model = build_model(config, venv, game)
+
+    clock = TrainingClock(0.0 if state is None else float(state["wall_time_s"]))
+    schedule = CurriculumSchedule(config.curriculum, len(game.answers), config.seed)
+    curriculum = CurriculumCallback(schedule)
+    curve = CurveCallback(run_dir / "curve.csv")
+    eval_answers = None
+    if config.eval_answers is not None and config.eval_answers < len(game.answers):
+        eval_answers = np.sort(
+            np.random.default_rng(config.seed + 1).choice(len(game.answers), config.eval_answers, replace=False)
+        )
+    evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every, eval_answers, clock, curriculum)
+    others = {"curriculum": curriculum, "curve": curve, "eval": evaluation}
+    checkpointer = CheckpointCallback(
+        run_dir, config.checkpoint_every, config.keep_checkpoints, config, clock, others, stop_event
+    )
+
+    if state is not None:
+        venv.set_state(state["env"])
+        for key, value in state["model_extra"].items():
+            setattr(model, key, value)
+        for name, cb in (*others.items(), ("checkpoint", checkpointer)):
+            if name in state["callbacks"]:
+                cb.load_state_dict(state["callbacks"][name])
+    else:
+        for path in (run_dir / "curve.csv", run_dir / "eval.csv"):
+            path.unlink(missing_ok=True)
+
+    purge = None if state is None else int(model.num_timesteps)
+    model.set_logger(
+        Logger(folder=str(run_dir / "tb"), output_formats=[_PurgingTensorBoardFormat(str(run_dir / "tb"), purge)])
+    )
+
+    remaining = config.total_steps - int(model.num_timesteps)
+    if state is not None:
+        set_rng_state(state["rng"])  # last: nothing may draw from the generators before learn()
+    if remaining > 0:
+        rollout = config.n_steps * config.num_envs
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList([curriculum, curve, evaluation, checkpointer, *extra]),
+            log_interval=max(1, 2048 // rollout),
+            reset_num_timesteps=state is None,
+            progress_bar=config.progress_bar,
+        )
+        if checkpointer._stop:
+            saved = latest_checkpoint(run_dir)
+            return (saved / "model.zip") if saved is not None else run_dir / "model.zip"
+
+    # ---- completion: last curve row, full evaluation, final checkpoint and model ----------------
+    final_json = run_dir / "final.json"
+    if remaining <= 0 and final_json.is_file() and (run_dir / "model.zip").is_file():
+        if json.loads(final_json.read_text()).get("steps") == int(model.num_timesteps):
+            return run_dir / "model.zip"  # already complete
+    for cb in (curriculum, curve, evaluation, checkpointer):
+        if getattr(cb, "model", None) is None:
+            cb.init_callback(model)
+    curve.flush()
+    final_eval = evaluation.run(answers=np.arange(len(game.answers)))
+    model.logger.dump(model.num_timesteps)
+    if checkpointer.last_saved != model.num_timesteps:
+        checkpointer.save()
+    model_path = run_dir / "model.zip"
+    _atomic_save_model(model, model_path)
+    wall = clock.elapsed()
+    summary = {
+        "run_name": config.run_name,
+        "env_id": config.env_id,
+        "game": game.name,
+        "algorithm": config.algorithm,
+        "steps": int(model.num_timesteps),
+        "wall_time_s": round(wall, 3),
+        "steps_per_s": round(model.num_timesteps / wall, 1) if wall > 0 else None,
+        "final_eval": {k: v for k, v in final_eval.items() if k != "guesses"},
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    atomic_write_bytes(run_dir / "final.json", json.dumps(summary, indent=2).encode())
+    model.logger.close()
+    return model_path
+
+
+__all__ = ["RESUMABLE_CHANGES", "build_env", "build_model", "policy_kwargs", "resolve_game", "train"]
