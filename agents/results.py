@@ -265,16 +265,29 @@ class EvaluationResult:
             "max_attempts": self.max_attempts,
             "meta": _json_safe(self.meta),
             "summary": _json_safe(self.summary()),
-            "records": [r.to_dict() for r in self.records],
+            "records": records_to_columns(self.records),
         }
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 1) -> str:
         """The result as JSON text; also written atomically to ``path`` when given.
 
-        The ``summary`` block is informative only: :meth:`from_json` recomputes every figure
-        from the records.
+        The records are stored column-wise (``{"answer": [...], "guesses": [...], ...}``), which
+        keeps a 17,723-game result around half a megabyte. The ``summary`` block is informative
+        only: :meth:`from_json` recomputes every figure from the records.
         """
-        text = json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        data = self.to_dict()
+        if indent is None:
+            text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        else:  # readable header, one line per records column
+            records = data.pop("records")
+            head = json.dumps(data, indent=indent, allow_nan=False)
+            pad = " " * indent
+            columns = ",\n".join(
+                f"{pad * 2}{json.dumps(k)}: {json.dumps(v, separators=(',', ':'), allow_nan=False)}"
+                for k, v in records.items()
+            )
+            text = head[: head.rindex("}")].rstrip() + f',\n{pad}"records": {{\n{columns}\n{pad}}}\n}}'
+
         if path is not None:
             atomic_write_text(Path(path), text + "\n")
         return text
@@ -290,7 +303,7 @@ class EvaluationResult:
             env_id=d.get("env_id"),
             game=str(d["game"]),
             max_attempts=int(d["max_attempts"]),
-            records=[GameRecord.from_dict(r) for r in d["records"]],
+            records=records_from_columns(d["records"]),
             meta=dict(d.get("meta", {})),
         )
 
@@ -329,14 +342,18 @@ class EvaluationResult:
         y = list(range(len(keys)))
         ax.barh(y, widths, color=colours, height=0.78)
         for yi, (w, c) in enumerate(zip(widths, counts)):
-            ax.text(w - peak * 0.012, yi, f"{c:,}", va="center", ha="right", color="white",
-                    fontsize=9, fontweight="bold")
+            if w >= 0.12 * peak:  # inside the bar's end, as on the game's page
+                ax.text(w - peak * 0.012, yi, f"{c:,}", va="center", ha="right", color="white",
+                        fontsize=9, fontweight="bold")
+            else:  # a short bar: just past its end, where the number fits
+                ax.text(w + peak * 0.012, yi, f"{c:,}", va="center", ha="left", color="#333333",
+                        fontsize=9, fontweight="bold")
         ax.set_yticks(y, keys)
         ax.invert_yaxis()
         ax.set_xticks([])
         for side in ("top", "right", "bottom"):
             ax.spines[side].set_visible(False)
-        ax.set_xlim(0, peak * 1.02)
+        ax.set_xlim(0, peak * 1.03)
         ax.tick_params(axis="y", length=0, labelsize=10)
         ax.set_ylabel("guesses")
         fig.suptitle(f"{self.label} on {self.game}", fontsize=12, fontweight="bold", x=0.02, ha="left")
@@ -347,6 +364,56 @@ class EvaluationResult:
         )
         fig.tight_layout()
         return _save(fig, path)
+
+
+def records_to_columns(records: Sequence[GameRecord]) -> dict[str, Any]:
+    """Records as columns; ``played`` only if some game recorded its guesses, ``notes`` as
+    ``[[position, note], ...]`` for the games that have one."""
+    columns: dict[str, Any] = {
+        "answer": [r.answer for r in records],
+        "guesses": [r.guesses for r in records],
+        "solved": [int(r.solved) for r in records],
+        "seconds": [round(r.seconds, 6) for r in records],
+    }
+    if any(r.played is not None for r in records):
+        columns["played"] = [list(r.played) if r.played is not None else None for r in records]
+    notes = [[i, r.note] for i, r in enumerate(records) if r.note]
+    if notes:
+        columns["notes"] = notes
+    return columns
+
+
+def records_from_columns(data: dict[str, Any] | list[dict[str, Any]]) -> list[GameRecord]:
+    """Inverse of :func:`records_to_columns` (also reads a plain list of record dicts)."""
+    if isinstance(data, list):
+        return [GameRecord.from_dict(r) for r in data]
+    n = len(data["answer"])
+    for key in ("guesses", "solved", "seconds"):
+        if len(data.get(key, ())) != n:
+            raise ValueError(f"records column {key!r} has {len(data.get(key, ()))} entries, expected {n}")
+    played = data.get("played") or [None] * n
+    notes = {int(i): str(note) for i, note in data.get("notes", [])}
+    return [
+        GameRecord(
+            answer=str(data["answer"][i]),
+            guesses=int(data["guesses"][i]),
+            solved=bool(data["solved"][i]),
+            played=tuple(played[i]) if played[i] is not None else None,
+            seconds=float(data["seconds"][i]),
+            note=notes.get(i, ""),
+        )
+        for i in range(n)
+    ]
+
+
+def _group(r: EvaluationResult) -> str:
+    """Plots put results of one environment id together (variants of a game share a panel)."""
+    return r.env_id or r.game
+
+
+def _title(key: str, results: Sequence[EvaluationResult]) -> str:
+    games = list(dict.fromkeys(r.game for r in results))
+    return key if games == [key] else f"{key} ({', '.join(games)})"
 
 
 # ---- several results ---------------------------------------------------------------------------
@@ -409,7 +476,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         raise ValueError("plot_leaderboard needs at least one result")
     by_game: dict[str, list[EvaluationResult]] = {}
     for r in results:
-        by_game.setdefault(r.game, []).append(r)
+        by_game.setdefault(_group(r), []).append(r)
     panels = [(game, rank(rs)) for game, rs in by_game.items()]
     heights = [max(len(rs), 1) for _, rs in panels]
     width_cols = max(max(r.max_attempts for r in rs) + 1 for _, rs in panels)
@@ -451,7 +518,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.tick_params(which="minor", length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-        ax.set_title(f"{game}: games solved in k guesses (X = failed)  —  agent · win % · mean",
+        ax.set_title(f"{_title(game, rs)}: games solved in k guesses (X = failed)  —  agent · win % · mean",
                      fontsize=10, loc="left")
     fig.tight_layout()
     return _save(fig, path)
@@ -468,7 +535,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
         raise ValueError("plot_win_rate_curves needs at least one result")
     by_game: dict[str, list[EvaluationResult]] = {}
     for r in results:
-        by_game.setdefault(r.game, []).append(r)
+        by_game.setdefault(_group(r), []).append(r)
     fig, axes = plt.subplots(1, len(by_game), figsize=(5.6 * len(by_game), 4.2), dpi=110, squeeze=False)
     for ax, (game, rs) in zip(axes[0], by_game.items()):
         limits = {r.max_attempts for r in rs}
@@ -483,7 +550,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
         ax.set_xticks(range(1, top + 1) if top <= 12 else range(1, top + 1, max(1, top // 12)))
         ax.set_xlabel("allowed guesses m")
         ax.set_ylabel("games solved within m guesses (%)")
-        ax.set_title(game, fontsize=10)
+        ax.set_title(_title(game, rs), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()

@@ -14,8 +14,12 @@ those buckets:
 :func:`bucket_stat` computes one of these for many guesses at once with a numba kernel that reads
 the pattern matrix through index arrays (no copy of the sub-matrix), counting patterns per guess
 in a small scratch array that is reset by revisiting only the touched entries. Guesses are
-processed in parallel blocks. When the game's matrix is computed on demand (too large to keep),
-sub-matrices are built in chunks of bounded size instead.
+processed in parallel blocks when the problem is large. For few candidates and many guesses (every
+decision after the first of the all-guesses solvers) a transposed copy of the matrix (answers x
+guesses, built once per game, up to :data:`TRANSPOSE_MAX_BYTES`) is read instead: the
+candidates' rows are walked side by side, several times faster than one cache miss per pattern.
+When the game's matrix is computed on demand (too large to keep), sub-matrices are built in
+chunks of bounded size instead.
 
 Entropy is returned as an exact fixed-point integer (``round(c log2 c * 2**32)`` summed in
 ``int64``), so that two guesses with the same multiset of bucket sizes get *identical* scores
@@ -43,10 +47,79 @@ STAT_CLOGC = 2  # fixed-point sum of c*log2(c) over buckets (see ENTROPY_SCALE)
 ENTROPY_SCALE = float(2**32)
 
 _BLOCK = 32  # guesses per parallel work item
+_PARALLEL_MIN_WORK = 1 << 22  # smaller problems run on one thread (thread launch costs ms on a busy machine)
 _CHUNK_BYTES = 96 << 20  # on-demand mode: largest sub-matrix built at once
 
 
+@njit(cache=True, nogil=True)
+def _one_row(row: np.ndarray, cols: np.ndarray, counts: np.ndarray, stat: int, clogc: np.ndarray) -> np.int64:
+    """The statistic of one guess's buckets; ``counts`` is zero on entry and on exit."""
+    n_cols = cols.shape[0]
+    total = np.int64(0)
+    if stat == 0:
+        for j in range(n_cols):
+            p = row[cols[j]]
+            c = counts[p] + 1
+            counts[p] = c
+            if c > total:
+                total = c
+        for j in range(n_cols):
+            counts[row[cols[j]]] = 0
+    elif stat == 1:
+        for j in range(n_cols):
+            p = row[cols[j]]
+            c = counts[p] + 1
+            counts[p] = c
+            total += 2 * c - 1  # c^2 - (c-1)^2
+        for j in range(n_cols):
+            counts[row[cols[j]]] = 0
+    else:
+        for j in range(n_cols):
+            counts[row[cols[j]]] += 1
+        for j in range(n_cols):
+            p = row[cols[j]]
+            c = counts[p]
+            if c > 0:  # each bucket is added once, then cleared
+                total += clogc[c]
+                counts[p] = 0
+    return total
+
+
 @njit(cache=True, parallel=True, nogil=True)
+def _row_stats_parallel(
+    dense: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    n_patterns: int,
+    stat: int,
+    clogc: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[r]`` = statistic of the buckets of ``dense[rows[r], cols]``, blocks of rows in parallel."""
+    n_rows = rows.shape[0]
+    n_blocks = (n_rows + _BLOCK - 1) // _BLOCK
+    for b in prange(n_blocks):
+        counts = np.zeros(n_patterns, dtype=np.int32)
+        for r in range(b * _BLOCK, min(n_rows, (b + 1) * _BLOCK)):
+            out[r] = _one_row(dense[rows[r]], cols, counts, stat, clogc)
+
+
+@njit(cache=True, nogil=True)
+def _row_stats_serial(
+    dense: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    n_patterns: int,
+    stat: int,
+    clogc: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Same as :func:`_row_stats_parallel` on one thread (small problems: no launch overhead)."""
+    counts = np.zeros(n_patterns, dtype=np.int32)
+    for r in range(rows.shape[0]):
+        out[r] = _one_row(dense[rows[r]], cols, counts, stat, clogc)
+
+
 def _row_stats(
     dense: np.ndarray,
     rows: np.ndarray,
@@ -56,47 +129,54 @@ def _row_stats(
     clogc: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """For each ``r``, a statistic of the bucket sizes of ``dense[rows[r], cols]``."""
-    n_rows = rows.shape[0]
-    n_cols = cols.shape[0]
-    n_blocks = (n_rows + _BLOCK - 1) // _BLOCK
-    for b in prange(n_blocks):
-        counts = np.zeros(n_patterns, dtype=np.int32)
-        stop = min(n_rows, (b + 1) * _BLOCK)
-        for r in range(b * _BLOCK, stop):
-            row = dense[rows[r]]
-            if stat == 0:
-                best = 0
-                for j in range(n_cols):
-                    p = row[cols[j]]
-                    c = counts[p] + 1
-                    counts[p] = c
-                    if c > best:
-                        best = c
-                for j in range(n_cols):
-                    counts[row[cols[j]]] = 0
-                out[r] = best
-            elif stat == 1:
-                total = 0
-                for j in range(n_cols):
-                    p = row[cols[j]]
-                    c = counts[p] + 1
-                    counts[p] = c
-                    total += 2 * c - 1  # (c)^2 - (c-1)^2
-                for j in range(n_cols):
-                    counts[row[cols[j]]] = 0
-                out[r] = total
-            else:
-                for j in range(n_cols):
-                    counts[row[cols[j]]] += 1
-                total = 0
-                for j in range(n_cols):
-                    p = row[cols[j]]
-                    c = counts[p]
-                    if c > 0:  # each bucket is added once, then cleared
-                        total += clogc[c]
-                        counts[p] = 0
-                out[r] = total
+    kernel = _row_stats_serial if rows.size * cols.size < _PARALLEL_MIN_WORK else _row_stats_parallel
+    kernel(dense, rows, cols, n_patterns, stat, clogc, out)
+
+
+@njit(cache=True, nogil=True)
+def _col_stats(
+    transposed: np.ndarray,
+    guesses: np.ndarray,
+    cands: np.ndarray,
+    n_patterns: int,
+    stat: int,
+    clogc: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """Same statistics from the transposed matrix (answers x guesses): for few candidates and many
+    guesses, ``transposed[cands[j], g]`` walks ``len(cands)`` contiguous rows side by side instead
+    of jumping to a new cache line for every (guess, candidate) pair."""
+    counts = np.zeros(n_patterns, dtype=np.int32)
+    m = cands.shape[0]
+    buf = np.empty(m, dtype=transposed.dtype)
+    local = np.arange(m)
+    for i in range(guesses.shape[0]):
+        g = guesses[i]
+        for j in range(m):
+            buf[j] = transposed[cands[j], g]
+        out[i] = _one_row(buf, local, counts, stat, clogc)
+
+
+#: Largest dense matrix for which a transposed copy is kept (built on first use, once per game).
+#: Wordle's is 30 MB, classic Nerdle's 628 MB; 0 disables the transposed path.
+TRANSPOSE_MAX_BYTES = 1 << 30
+#: The transposed path is used for at most this many candidates (and at least 1,000 guesses).
+TRANSPOSE_MAX_CANDIDATES = 256
+_transposed_cache: dict[str, np.ndarray] = {}
+
+
+def _transposed(matrix: PatternMatrix) -> np.ndarray | None:
+    """The answers x guesses copy of a dense matrix (at most two kept per process)."""
+    dense = matrix.dense
+    if dense is None or dense.nbytes > TRANSPOSE_MAX_BYTES:
+        return None
+    key = matrix.game.fingerprint
+    cached = _transposed_cache.get(key)
+    if cached is None or cached.shape != dense.shape[::-1]:
+        while len(_transposed_cache) >= 2:
+            _transposed_cache.pop(next(iter(_transposed_cache)))
+        cached = _transposed_cache[key] = np.ascontiguousarray(dense.T)
+    return cached
 
 
 @lru_cache(maxsize=8)
@@ -111,9 +191,7 @@ def _clogc_table(n: int) -> np.ndarray:
 _EMPTY_TABLE = np.zeros(1, dtype=np.int64)
 
 
-def bucket_stat(
-    matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int
-) -> np.ndarray:
+def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int) -> np.ndarray:
     """One bucket statistic per guess, as ``int64``.
 
     Args:
@@ -133,6 +211,11 @@ def bucket_stat(
     n_patterns = 3**matrix.game.length
     table = _clogc_table(int(candidates.size)) if stat == STAT_CLOGC else _EMPTY_TABLE
     if matrix.dense is not None:
+        if candidates.size <= TRANSPOSE_MAX_CANDIDATES and guesses.size >= 1000:
+            transposed = _transposed(matrix)
+            if transposed is not None:
+                _col_stats(transposed, guesses, candidates, n_patterns, stat, table, out)
+                return out
         _row_stats(matrix.dense, guesses, candidates, n_patterns, stat, table, out)
         return out
     # On-demand matrix: build bounded chunks of the sub-matrix and run the kernel on each.
@@ -142,8 +225,15 @@ def bucket_stat(
     for start in range(0, guesses.size, rows_per_chunk):
         part = guesses[start : start + rows_per_chunk]
         sub = np.ascontiguousarray(matrix.submatrix(part, candidates))
-        _row_stats(sub, np.arange(part.size, dtype=np.int64), local_cols, n_patterns, stat, table,
-                   out[start : start + part.size])
+        _row_stats(
+            sub,
+            np.arange(part.size, dtype=np.int64),
+            local_cols,
+            n_patterns,
+            stat,
+            table,
+            out[start : start + part.size],
+        )
     return out
 
 

@@ -241,7 +241,7 @@ class Tracker:
 
 
 class CliqueAgent(BaselineAgent):
-    """Cliques of words with disjoint unseen letters to find the letters, then the candidates (generalised_wordle_greedy_clique.txt 6.2-6.6; easy mode).
+    """Cliques of letter-disjoint words, then the candidates (generalised_wordle_greedy_clique.txt 6.2; easy mode).
 
     Keyword arguments:
         distinct_letters_only: only words with distinct letters are graph vertices, as in the
@@ -322,7 +322,8 @@ class CliqueAgent(BaselineAgent):
             if not complete:
                 logger.warning(
                     "clique search for k=%d stopped after %d nodes (max_search_nodes); using the best clique found",
-                    k, nodes,
+                    k,
+                    nodes,
                 )
             if coverage < 0:
                 continue

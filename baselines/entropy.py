@@ -122,7 +122,7 @@ class PatternEntropyAgent(BaselineAgent):
 
 
 class PositionEntropyAgent(BaselineAgent):
-    """Largest per-position character entropy H(x) over the candidates, first maximum wins (nerdle_entropy_blog.txt, first attempt)."""
+    """Largest per-position character entropy H(x) of a candidate (nerdle_entropy_blog.txt, first attempt)."""
 
     name = "position-entropy"
 

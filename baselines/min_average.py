@@ -36,7 +36,7 @@ Seed claims and ambiguities:
 
 * Best opener (section 9.3): the report says ``48-16=32`` (depth 1). Our exhaustive depth-1
   search over the 17,723 answers finds ``48-32=16`` (value 31.11; ``48-16=32`` scores 32.99 and
-  ranks far down the list). The report's histogram claim that its opener leaves fewer than 110
+  ranks 17th). The report's histogram claim that its opener leaves fewer than 110
   equations for every answer also fails for both: the largest bucket is 116 for ``48-16=32`` and
   111 for ``48-32=16``. benchmarks/bench_solvers.py prints the opener and its value.
 * Candidate order: the report's lists keep the order of its generator (``generate_expressions``);
@@ -65,15 +65,21 @@ from baselines.common import BaselineAgent, candidate_guesses
 
 @njit(cache=True, parallel=True, nogil=True)
 def _depth2_values(
-    dense: np.ndarray, cand_rows: np.ndarray, cand_cols: np.ndarray, n_patterns: int, out: np.ndarray
+    dense: np.ndarray,
+    cand_rows: np.ndarray,
+    cand_cols: np.ndarray,
+    roots: np.ndarray,
+    n_patterns: int,
+    out: np.ndarray,
 ) -> None:
-    """Depth-2 expectimin value of each candidate used as the root guess.
+    """Depth-2 expectimin value of the candidates ``roots`` (positions) used as the root guess.
 
     ``dense[cand_rows[i], cand_cols[j]]`` is the pattern of candidate ``i`` (as a guess) against
     candidate ``j`` (as the answer).
     """
     n = cand_cols.shape[0]
-    for r in prange(n):
+    for t in prange(roots.shape[0]):
+        r = roots[t]
         counts = np.zeros(n_patterns, dtype=np.int64)
         pats = np.empty(n, dtype=np.int64)
         root = dense[cand_rows[r]]
@@ -122,23 +128,30 @@ def _depth2_values(
                 v = best / b
             nr += v * v
             dr += v
-        out[r] = nr / dr
+        out[t] = nr / dr
 
 
-def depth2_values(matrix: Any, candidates: np.ndarray) -> np.ndarray:
-    """Depth-2 value of every candidate as the next guess (see the module docstring)."""
+def depth2_values(matrix: Any, candidates: np.ndarray, roots: np.ndarray | None = None) -> np.ndarray:
+    """Depth-2 value of candidates as the next guess (see the module docstring).
+
+    Args:
+        matrix: the game's pattern matrix.
+        candidates: the remaining candidates (answer indices).
+        roots: positions in ``candidates`` of the guesses to evaluate (default: all of them).
+    """
     game = matrix.game
     candidates = np.ascontiguousarray(candidates, dtype=np.int64)
     rows = np.ascontiguousarray(game.answer_to_guess[candidates], dtype=np.int64)
-    out = np.empty(candidates.size, dtype=np.float64)
-    if candidates.size == 0:
+    roots = np.arange(candidates.size, dtype=np.int64) if roots is None else np.ascontiguousarray(roots, dtype=np.int64)
+    out = np.empty(roots.size, dtype=np.float64)
+    if roots.size == 0:
         return out
     if matrix.dense is not None:
-        _depth2_values(matrix.dense, rows, candidates, 3**game.length, out)
+        _depth2_values(matrix.dense, rows, candidates, roots, 3**game.length, out)
     else:
         block = np.ascontiguousarray(matrix.submatrix(rows, candidates))
         local = np.arange(candidates.size, dtype=np.int64)
-        _depth2_values(block, local, local, 3**game.length, out)
+        _depth2_values(block, local, local, roots, 3**game.length, out)
     return out
 
 
@@ -150,7 +163,7 @@ def depth1_values(matrix: Any, candidates: np.ndarray) -> np.ndarray:
 
 
 class MinAverageAgent(BaselineAgent):
-    """Min-average (expectimin) search over the remaining equations, depth 1 or 2 (nerdle_min_average_report.txt sections 7-8).
+    """Min-average (expectimin) search over the candidates, depth 1 or 2 (nerdle_min_average_report.txt 7-8).
 
     Keyword arguments:
         depth: search levels (user ply + computer ply): 1 (default) or 2.

@@ -130,7 +130,7 @@ class _GreedyBucketAgent(BaselineAgent):
 
 
 class LeastWorstAgent(_GreedyBucketAgent):
-    """Greedy minimax: the guess whose largest feedback bucket is smallest (wordle_minimax_solver.txt, generalised_wordle_greedy_clique.txt 6.1).
+    """Greedy minimax: smallest worst-case feedback bucket (wordle_minimax_solver.txt; generalised paper 6.1).
 
     Keyword arguments (defaults reproduce the report's ``BestAttempt``):
         pool: ``"all"`` guesses (default) or the remaining ``"candidates"`` in easy mode.

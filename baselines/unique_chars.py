@@ -60,7 +60,7 @@ def distinct_symbols(codes: np.ndarray) -> np.ndarray:
 
 
 class UniqueCharsAgent(BaselineAgent):
-    """Fixed openers 9*8-7=65 and 0+12/3=4, then the candidate with the most distinct characters (nerdle_unique_chars_greedy.txt).
+    """Openers 9*8-7=65, 0+12/3=4, then the most distinct characters (nerdle_unique_chars_greedy.txt).
 
     Keyword arguments:
         openers: the hard-coded first guesses, played in order (default the paper's two). Each

@@ -131,7 +131,8 @@ class PatternMatrix:
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            row = pattern_matrix(self.game.guess_codes[guess : guess + 1], self.game.answer_codes, self.game.n_symbols)[0]
+            g = self.game
+            row = pattern_matrix(g.guess_codes[guess : guess + 1], g.answer_codes, g.n_symbols)[0]
         finally:
             numba.set_num_threads(threads)
         row.setflags(write=False)

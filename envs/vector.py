@@ -94,35 +94,51 @@ def _advance(
             counts[i] = n
 
 
-class _ArrayPool:
-    """Hands out fresh-looking arrays while reusing the memory of those nobody holds any more.
+class _MaskPool:
+    """Recycles the memory of observation masks that nobody holds any more.
 
-    The masks are ``(num_envs, n_guesses)``: 0.8 MB per step for 64 Wordle games. Allocating
-    them anew each step costs more than the rest of the step, because the allocator returns such
-    blocks to the system and every new one page-faults. An array whose only references are this
-    pool's is provably unused by the caller (a view of it would hold a reference through
-    ``.base``), so its memory can be refilled and returned again; up to ``capacity`` arrays are
-    kept, beyond that plain allocations are made.
+    An observation mask is ``(num_envs, n_guesses)`` int8: 0.8 MB per step for 64 Wordle games,
+    more than everything else in a step. Allocating one per step makes every step page-fault
+    (the allocator hands such blocks back to the system), and refilling it is a memory-bound
+    pass. So masks are handed out *read-only* and kept here: an array whose only references are
+    this pool's is provably unused by the caller (a view would hold a reference through
+    ``.base``), and, being read-only, still holds what was written into it. Reusing it then only
+    rewrites the rows whose state changed. Up to ``capacity`` arrays are kept; beyond that plain
+    allocations are made.
     """
 
-    def __init__(self, shape: tuple[int, ...], dtype: type, capacity: int = 8) -> None:
+    def __init__(self, shape: tuple[int, int], capacity: int = 8) -> None:
         self.shape = shape
-        self.dtype = np.dtype(dtype)
         self.capacity = capacity
         self._arrays: list[np.ndarray] = []
+        self._done: list[np.ndarray | None] = []  # which rows are zero (easy mode), None: unknown
 
-    def get(self) -> np.ndarray:
-        for arr in self._arrays:
+    def get(self) -> tuple[int, np.ndarray]:
+        """A free array (writeable until :meth:`publish`) and its slot (-1 if not pooled)."""
+        for slot, arr in enumerate(self._arrays):
             # references: the list, the loop variable and getrefcount's own argument
             if sys.getrefcount(arr) == 3:
-                return arr
-        arr = np.empty(self.shape, dtype=self.dtype)
+                arr.flags.writeable = True
+                return slot, arr
+        arr = np.empty(self.shape, dtype=np.int8)
         if len(self._arrays) < self.capacity:
             self._arrays.append(arr)
+            self._done.append(None)
+            return len(self._arrays) - 1, arr
+        return -1, arr
+
+    def previous(self, slot: int) -> np.ndarray | None:
+        return None if slot < 0 else self._done[slot]
+
+    def publish(self, slot: int, arr: np.ndarray, done: np.ndarray | None) -> np.ndarray:
+        """Record what ``arr`` holds (the zero rows, or None if not a pure done-mask) and freeze it."""
+        if slot >= 0:
+            self._done[slot] = None if done is None else done.copy()
+        arr.flags.writeable = False
         return arr
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"shape": self.shape, "dtype": self.dtype, "capacity": self.capacity, "_arrays": []}
+        return {"shape": self.shape, "capacity": self.capacity, "_arrays": [], "_done": []}
 
 
 class BatchedGuessEnv(VectorEnv):
@@ -140,7 +156,11 @@ class BatchedGuessEnv(VectorEnv):
 
     ## Observation Space
     ``single_observation_space`` is ``GuessEnv``'s ``Dict(board, tiles, action_mask)``;
-    observations are that dict with a leading ``num_envs`` axis.
+    observations are that dict with a leading ``num_envs`` axis. ``board`` and ``tiles`` are
+    fresh arrays. ``action_mask`` is *read-only* and is the same array as ``info["action_mask"]``
+    of that step: its memory is recycled once nobody holds it any more, so only the rows of games
+    that started or ended are rewritten (copy it to modify it). :meth:`action_masks` returns a
+    fresh writeable bool array.
 
     ## Rewards, Episode End
     As ``GuessEnv``. Sub-games autoreset with Gymnasium's *next-step* semantics
@@ -260,8 +280,8 @@ class BatchedGuessEnv(VectorEnv):
         for i in range(self._length):
             digits[:, i] = codes // 3**i % 3
         self._pattern_tiles = digits + 1
-        self._tile_strings = np.array([pattern_to_tiles(int(p), self._length) for p in codes], dtype=object)
-        self._guess_strings = np.array(g.guesses, dtype=object)
+        self._tile_strings = np.array([pattern_to_tiles(int(p), self._length) for p in codes] + [""], dtype=object)
+        self._guess_strings = np.array([*g.guesses, ""], dtype=object)
         self._answer_strings = np.array(g.answers, dtype=object)
         self._board_codes = g.guess_codes.astype(np.int64) + 1
         self._all = np.arange(self.num_envs, dtype=np.int64)
@@ -287,7 +307,7 @@ class BatchedGuessEnv(VectorEnv):
         self._pool: np.ndarray | None = None  # None: every answer
         self._pool_list = np.arange(self._n_answers, dtype=np.int32)
         self._log_pool = math.log(self._n_answers) if self._n_answers > 1 else 1.0
-        self._mask_pools: dict[np.dtype, _ArrayPool] = {}
+        self._mask_pool = _MaskPool((self.num_envs, self._n_guesses))
 
     # ---- read-only views ------------------------------------------------------------------------
     @property
@@ -341,17 +361,38 @@ class BatchedGuessEnv(VectorEnv):
 
     # ---- masks ---------------------------------------------------------------------------------
     def _masks(self, dtype: type = np.int8) -> np.ndarray:
-        pool = self._mask_pools.get(np.dtype(dtype))
-        if pool is None:
-            pool = self._mask_pools[np.dtype(dtype)] = _ArrayPool((self.num_envs, self._n_guesses), dtype)
-        masks = pool.get()
-        masks.fill(1)
+        """Fresh writeable masks (``dtype``): 1 where allowed, all 0 for ended games."""
+        masks = np.ones((self.num_envs, self._n_guesses), dtype=dtype)
+        self._write_rules(masks)
+        masks[self._done] = 0
+        return masks
+
+    def _write_rules(self, masks: np.ndarray) -> bool:
+        """Write the hard-mode rows into ``masks``; True if any rule restricts a game."""
+        wrote = False
         if self.game.hard_mode:
             for i, rule in enumerate(self._hard):
                 if rule is not None and rule.active:
                     masks[i] = rule.legal_mask()
-        masks[self._done] = 0
-        return masks
+                    wrote = True
+        return wrote
+
+    def _observation_masks(self) -> np.ndarray:
+        """The masks of an observation: read-only int8, recycled (see :class:`_MaskPool`)."""
+        slot, masks = self._mask_pool.get()
+        previous = self._mask_pool.previous(slot)
+        done = self._done
+        restricted = self.game.hard_mode and any(r is not None and r.active for r in self._hard)
+        if previous is None or restricted:
+            masks.fill(1)
+            self._write_rules(masks)
+            masks[done] = 0
+        else:  # only the rows of games that ended or started since this array was last written
+            changed = previous != done
+            if changed.any():
+                masks[changed & done] = 0
+                masks[changed & ~done] = 1
+        return self._mask_pool.publish(slot, masks, None if restricted else done)
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n_guesses)`` bool mask of allowed actions (what MaskablePPO asks for)."""
@@ -400,7 +441,7 @@ class BatchedGuessEnv(VectorEnv):
         self._start_games(idx, answers)
         self._autoreset[idx] = False
         obs = self._observations()
-        info = self._reset_infos(np.zeros(self.num_envs, dtype=bool) | np.isin(np.arange(self.num_envs), idx))
+        info = self._reset_infos(np.isin(np.arange(self.num_envs), idx), obs["action_mask"])
         return obs, info
 
     def step(
@@ -419,7 +460,7 @@ class BatchedGuessEnv(VectorEnv):
         truncated = np.zeros(self.num_envs, dtype=bool)
         self._autoreset = terminated.copy()
         obs = self._observations()
-        info = self._step_infos(actions, patterns, invalid, reasons, resetting)
+        info = self._step_infos(actions, patterns, invalid, reasons, resetting, obs["action_mask"])
         return obs, rewards, terminated, truncated, info
 
     def render(self) -> tuple[Any, ...] | None:
@@ -507,10 +548,7 @@ class BatchedGuessEnv(VectorEnv):
                 if rng is None:
                     rng, self._rng_seeds[i] = seeding.np_random(None)
                     self._rngs[i] = rng
-                if pool is None:
-                    answers[k] = int(rng.integers(self._n_answers))
-                else:
-                    answers[k] = int(pool[int(rng.integers(len(pool)))])
+                answers[k] = rng.integers(self._n_answers) if pool is None else pool[rng.integers(len(pool))]
         self._answer[idx] = answers
         self._attempt[idx] = 0
         self._done[idx] = False
@@ -613,11 +651,11 @@ class BatchedGuessEnv(VectorEnv):
     def _observations(self, with_mask: bool = True) -> dict[str, np.ndarray]:
         obs = {"board": self._board.copy(), "tiles": self._tiles.copy()}
         if with_mask:
-            obs["action_mask"] = self._masks()
+            obs["action_mask"] = self._observation_masks()
         return obs
 
     # ---- infos (dicts of arrays, as SyncVectorEnv builds them) --------------------------------
-    def _reset_infos(self, present: np.ndarray) -> dict[str, Any]:
+    def _reset_infos(self, present: np.ndarray, masks: np.ndarray) -> dict[str, Any]:
         n = self.num_envs
         info: dict[str, Any] = {
             "attempt": np.where(present, self._attempt, 0),
@@ -627,7 +665,7 @@ class BatchedGuessEnv(VectorEnv):
             "candidates": np.where(present, self._n_candidates, 0),
             "invalid_action": np.zeros(n, dtype=bool),
             "invalid_reason": np.where(present, "", None).astype(object),
-            "action_mask": self._masks() * present[:, None].astype(np.int8),
+            "action_mask": masks if present.all() else masks * present[:, None].astype(np.int8),
         }
         return self._with_presence(info, present)
 
@@ -638,22 +676,19 @@ class BatchedGuessEnv(VectorEnv):
         invalid: np.ndarray,
         reasons: np.ndarray | None,
         resetting: np.ndarray,
+        masks: np.ndarray,
     ) -> dict[str, Any]:
         n = self.num_envs
-        played = patterns >= 0
-        guess = np.full(n, "", dtype=object)
-        guess[played] = self._guess_strings[actions[played]]
-        tiles = np.full(n, "", dtype=object)
-        tiles[played] = self._tile_strings[patterns[played]]
+        # both string tables end with "" so that index -1 (nothing played) reads as ""
         info: dict[str, Any] = {
             "attempt": self._attempt.copy(),
-            "guess": guess,
-            "tiles": tiles,
-            "pattern": patterns.copy(),
+            "guess": self._guess_strings[np.where(patterns >= 0, actions, -1)],
+            "tiles": self._tile_strings[patterns],
+            "pattern": patterns,
             "candidates": self._n_candidates.copy(),
-            "invalid_action": invalid.copy(),
+            "invalid_action": invalid,
             "invalid_reason": reasons if reasons is not None else np.full(n, "", dtype=object),
-            "action_mask": self._masks(),
+            "action_mask": masks,
         }
         info = self._with_presence(info, np.ones(n, dtype=bool))
         ended = self._done & ~resetting

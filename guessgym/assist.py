@@ -158,7 +158,9 @@ class AssistSession:
             else:
                 why = (f"{len(alone)} answers give it, but none of them fits the earlier feedback; "
                        "'undo' if an earlier line was wrong")
-            raise AssistError(f"no answer gives {tiles!r} to {word!r} ({why}); check the tiles and type them again")
+            typed = text.replace(" ", "")
+            shown = repr(tiles) if typed == tiles else f"{typed!r} (= {tiles})"
+            raise AssistError(f"no answer gives {shown} to {word!r} ({why}); check the tiles and type them again")
         self.solver.observe(guess, pattern)
         self.history.append(Step(guess, pattern))
         self._current = None

@@ -175,6 +175,14 @@ def _progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], N
     return update, bar.close
 
 
+def _agent_slug(spec: str) -> str:
+    """A file-name part for an agent spec: the baseline name, ``model-<run>``, or the class name."""
+    if spec.startswith("model:"):
+        path = Path(spec[len("model:"):])
+        return "model-" + (path.parent.name if path.stem in ("model", "best_model") and path.parent.name else path.stem)
+    return spec.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in spec else spec
+
+
 def _slug(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(p.split("/")[-1] for p in parts if p))
 
@@ -216,8 +224,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     print(result.to_markdown())
     if args.out:
         out = Path(args.out)
-        extras = (f"{k}-{v}" for k, v in sorted(env_kwargs.items()))
-        stem = _slug(args.env, args.agent.replace("model:", "model-"), *extras)
+        extras = [f"{k}-{v}" for k, v in sorted({**env_kwargs, **agent_kwargs}.items())]
+        stem = _slug(args.env, _agent_slug(args.agent), *extras)
         if args.max_attempts is not None:
             stem += f"__m{args.max_attempts}"
         result.to_json(out / f"{stem}.json")
@@ -245,7 +253,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sample = args.sample if args.sample is not None else (main_job.QUICK_SAMPLE if args.quick else None)
-    out = Path(args.out or ("results/quick" if args.quick or sample is not None else "results/main"))
+    # Samples go under results/tmp/ (git-ignored) so a smoke test never overwrites the real tables.
+    out = Path(args.out or ("results/tmp/quick" if sample is not None else "results/main"))
 
     def build(name: str, kwargs: dict[str, Any]) -> Any:
         if name not in registry:
@@ -396,7 +405,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="the main job: every baseline on Wordle and Nerdle",
                        description="Evaluate every baseline of agents.main_job.MAIN_JOB and write the "
                                    "leaderboard, per-agent JSON and plots.")
-    p.add_argument("--out", help="results folder (default: results/main, or results/quick with --quick)")
+    p.add_argument("--out", help="results folder (default: results/main; results/tmp/quick for samples)")
     p.add_argument("--jobs", "-j", type=int, default=2, help="worker processes for expensive agents (default: 2)")
     p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")
     p.add_argument("--sample", type=int, help="sample this many answers per game")

@@ -86,9 +86,9 @@ def test_evaluate_prints_table_and_writes_files(tmp_path: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert code == 0
     assert "### first on micro-nerdle" in out and "| first | micro-nerdle | 127 |" in out
-    stem = f"MicroNerdle-v0__{FIRST.replace(':', '_')}"
+    stem = "MicroNerdle-v0__FirstAgent"
     data = json.loads((tmp_path / f"{stem}.json").read_text())
-    assert len(data["records"]) == 127 and data["records"][0]["played"]
+    assert len(data["records"]["answer"]) == 127 and data["records"]["played"][0]
     assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -290,3 +290,86 @@ def test_play_hard_mode_refusal_is_explained() -> None:
     assert code == 0
     assert "not accepted: hard mode: 'moist' is not allowed" in text
     assert "solved in 2 guesses!" in text
+
+
+# ---- compare -----------------------------------------------------------------------------------
+def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("baselines")
+    from agents import main_job
+
+    entries = (
+        main_job.Entry(MICRO, "least-worst", parallel=True),
+        main_job.Entry(MICRO, "random-consistent", agent_kwargs={"seed": 1}, label="seed 1", note="a test"),
+        main_job.Entry(MICRO, "clique"),  # Wordle only: not applicable
+        main_job.Entry("guessgym/MiniNerdle-v0", "least-worst", max_attempts=3),
+    )
+    monkeypatch.setattr(main_job, "MAIN_JOB", entries)
+    code = main(["compare", "--out", str(tmp_path), "--jobs", "2", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "done  least-worst on guessgym/MicroNerdle-v0" in out
+    assert "n/a   clique on guessgym/MicroNerdle-v0: " in out
+    report = (tmp_path / "leaderboard.md").read_text()
+    assert report in out  # the same report is printed
+    assert "## guessgym/MicroNerdle-v0" in report and "## guessgym/MiniNerdle-v0" in report
+    assert "| random-consistent (seed 1) | micro-nerdle | 127 |" in report
+    assert "* random-consistent (seed 1) plays game `micro-nerdle`: a test." in report
+    assert "| clique | guessgym/MicroNerdle-v0 | not applicable: " in report
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted([
+        "leaderboard.md", "leaderboard.png", "win_rate.png",
+        "MicroNerdle-v0__least-worst.json", "MicroNerdle-v0__least-worst.png",
+        "MicroNerdle-v0__random-consistent__seed-1.json", "MicroNerdle-v0__random-consistent__seed-1.png",
+        "MiniNerdle-v0__least-worst__m3.json", "MiniNerdle-v0__least-worst__m3.png",
+    ])
+    from agents.results import EvaluationResult
+
+    mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v0__least-worst__m3.json")
+    assert mini.max_attempts == 3 and mini.n_games == 206
+    assert main(["compare", "--agents", "nope", "--out", str(tmp_path)]) == 2
+    assert "not in the main job" in capsys.readouterr().err
+
+
+def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
+    from agents import main_job
+
+    class Broken(FirstAgent):
+        def choose(self, state: SolverState) -> int:
+            raise RuntimeError("boom")
+
+    def make(name: str, kwargs: dict) -> CandidateAgent:
+        if name == "missing":
+            raise KeyError("missing is not a baseline")
+        return Broken() if name == "broken" else FirstAgent(**kwargs)
+
+    entries = [main_job.Entry(MICRO, "broken"), main_job.Entry(MICRO, "missing"), main_job.Entry(MICRO, "first")]
+    seen: list[str] = []
+    outcomes = main_job.run_main_job(make, entries, sample=10, on_outcome=lambda o: seen.append(o.entry.agent))
+    assert seen == ["broken", "missing", "first"]
+    assert "RuntimeError: boom" in outcomes[0].error
+    assert "agent not available" in outcomes[1].not_applicable
+    assert outcomes[2].result is not None and outcomes[2].result.n_games == 10
+    main_job.write_report(outcomes, tmp_path, sample=10)
+    report = (tmp_path / "leaderboard.md").read_text()
+    assert "a seeded sample of 10 answers per game" in report
+    assert "| broken | guessgym/MicroNerdle-v0 | error: RuntimeError: boom |" in report
+
+
+def test_the_main_job_definition() -> None:
+    from agents import main_job
+
+    pairs = {(e.env_id, e.agent) for e in main_job.MAIN_JOB}
+    for name in main_job.BASELINE_NAMES:
+        assert (main_job.WORDLE, name) in pairs and (main_job.NERDLE, name) in pairs
+    unique = [e for e in main_job.MAIN_JOB if e.agent == "unique-chars" and e.env_id == main_job.NERDLE]
+    assert len(unique) == 1 and dict(unique[0].env_kwargs) == {"guesses": "all"} and unique[0].label
+    assert len({e.slug for e in main_job.MAIN_JOB}) == len(main_job.MAIN_JOB)
+
+
+@pytest.mark.slow
+def test_compare_quick_end_to_end(tmp_path: Path) -> None:
+    """The real main job on a sample of answers (about a minute on two cores)."""
+    pytest.importorskip("baselines")
+    assert main(["compare", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert (tmp_path / "leaderboard.md").read_text().count("| 1 |") == 2

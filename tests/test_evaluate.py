@@ -230,6 +230,13 @@ def test_progress_callback_and_no_printing(capsys: pytest.CaptureFixture[str]) -
     assert out.out == "" and out.err == ""
 
 
+def test_progress_true_draws_a_bar_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    evaluate(FirstCandidate(), small_wordle(), progress=True)
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "first-candidate on wordle-5-custom" in out.err and "10/10" in out.err
+
+
 def test_argument_checks() -> None:
     with pytest.raises(ValueError, match="backend"):
         evaluate(FirstCandidate(), small_wordle(), backend="threads")  # type: ignore[arg-type]

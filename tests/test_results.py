@@ -95,6 +95,24 @@ def test_json_round_trip(result: EvaluationResult, tmp_path: Path) -> None:
         EvaluationResult.from_dict({**data, "format": 99})
 
 
+def test_json_is_columnar_and_compact(result: EvaluationResult) -> None:
+    result.records[2] = GameRecord("w02", 3, False, seconds=0.1234567891, note="lost after 5 rejected actions")
+    data = json.loads(result.to_json(indent=None))
+    records = data["records"]
+    assert records["answer"][:3] == ["w00", "w01", "w02"]
+    assert records["guesses"][:3] == [3, 4, 3] and records["solved"][:3] == [1, 1, 0]
+    assert records["seconds"][2] == 0.123457 and "played" not in records
+    assert records["notes"] == [[2, "lost after 5 rejected actions"]]
+    back = EvaluationResult.from_dict(data)
+    assert back.records == result.records and back.records[2].note.startswith("lost after")
+    # A plain list of record dicts is read too.
+    listed = {**data, "records": [r.to_dict() for r in result.records]}
+    assert EvaluationResult.from_dict(listed).records == result.records
+    broken = {**data, "records": {**records, "solved": records["solved"][:-1]}}
+    with pytest.raises(ValueError, match="column 'solved' has 7 entries, expected 8"):
+        EvaluationResult.from_dict(broken)
+
+
 def test_label_from_meta(result: EvaluationResult) -> None:
     assert result.label == "demo"
     result.meta["label"] = "guesses=all"

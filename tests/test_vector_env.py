@@ -229,6 +229,22 @@ def test_masks_are_not_shared_between_steps() -> None:
     assert np.array_equal(kept, snapshot) and np.array_equal(view, snapshot[0])
 
 
+def test_observation_masks_are_read_only_and_track_game_ends() -> None:
+    game = nerdle(5)
+    venv = BatchedGuessEnv(3, game=game)
+    obs, info = venv.reset(seed=0, options={"answer": [0, 1, 2]})
+    assert not obs["action_mask"].flags.writeable and info["action_mask"] is obs["action_mask"]
+    with pytest.raises(ValueError):
+        obs["action_mask"][0, 0] = 0
+    wins = np.array([int(game.answer_to_guess[a]) for a in (0, 1, 2)])
+    for t in range(9):  # games end and restart at different steps: recycled rows must follow
+        actions = np.where(np.arange(3) == t % 3, wins, 3)
+        obs, _, term, _, info = venv.step(actions)
+        assert np.array_equal(obs["action_mask"].all(axis=1), ~term)
+        assert np.array_equal(obs["action_mask"].any(axis=1), ~term)
+    assert venv.action_masks().flags.writeable
+
+
 def test_make_vec_vector_entry_point() -> None:
     """The registration the lead adds to envs/__init__.py makes make_vec return the batched env."""
     spec_id = "guessgym-test/MicroNerdleVec-v0"

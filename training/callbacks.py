@@ -241,6 +241,7 @@ class EvalCallback(BaseCallback):
         return result
 
     def run(self, answers: np.ndarray | None = None) -> dict[str, Any]:
+        wall = self.clock.elapsed()  # training time so far, not counting this evaluation
         result = self.evaluate(answers)
         step = self.model.num_timesteps
         mean = result["mean_guesses"]
@@ -251,7 +252,7 @@ class EvalCallback(BaseCallback):
                     result["games"],
                     round(result["win_rate"], 6),
                     "" if math.isnan(mean) else round(mean, 6),
-                    round(self.clock.elapsed(), 3),
+                    round(wall, 3),
                 ]
             ]
         )

@@ -282,13 +282,13 @@ def _train(
         if getattr(cb, "model", None) is None:
             cb.init_callback(model)
     curve.flush()
+    wall = clock.elapsed()  # training time (periodic evaluations included, the final one not)
     final_eval = evaluation.run(answers=np.arange(len(game.answers)))
     model.logger.dump(model.num_timesteps)
     if checkpointer.last_saved != model.num_timesteps:
         checkpointer.save()
     model_path = run_dir / "model.zip"
     _atomic_save_model(model, model_path)
-    wall = clock.elapsed()
     summary = {
         "run_name": config.run_name,
         "env_id": config.env_id,
