@@ -26,9 +26,10 @@ tries every feedback that guess can receive. Leaves carry the size of the reduce
 
 Cost and the root. Depth 2 costs ``sum over root guesses of sum(s^2)``, i.e. ``|C|^2`` times the
 mean depth-1 value, not the ``O(n^4)`` the report derives for its tree. At the root of classic
-Nerdle (17,723 equations) that sum is about 3.9e10 pattern reads (mean depth-1 value 123),
-minutes of CPU rather than the hours the report's bound suggests, but far too slow for a
-per-decision baseline. So depth 2 is used only when at most ``max_depth2_candidates`` candidates
+Nerdle (17,723 equations) that sum is about 3.9e10 pattern reads (mean depth-1 value 123): about
+7 minutes on two cores (benchmarks/bench_solvers.py extrapolates it from a sample of root
+guesses), not the hours the report's bound suggests, but far too slow for a per-decision
+baseline. So depth 2 is used only when at most ``max_depth2_candidates`` candidates
 remain (default 3,000); larger sets, in particular the root of classic and Midi Nerdle, use the
 depth-1 choice. ``max_depth2_candidates=None`` forces depth 2 everywhere.
 

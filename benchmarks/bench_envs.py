@@ -58,17 +58,18 @@ def best_of(repeat: int, fn: Callable[[], object]) -> tuple[float, list[float]]:
 
 
 def measure_compile() -> dict[str, float]:
-    """Cold compile of the kernel (a fresh dispatcher, numba's disk cache bypassed), and the first
-    call of the package's kernel in this process (a compile, or a load from numba's disk cache)."""
+    """The first call of the package's kernel in this process (a load from numba's disk cache, or
+    a compile if there is none yet), then a cold compile of the same kernel (a fresh dispatcher,
+    numba's disk cache bypassed)."""
     tiny = scoring.encode(["abc", "bca"], "abc")
+    start = time.perf_counter()
+    scoring.pattern_matrix(tiny, tiny, 3)
+    first = time.perf_counter() - start
     fresh = numba.njit(parallel=True, nogil=True)(scoring._fill_matrix.py_func)
     out = np.empty((2, 2), dtype=np.uint8)
     start = time.perf_counter()
     fresh(tiny, tiny, 3, out)
     cold = time.perf_counter() - start
-    start = time.perf_counter()
-    scoring.pattern_matrix(tiny, tiny, 3)
-    first = time.perf_counter() - start
     return {"cold_compile_s": cold, "first_call_s": first}
 
 
@@ -175,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 
     c = results["compile"]
     add("numba kernel: cold compile (no disk cache)", f"{c['cold_compile_s']:.2f} s", "(reported apart)", None, None)
-    add("numba kernel: first call in this process", f"{c['first_call_s']:.2f} s", "(reported apart)", None, None)
+    add("numba kernel: first call (numba disk cache)", f"{c['first_call_s']:.2f} s", "(reported apart)", None, None)
     w = results["wordle_matrix"]
     add("Wordle matrix 12,947 x 2,309 (warm, best)", f"{w['best_s']:.3f} s", "<= 0.5 s", 0.5 / w["best_s"],
         w["best_s"] <= 0.5)

@@ -168,8 +168,35 @@ def _fill_matrix(guesses: np.ndarray, answers: np.ndarray, n_symbols: int, out: 
     for i in range(length):
         pow3[i] = p
         p *= 3
+    # Symbol-set bitmask of every answer: for a guess without repeated symbols a non-green symbol
+    # is yellow exactly when the answer contains it anywhere (no other copy in the guess competes).
+    answer_sets = np.zeros(n_answers, dtype=np.int64)
+    for ai in range(n_answers):
+        m = 0
+        for i in range(length):
+            m |= np.int64(1) << answers[ai, i]
+        answer_sets[ai] = m
     for gi in prange(guesses.shape[0]):
         counts = np.zeros(n_symbols, dtype=np.int32)
+        distinct = True
+        seen = np.int64(0)
+        for i in range(length):
+            bit = np.int64(1) << guesses[gi, i]
+            if seen & bit:
+                distinct = False
+            seen |= bit
+        if distinct:
+            for ai in range(n_answers):
+                pattern = 0
+                aset = answer_sets[ai]
+                for i in range(length):
+                    g = guesses[gi, i]
+                    if g == answers[ai, i]:
+                        pattern += 2 * pow3[i]
+                    elif (aset >> g) & 1:
+                        pattern += pow3[i]
+                out[gi, ai] = pattern
+            continue
         for ai in range(n_answers):
             pattern = 0
             for i in range(length):
@@ -200,6 +227,8 @@ def pattern_matrix(
         raise ValueError(
             f"guesses have length {guess_codes.shape[1]} but answers have length {answer_codes.shape[1]}"
         )
+    if n_symbols > 63:
+        raise ValueError(f"alphabets of at most 63 symbols are supported (symbol sets are 64-bit masks), got {n_symbols}")
     length = guess_codes.shape[1]
     if out is None:
         out = np.empty((guess_codes.shape[0], answer_codes.shape[0]), dtype=pattern_dtype(length))

@@ -112,12 +112,19 @@ class _MaskPool:
         self.capacity = capacity
         self._arrays: list[np.ndarray] = []
         self._done: list[np.ndarray | None] = []  # which rows are zero (easy mode), None: unknown
+        # The count of an array referenced by nothing but a pool list, measured the same way as
+        # for the pooled arrays (interpreters differ in how loop variables count).
+        self._free_count = self._refcounts([np.empty(0, dtype=np.int8)])[0]
+
+    @staticmethod
+    def _refcounts(arrays: list[np.ndarray]) -> list[int]:
+        return [sys.getrefcount(arr) for arr in arrays]
 
     def get(self) -> tuple[int, np.ndarray]:
         """A free array (writeable until :meth:`publish`) and its slot (-1 if not pooled)."""
-        for slot, arr in enumerate(self._arrays):
-            # references: the list, the loop variable and getrefcount's own argument
-            if sys.getrefcount(arr) == 3:
+        for slot, count in enumerate(self._refcounts(self._arrays)):
+            if count == self._free_count:
+                arr = self._arrays[slot]
                 arr.flags.writeable = True
                 return slot, arr
         arr = np.empty(self.shape, dtype=np.int8)
@@ -138,7 +145,13 @@ class _MaskPool:
         return arr
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"shape": self.shape, "capacity": self.capacity, "_arrays": [], "_done": []}
+        return {
+            "shape": self.shape,
+            "capacity": self.capacity,
+            "_arrays": [],
+            "_done": [],
+            "_free_count": self._free_count,
+        }
 
 
 class BatchedGuessEnv(VectorEnv):

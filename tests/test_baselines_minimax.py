@@ -107,10 +107,11 @@ def test_report_case_1_through_the_agent() -> None:
     agent = make_baseline("least-worst")
     agent.begin(game)
     assert game.guesses[agent.propose()] == "edcba"
-    # The generalised paper's rule (first minimum over the candidates, vocabulary order) -> ABCDE.
+    # The generalised paper's rule: first minimum over the candidates in vocabulary order. Here
+    # the vocabulary lists edcba (index 5) before abcde and abbbb, and all three score 1 -> EDCBA.
     paper = make_baseline("least-worst", pool="candidates", tie_break="first", order="game")
     paper.begin(game)
-    assert game.guesses[paper.propose()] == "edcba"  # edcba comes before abcde in this guess list
+    assert game.guesses[paper.propose()] == "edcba"
     assert list(guess_order(game, "answers-first")[:3]) == [game.guess_index[w] for w in answers]
 
 

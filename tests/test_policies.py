@@ -197,3 +197,16 @@ def test_wrong_game_is_rejected() -> None:
         MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game=game)
     with pytest.raises(TypeError):
         MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game="mini")
+
+
+def test_fast_sampler_follows_the_distribution_and_never_draws_masked_actions() -> None:
+    from agents.policies import _inverse_cdf_sample
+
+    gen_state = th.get_rng_state()
+    th.manual_seed(0)
+    probs = th.tensor([[0.0, 0.5, 0.0, 0.25, 0.25, 0.0]]).repeat(20_000, 1)
+    draws = _inverse_cdf_sample(probs)
+    counts = th.bincount(draws, minlength=6).float() / len(draws)
+    assert counts[[0, 2, 5]].sum() == 0
+    assert th.allclose(counts, probs[0], atol=0.02)
+    th.set_rng_state(gen_state)

@@ -92,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"aborted; resume with: guessgym train --config {args.config} --resume", file=sys.stderr)
+        print("aborted; the last checkpoint is intact: run the same command with --resume", file=sys.stderr)
         return 130
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
     if stop.is_set():
-        print(f"stopped at a checkpoint ({path.parent}); resume with: guessgym train --config {args.config} --resume")
+        print(f"stopped at a checkpoint ({path.parent}); resume: run the same command with --resume")
         return 130
     final = config.run_dir / "final.json"
     if final.is_file():
