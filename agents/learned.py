@@ -27,7 +27,7 @@ from envs.game import Game
 
 logger = logging.getLogger(__name__)
 
-#: Algorithms :func:`load_agent` recognises, by the name stored next to the model by training.
+#: The algorithms whose models :func:`load_agent` recognises (detected from the saved zip).
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
 
 
@@ -123,7 +123,7 @@ class LearnedAgent(Agent):
             self.policy.set_game(current)
 
     def act_batch(self, observations: dict[str, np.ndarray], masks: np.ndarray | None = None) -> np.ndarray:
-        """Deterministic actions for a batch of observations (used by fast in-training evaluation)."""
+        """Greedy actions for a batch of observations (``masks``: allowed actions, True where allowed)."""
         with th.no_grad():
             obs = {k: th.as_tensor(np.asarray(observations[k])) for k in self._keys}
             logits = self.policy.action_logits(obs)

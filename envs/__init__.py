@@ -31,7 +31,12 @@ ENV_SPECS: dict[str, dict[str, object]] = {
 def _register() -> None:
     for env_id, kwargs in ENV_SPECS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point="envs.env:GuessEnv", kwargs=dict(kwargs))
+            gym.register(
+                id=env_id,
+                entry_point="envs.env:GuessEnv",
+                vector_entry_point="envs.vector:make_batched",
+                kwargs=dict(kwargs),
+            )
 
 
 _register()

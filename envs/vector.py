@@ -2,11 +2,13 @@
 
 :class:`BatchedGuessEnv` is a :class:`gymnasium.vector.VectorEnv` with the same rules, rewards,
 observations, masks and ``info`` keys as :class:`~envs.env.GuessEnv`, but it keeps the state of
-every sub-game in arrays (answers, boards, tiles, attempts, candidate sets) and advances them
-together with a handful of vectorised numpy operations per step: one gather from the cached pattern
-matrix gives every sub-game's feedback, one more updates every candidate set. That is what makes
-it an order of magnitude faster than ``gymnasium.make_vec(..., vectorization_mode="sync")``, which
-calls ``GuessEnv.step`` once per sub-game in Python and then merges per-game info dicts key by key
+every sub-game in arrays (answers, boards, tiles, attempts, candidate lists) and advances them
+together: one compiled (numba) pass reads every sub-game's feedback from the cached pattern matrix,
+writes the board rows and compacts the candidate lists; infos are built with vectorised lookups
+(tile strings by pattern code, guess strings by action); the vocabulary-sized masks are recycled
+rather than reallocated (see :class:`_MaskPool`). That makes it more than ten times faster than
+``gymnasium.make_vec(..., vectorization_mode="sync")``, which calls ``GuessEnv.step`` once per
+sub-game in Python and then merges per-game info dicts key by key
 (``benchmarks/bench_vector_env.py`` measures both).
 
 Equivalence with the single environment is exact, including randomness: sub-game ``i`` owns its

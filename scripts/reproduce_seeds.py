@@ -73,7 +73,7 @@ class Report:
 
     def write(self, header: str) -> Path:
         path = self.out / "REPRODUCTIONS.md"
-        atomic_write_text(path, header + "\n" + "\n".join(self.parts))
+        atomic_write_text(path, header + "\n" + "".join(self.parts))
         return path
 
 
@@ -162,8 +162,6 @@ def wordle_minimax(report: Report, jobs: int) -> None:
     )
     plot_win_rate_curves(results, report.out / "wordle-minimax__win-rate.png")
     report.add("![win rate against allowed guesses](wordle-minimax__win-rate.png)\n")
-    for _label, _paper, res, _s, _f in rows:
-        slug = [p for p in os.listdir(report.out) if p.endswith(".png") and res.agent]
     report.add(
         "Histograms: "
         + ", ".join(
@@ -249,6 +247,13 @@ PAPER_FIRST = {3: "iao", 4: "eoan", 5: "nares", 6: "tanier", 7: "latrine", 8: "c
 PAPER_MEAN = {3: 8.66, 4: 6.49, 5: 4.84, 6: 4.23, 7: 3.65, 8: 3.14, 9: 2.8}
 PAPER_WORST = {3: ("uta", 22), 4: ("zain", 17), 5: ("mesal", 14), 6: ("ostrea", 14), 7: ("vinegar", 10),
                8: ("jitendra, overstay, ringdove", 7), 9: ("hairstone, strobilae, swanimote, tribesman", 6)}
+#: (label, hard mode, least-worst kwargs): easy mode over every allowed guess, the report's hard
+#: variant, and the generalised paper's own Greedy (guesses from the pruned list, first minimum).
+GREEDY_MODES = (
+    ("easy", False, {}),
+    ("hard", True, {}),
+    ("paper-greedy", False, {"pool": "candidates", "tie_break": "first", "order": "game"}),
+)
 PAPER_VOCAB = {3: 1176, 4: 3836, 5: 6373, 6: 8077, 7: 7882, 8: 6074, 9: 3766}
 
 
@@ -257,29 +262,31 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
     report.add(
         "Lists: `word_list=\"english\"` (answers SCOWL-50, guesses SCOWL-70). The paper used one vocabulary per "
         "length (sizes below) as both guesses and answers, from a source it does not name, so figures differ by "
-        "construction. Greedy, easy mode: `least-worst` (every allowed guess, BetterOf tie-break); hard mode: "
-        "`least-worst` on the hard-mode game (guesses drawn from the candidates, which is exactly the paper's "
-        "Greedy over its pruned vocabulary). Up to 25 guesses allowed, every answer played.\n"
+        "construction. Three greedy rows per length: *easy* = `least-worst` over every allowed guess (BetterOf "
+        "tie-break); *hard* = `least-worst` on the hard-mode game (guesses drawn from the candidates); "
+        "*paper-greedy* = the paper's Algorithm 2 as written, `least-worst` with `pool=\"candidates\", "
+        "tie_break=\"first\", order=\"game\"` (guesses from the pruned list, first minimum; always hard-mode "
+        "legal). Up to 25 guesses allowed, every answer played.\n"
     )
     header = "| length | answers / guesses (paper's vocabulary) | mode | first word (paper) | mean guesses (paper) | win % at m=6 (paper, 5 letters: 88.72) | guesses for all (paper) | hardest words (paper) |"
     report.add(header)
     report.add("|---|---|---|---|---:|---:|---:|---|")
     curves: list[EvaluationResult] = []
     for length in lengths:
-        for hard in (False, True):
+        for mode, hard, kwargs in GREEDY_MODES:
             game = wordle(length, "english", hard_mode=hard, max_attempts=25)
-            agent = make_baseline("least-worst")
-            label = f"least-worst {'hard' if hard else 'easy'} L={length}"
+            agent = make_baseline("least-worst", **kwargs)
+            label = f"least-worst {mode} L={length}"
             res = evaluate(agent, game, record_guesses=True, max_attempts=25, n_jobs=jobs, progress=_progress(label))
             res.agent = label
-            report.save_result(res, f"generalised__L{length}__{'hard' if hard else 'easy'}")
+            report.save_result(res, f"generalised__L{length}__{mode.replace(' ', '-')}")
             curves.append(res)
             hardest = res.hardest(4)
             worst_n = hardest[0].guesses if hardest else 0
             worst_words = ", ".join(r.answer for r in hardest if r.guesses == worst_n)
             report.add(
                 f"| {length} | {len(game.answers)} / {len(game.guesses)} ({PAPER_VOCAB[length]}) | "
-                f"{'hard' if hard else 'easy'} | {opener_of(res)} ({PAPER_FIRST[length]}) | "
+                f"{mode} | {opener_of(res)} ({PAPER_FIRST[length]}) | "
                 f"{res.mean_guesses:.2f} ({PAPER_MEAN[length]}) | {_pct(res.win_rate_at(6))} | "
                 f"{res.max_guesses if res.n_failed == 0 else '>25'} ({PAPER_WORST[length][1]}) | "
                 f"{worst_words} ({PAPER_WORST[length][0]}) |"
@@ -292,7 +299,7 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
     report.add("|---|---|" + "---:|" * 25)
     for res in curves:
         report.add(
-            f"| {res.agent.split('L=')[1]} | {'hard' if 'hard' in res.agent else 'easy'} | "
+            f"| {res.agent.split('L=')[1]} | {res.agent.split(' L=')[0].removeprefix('least-worst ')} | "
             + " | ".join(f"{100 * res.win_rate_at(m):.1f}" for m in range(1, 26))
             + " |"
         )
@@ -315,17 +322,13 @@ def clique_section(report: Report, lengths: list[int], jobs: int) -> None:
         agent = make_baseline("clique")
         agent.begin(game)
         t0 = time.perf_counter()
-        played: list[str] = []
-        # The agent plays its first clique word by word while nothing is revealed about them.
-        first = agent.propose()
+        clique = agent.plan_round(game, ())
         seconds = time.perf_counter() - t0
-        played.append(game.guesses[first])
-        clique = getattr(agent, "current_clique", None)
-        words = [game.guesses[i] for i in clique] if clique else played
+        words = [game.guesses[i] for i in clique] if clique else []
         res = evaluate(make_baseline("clique"), game, max_attempts=25, n_jobs=jobs, progress=_progress(f"clique L={length}"))
         report.save_result(res, f"clique__L{length}")
         report.add(
-            f"| {length} | {len(words)} ({26 // length}) | {', '.join(words)} | {seconds:.2f} s | "
+            f"| {length} | {len(words)} ({26 // length}) | {', '.join(words) or 'none'} | {seconds:.2f} s | "
             f"{res.mean_guesses:.2f} | {_pct(res.win_rate_at(6))} |"
         )
     report.add("")

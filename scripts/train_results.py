@@ -22,6 +22,7 @@ Usage (from the repository root)::
     python scripts/train_results.py --games mini-nerdle
     python scripts/train_results.py --games wordle --steps wordle=1500000
     python scripts/train_results.py --eval-only          # re-evaluate finished runs
+    python scripts/train_results.py --games mini-nerdle --tag uniform --set candidate_prior=0
 """
 
 from __future__ import annotations
@@ -71,12 +72,22 @@ def plot_curve(run_dir: Path, title: str, path: Path) -> Path | None:
     fig, (ax_win, ax_guess) = plt.subplots(1, 2, figsize=(11, 4))
     if curve:
         steps = [int(r["step"]) for r in curve]
-        ax_win.plot(steps, [100 * float(r["win_rate"]) for r in curve], color="#bbbbbb", lw=1,
-                    label="training games (sampled policy)")
+        ax_win.plot(
+            steps,
+            [100 * float(r["win_rate"]) for r in curve],
+            color="#bbbbbb",
+            lw=1,
+            label="training games (sampled policy)",
+        )
     if evals:
         steps = [int(r["step"]) for r in evals]
-        ax_win.plot(steps, [100 * float(r["win_rate"]) for r in evals], "o-", color="#6aaa64",
-                    label="greedy policy (evaluation)")
+        ax_win.plot(
+            steps,
+            [100 * float(r["win_rate"]) for r in evals],
+            "o-",
+            color="#6aaa64",
+            label="greedy policy (evaluation)",
+        )
         guesses = [(int(r["step"]), float(r["mean_guesses"])) for r in evals if r["mean_guesses"]]
         if guesses:
             ax_guess.plot(*zip(*guesses), "o-", color="#c9b458")
@@ -86,6 +97,25 @@ def plot_curve(run_dir: Path, title: str, path: Path) -> Path | None:
             to_steps = lambda m, w=wall, st=steps: _interp(m, w, st)  # noqa: E731
             top = ax_win.secondary_xaxis("top", functions=(to_minutes, to_steps))
             top.set_xlabel("training wall time (minutes)")
+    config_path = run_dir / "config.json"
+    if config_path.is_file():  # mark the curriculum stages: training games drew from fewer answers
+        end = 0
+        last = max([int(r["step"]) for r in evals + curve] or [0])
+        for answers, steps in (_stage_pair(s) for s in json.loads(config_path.read_text()).get("curriculum", [])):
+            end += steps
+            if end > last:
+                break
+            for ax in (ax_win, ax_guess):
+                ax.axvline(end, color="#888888", ls=":", lw=1)
+            ax_win.annotate(
+                f"end of {answers}-answer stage",
+                (end, 0.35),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                fontsize=7,
+                color="#666666",
+                ha="right",
+            )
     ax_win.set_xlabel("environment steps")
     ax_win.set_ylabel("win rate (%)")
     ax_win.legend(loc="lower right")
@@ -101,6 +131,12 @@ def plot_curve(run_dir: Path, title: str, path: Path) -> Path | None:
     return path
 
 
+def _stage_pair(stage: Any) -> tuple[int, int]:
+    if isinstance(stage, dict):
+        return int(stage["answers"]), int(stage["steps"])
+    return int(stage[0]), int(stage[1])
+
+
 def _interp(x: Any, xp: list[float], fp: list[float]) -> Any:
     import numpy as np
 
@@ -112,6 +148,8 @@ def config_for(game: str, args: argparse.Namespace) -> TrainConfig:
     overrides = [f"log_dir={args.runs_dir}", "progress_bar=" + ("false" if args.no_progress else "true")]
     if game in args.steps:
         overrides.append(f"total_steps={args.steps[game]}")
+    if args.tag:
+        overrides.append(f"run_name={config.run_name}-{args.tag}")
     overrides += args.overrides
     return apply_overrides(config, overrides)
 
@@ -127,16 +165,18 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
         train(config, resume=True)
         print(f"   training session took {time.perf_counter() - started:.0f} s", flush=True)
     final = json.loads((run_dir / "final.json").read_text())
-    agent = load_agent(run_dir / "model.zip", name=f"learned-{config.algorithm}")
+    agent = load_agent(run_dir / "model.zip", name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}
     print(f"   evaluating on every answer through agents.evaluate ({config.env_id})", flush=True)
-    result: EvaluationResult = evaluate(agent, config.env_id, env_kwargs=env_kwargs or None,
-                                        progress=not args.no_progress, n_jobs=args.jobs)
-    result.meta.update({"training_steps": final["steps"], "training_wall_s": final["wall_time_s"],
-                        "config": f"configs/{game}.toml"})
+    result: EvaluationResult = evaluate(
+        agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
+    )
+    result.meta.update(
+        {"training_steps": final["steps"], "training_wall_s": final["wall_time_s"], "config": f"configs/{game}.toml"}
+    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"learned-{game}"
+    stem = f"learned-{game}" + (f"-{args.tag}" if args.tag else "")
     result.to_json(out / f"{stem}.json")
     result.plot_histogram(out / f"{stem}.png")
     plot_curve(run_dir, f"{config.algorithm} guess policy on {final['game']}", out / f"{stem}-curve.png")
@@ -155,14 +195,20 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
         "distribution": {str(k): v for k, v in result.distribution.items()},
         "n_games": result.n_games,
         "evaluation_wall_s": result.meta.get("wall_seconds"),
-        "untrained_greedy": None if untrained is None else {
-            "win_rate": float(untrained["win_rate"]), "games": int(untrained["games"]),
+        "untrained_greedy": None
+        if untrained is None
+        else {
+            "win_rate": float(untrained["win_rate"]),
+            "games": int(untrained["games"]),
             "mean_guesses": float(untrained["mean_guesses"]) if untrained["mean_guesses"] else None,
         },
         "config": config.to_dict(),
     }
-    print(f"   {game}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.3f} guesses, "
-          f"{final['steps']:,} steps in {final['wall_time_s'] / 60:.1f} min of training", flush=True)
+    print(
+        f"   {game}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.3f} guesses, "
+        f"{final['steps']:,} steps in {final['wall_time_s'] / 60:.1f} min of training",
+        flush=True,
+    )
     return summary
 
 
@@ -182,8 +228,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=parse_steps, default={}, help="budgets, e.g. wordle=1500000,nerdle=2e6")
     parser.add_argument("--runs-dir", default="runs/results", help="where the training runs live (resumed)")
     parser.add_argument("--out", default="results/learned")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra config override for every game")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra config override for every game",
+    )
+    parser.add_argument("--tag", default="", help="a variant name: runs <game>-<tag>, writes learned-<game>-<tag>.*")
     parser.add_argument("--eval-only", action="store_true", help="evaluate finished runs without training")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for the evaluation")
     parser.add_argument("--no-progress", action="store_true")
@@ -198,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     summary_path = out / "summary.json"
     summaries: dict[str, Any] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     for game in games:
-        summaries[game] = run_game(game, args)
+        summaries[game + (f"-{args.tag}" if args.tag else "")] = run_game(game, args)
         summaries["published_wordle_a2c"] = PUBLISHED_WORDLE
         atomic_write_text(summary_path, json.dumps(summaries, indent=2) + "\n")
     results = [EvaluationResult.from_json(p) for p in sorted(out.glob("learned-*.json"))]

@@ -208,6 +208,14 @@ def test_save_load_round_trip_gives_identical_actions(tmp_path: Path, algorithm:
             assert len(actions) == 1
             action = actions.pop() if rng.random() < 0.7 else int(rng.integers(len(game.guesses)))
             obs, _, done, _, info = env.step(action)
+    # the batched greedy decision equals the per-game one
+    venv = BatchedGuessEnv(5, game=game)
+    obs, _ = venv.reset(seed=0, options={"answer": [0, 10, 20, 30, 40]})
+    obs, *_ = venv.step(np.array([1, 2, 3, 4, 5]))
+    batch = agent.act_batch(obs, obs["action_mask"])
+    agent.begin(game)
+    single = [agent.act({k: v[i] for k, v in obs.items()}, {}) for i in range(5)]
+    assert batch.tolist() == single
 
 
 def test_load_model_for_each_algorithm(tmp_path: Path) -> None:
@@ -266,6 +274,8 @@ def test_resume_guards(tmp_path: Path) -> None:
         train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]))
     with pytest.raises(ValueError, match="learning_rate"):
         train(tiny_config(tmp_path, "g", total_steps=1024, curriculum=[], learning_rate=1e-2), resume=True)
+    with pytest.raises(ValueError, match="maskable_ppo"):
+        train(tiny_config(tmp_path, "hard", env_id="guessgym/WordleHard-v0", algorithm="ppo"))
     # resuming a finished run with the same budget returns the model without training again
     assert train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]), resume=True).name == "model.zip"
 

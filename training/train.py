@@ -208,6 +208,11 @@ def _train(
     stop_event: threading.Event | None,
 ) -> Path:
     game, env_kwargs = resolve_game(config)
+    if game.hard_mode and config.algorithm != "maskable_ppo":
+        raise ValueError(
+            "hard mode forbids guesses that ignore hints; without masks the policy would keep playing "
+            "rejected guesses (they use no attempt): train it with algorithm = 'maskable_ppo'"
+        )
     venv = build_env(config, game, env_kwargs)
     state: dict[str, Any] | None = None
     if checkpoint is not None:
