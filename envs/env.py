@@ -282,7 +282,9 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         if isinstance(answer, str):
             key = self.game.normalize_guess(answer)
             if key not in self.game.answer_index:
-                raise ValueError(f"answer {answer!r} is not in this game's answer list ({len(self.game.answers)} answers)")
+                raise ValueError(
+                    f"answer {answer!r} is not in this game's answer list ({len(self.game.answers)} answers)"
+                )
             return self.game.answer_index[key]
         raise TypeError(f"answer must be a string or an int index, got {type(answer).__name__}")
 

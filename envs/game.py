@@ -23,8 +23,18 @@ from typing import Literal
 
 import numpy as np
 
-from envs import nerdle as _nerdle
 from envs import wordlists
+from envs.nerdle import (
+    MAX_LENGTH as NERDLE_MAX_LENGTH,
+)
+from envs.nerdle import (
+    MIN_LENGTH as NERDLE_MIN_LENGTH,
+)
+from envs.nerdle import (
+    NERDLE_ALPHABET,
+    explain_invalid_equation,
+    generate_equations,
+)
 from envs.scoring import KERNEL_VERSION, all_green, encode
 
 GameKind = Literal["wordle", "nerdle"]
@@ -127,7 +137,7 @@ class Game:
         if len(norm) != self.length:
             return f"{text!r} has length {len(norm)}, this game needs {self.length} symbols"
         if self.kind == "nerdle":
-            reason = _nerdle.explain_invalid_equation(norm, allow_lone_zero=True)
+            reason = explain_invalid_equation(norm, allow_lone_zero=True)
             if reason is not None:
                 return f"{text!r} is not a valid equation: {reason}"
         if norm not in self.guess_index:
@@ -233,17 +243,17 @@ def nerdle(
         max_attempts: guesses allowed per game.
         hard_mode: revealed hints must be used in later guesses.
     """
-    if not _nerdle.MIN_LENGTH <= length <= _nerdle.MAX_LENGTH:
+    if not NERDLE_MIN_LENGTH <= length <= NERDLE_MAX_LENGTH:
         raise ValueError(f"Nerdle length must be 5 to 8, got {length}")
-    alphabet = _nerdle.NERDLE_ALPHABET
+    alphabet = NERDLE_ALPHABET
     if answers is None:
-        ans = _nerdle.generate_equations(length)
+        ans = generate_equations(length)
     else:
         ans = wordlists.validate_words(
             tuple(s.replace(" ", "") for s in wordlists.load_words(answers, "answer")), length, alphabet, "answer"
         )
         for i, eq in enumerate(ans):
-            reason = _nerdle.explain_invalid_equation(eq, allow_lone_zero=False)
+            reason = explain_invalid_equation(eq, allow_lone_zero=False)
             if reason is not None:
                 raise ValueError(f"answer entry {i} {eq!r} is not a valid answer equation: {reason}")
     if isinstance(guesses, str) and guesses in ("answers", "all"):
@@ -251,14 +261,14 @@ def nerdle(
         if guesses == "answers":
             gue = ans
         else:
-            gue = _nerdle.generate_equations(length, allow_lone_zero=True)
+            gue = generate_equations(length, allow_lone_zero=True)
     else:
         vocab = "custom"
         gue = wordlists.validate_words(
             tuple(s.replace(" ", "") for s in wordlists.load_words(guesses, "guess")), length, alphabet, "guess"
         )
         for i, eq in enumerate(gue):
-            reason = _nerdle.explain_invalid_equation(eq, allow_lone_zero=True)
+            reason = explain_invalid_equation(eq, allow_lone_zero=True)
             if reason is not None:
                 raise ValueError(f"guess entry {i} {eq!r} is not a valid equation: {reason}")
     wordlists.check_answers_are_guesses(ans, gue)

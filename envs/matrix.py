@@ -77,10 +77,10 @@ class PatternMatrix:
         cls, game: Game, *, cache: bool = True, max_bytes: int = DEFAULT_MAX_BYTES
     ) -> PatternMatrix:
         """The pattern matrix of ``game``: loaded from the disk cache, computed, or on demand."""
-        key = (game.fingerprint, max_bytes >= len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize)
+        n_bytes = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
+        key = (game.fingerprint, n_bytes <= max_bytes)
         if key in cls._instances:
             return cls._instances[key]
-        n_bytes = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
         if n_bytes > max_bytes:
             logger.info("pattern matrix of %s would take %d bytes: computing rows on demand", game.name, n_bytes)
             instance = cls(game, None)

@@ -58,7 +58,8 @@ def board_image(rows: list[tuple[str, str]], length: int, max_attempts: int, kin
             if r < len(rows):
                 guess, tiles = rows[r]
                 draw.rectangle(box, fill=_RGB[kind][tiles[c]])
-                draw.text((x0 + TILE / 2, y0 + TILE / 2), guess[c].upper(), fill=(255, 255, 255), font=font, anchor="mm")
+                centre = (x0 + TILE / 2, y0 + TILE / 2)
+                draw.text(centre, guess[c].upper(), fill=(255, 255, 255), font=font, anchor="mm")
             else:
                 draw.rectangle(box, outline=_EMPTY_BORDER, width=2)
     return np.asarray(image, dtype=np.uint8).copy()

@@ -228,7 +228,9 @@ def pattern_matrix(
             f"guesses have length {guess_codes.shape[1]} but answers have length {answer_codes.shape[1]}"
         )
     if n_symbols > 63:
-        raise ValueError(f"alphabets of at most 63 symbols are supported (symbol sets are 64-bit masks), got {n_symbols}")
+        raise ValueError(
+            f"alphabets of at most 63 symbols are supported (symbol sets are 64-bit masks), got {n_symbols}"
+        )
     length = guess_codes.shape[1]
     if out is None:
         out = np.empty((guess_codes.shape[0], answer_codes.shape[0]), dtype=pattern_dtype(length))

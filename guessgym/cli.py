@@ -276,20 +276,39 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else:
             print(f"ERROR {o.entry.describe()}: {o.error}", flush=True)
 
+    included = [_included_outcome(main_job, path) for path in args.include or []]
     started = time.perf_counter()
     backend = "ray" if args.address and args.backend == "auto" else args.backend
     outcomes = main_job.run_main_job(
         build, entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address,
     )
+    outcomes += included
     command = "guessgym compare" + (" --quick" if args.quick else "")
     command += f" --sample {args.sample}" if args.sample else ""
+    command += "".join(f" --include {p}" for p in args.include or [])
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
     print()
     print(main_job.report_markdown(outcomes, command=command, sample=sample, seed=args.seed))
     print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
           f"in {main_job.elapsed(started)}")
     return 1 if any(o.error for o in outcomes) else 0
+
+
+def _included_outcome(main_job: Any, path: str) -> Any:
+    """A saved result (e.g. a learned agent's, written by scripts/train_results.py) as a row of the
+    leaderboard, labelled so nobody mistakes it for a run of this job."""
+    from agents.results import EvaluationResult
+
+    try:
+        result = EvaluationResult.from_json(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"--include {path}: not a readable evaluation result ({exc})") from None
+    result.meta.setdefault("label", "saved result")
+    result.meta.setdefault("note", f"read from {path}, not re-run by this job")
+    entry = main_job.Entry(result.env_id or result.game, result.agent, label=result.meta["label"],
+                           note=result.meta["note"])
+    return main_job.Outcome(entry, result=result)
 
 
 def assist_game(args: argparse.Namespace) -> Any:
@@ -414,6 +433,8 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--envs", help="only these environment ids (comma-separated)")
     p.add_argument("--backend", choices=["auto", "process", "ray"], default="auto")
     p.add_argument("--address", help="Ray cluster address (implies --backend ray)")
+    p.add_argument("--include", nargs="+", metavar="RESULT.json",
+                   help="add saved results (e.g. results/learned/learned-wordle.json) to the leaderboard")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_compare)
 

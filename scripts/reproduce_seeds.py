@@ -26,14 +26,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import envs  # noqa: E402,F401  (registers the environments)
-from agents.evaluate import evaluate  # noqa: E402
-from agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves  # noqa: E402
-from baselines import make_baseline  # noqa: E402
-from envs.game import Game, nerdle, wordle  # noqa: E402
-from envs.matrix import PatternMatrix  # noqa: E402
+import envs  # noqa: F401  (registers the environments)
+from agents.evaluate import evaluate
+from agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves
+from baselines import make_baseline
+from envs.game import nerdle, wordle
+from envs.matrix import PatternMatrix
 
 SECTIONS = ("wordle-minimax", "nerdle-min-average", "nerdle-entropy", "generalised-wordle", "unique-chars")
 
@@ -127,17 +127,23 @@ def wordle_minimax(report: Report, jobs: int) -> None:
         fails6 = res.n_games - within6
         rows.append((label, paper, res, seconds, fails6))
 
-    report.add("| solver | | opener | mean guesses | max | games not solved in 6 | distribution 1..6 (share of games) |")
+    report.add(
+        "| solver | | opener | mean guesses | max | games not solved in 6 | distribution 1..6 (share of games) |"
+    )
     report.add("|---|---|---|---:|---:|---:|---|")
-    for label, paper, res, seconds, fails6 in rows:
+    for label, paper, res, _seconds, fails6 in rows:
         dist = res.distribution
-        shares = ", ".join(f"{k}: {100 * dist.get(k, 0) / res.n_games:.1f}%" for k in range(1, 7) if dist.get(k, 0))
+        shares = ", ".join(
+            f"{k}: {100 * dist.get(k, 0) / res.n_games:.1f}%" for k in range(1, 7) if dist.get(k, 0)
+        )
         over = sum(v for k, v in dist.items() if k != "X" and int(k) > 6)
         report.add(
-            f"| {label} | report | {paper['opener']} | {paper['mean']} | {paper['max']} | {paper['fail']} | {paper['dist']} |"
+            f"| {label} | report | {paper['opener']} | {paper['mean']} | {paper['max']} | {paper['fail']} | "
+            f"{paper['dist']} |"
         )
         report.add(
-            f"| | **ours** | {opener_of(res).upper()} | {res.mean_guesses:.3f} | {res.max_guesses} | {fails6} | {shares}"
+            f"| | **ours** | {opener_of(res).upper()} | {res.mean_guesses:.3f} | {res.max_guesses} | {fails6} | "
+            f"{shares}"
             + (f" (+{over} games needing 7-10)" if over else "")
             + " |"
         )
@@ -178,9 +184,9 @@ def nerdle_min_average(report: Report) -> None:
         old = os.environ.get("GUESSGYM_CACHE_DIR")
         os.environ["GUESSGYM_CACHE_DIR"] = cache  # "from nothing": no cached matrix
         PatternMatrix.clear_memory()
-        from envs import nerdle as nerdle_rules
+        from envs.nerdle import generate_equations
 
-        nerdle_rules.generate_equations.cache_clear()
+        generate_equations.cache_clear()
         try:
             t0 = time.perf_counter()
             game = nerdle(8)
@@ -268,8 +274,10 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
         "tie_break=\"first\", order=\"game\"` (guesses from the pruned list, first minimum; always hard-mode "
         "legal). Up to 25 guesses allowed, every answer played.\n"
     )
-    header = "| length | answers / guesses (paper's vocabulary) | mode | first word (paper) | mean guesses (paper) | win % at m=6 (paper, 5 letters: 88.72) | guesses for all (paper) | hardest words (paper) |"
-    report.add(header)
+    report.add(
+        "| length | answers / guesses (paper's vocabulary) | mode | first word (paper) | mean guesses (paper) "
+        "| win % at m=6 (paper, 5 letters: 88.72) | guesses for all (paper) | hardest words (paper) |"
+    )
     report.add("|---|---|---|---|---:|---:|---:|---|")
     curves: list[EvaluationResult] = []
     for length in lengths:
@@ -315,7 +323,9 @@ def clique_section(report: Report, lengths: list[int], jobs: int) -> None:
         "Ours: the first clique the agent plays on the `english` guess list, the time to find it, and the agent "
         "evaluated on every answer (up to 25 guesses).\n"
     )
-    report.add("| length | clique size found (26 // length wanted) | words | time to find | mean guesses | win % at m=6 |")
+    report.add(
+        "| length | clique size found (26 // length wanted) | words | time to find | mean guesses | win % at m=6 |"
+    )
     report.add("|---|---:|---|---:|---:|---:|")
     for length in lengths:
         game = wordle(length, "english", max_attempts=25)
@@ -325,7 +335,9 @@ def clique_section(report: Report, lengths: list[int], jobs: int) -> None:
         clique = agent.plan_round(game, ())
         seconds = time.perf_counter() - t0
         words = [game.guesses[i] for i in clique] if clique else []
-        res = evaluate(make_baseline("clique"), game, max_attempts=25, n_jobs=jobs, progress=_progress(f"clique L={length}"))
+        res = evaluate(
+            make_baseline("clique"), game, max_attempts=25, n_jobs=jobs, progress=_progress(f"clique L={length}")
+        )
         report.save_result(res, f"clique__L{length}")
         report.add(
             f"| {length} | {len(words)} ({26 // length}) | {', '.join(words) or 'none'} | {seconds:.2f} s | "

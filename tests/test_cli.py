@@ -331,6 +331,30 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert "not in the main job" in capsys.readouterr().err
 
 
+def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A saved result (e.g. a learned agent's) joins the leaderboard, labelled as such."""
+    pytest.importorskip("baselines")
+    from agents import main_job
+    from agents.evaluate import evaluate
+
+    saved = evaluate(FirstAgent(), MICRO, sample=20)
+    saved.agent = "learned-test"
+    saved.to_json(tmp_path / "saved.json")
+    monkeypatch.setattr(main_job, "MAIN_JOB", (main_job.Entry(MICRO, "least-worst"),))
+    out_dir = tmp_path / "out"
+    code = main(["compare", "--out", str(out_dir), "--no-progress", "--include", str(tmp_path / "saved.json")])
+    assert code == 0
+    report = (out_dir / "leaderboard.md").read_text()
+    assert "| learned-test (saved result) | micro-nerdle | 20 |" in report
+    assert f"read from {tmp_path / 'saved.json'}, not re-run by this job" in report
+    assert "| least-worst | micro-nerdle | 127 |" in report
+    capsys.readouterr()
+    (tmp_path / "bad.json").write_text("{not json")
+    assert main(["compare", "--out", str(out_dir), "--include", str(tmp_path / "bad.json")]) == 2
+    assert "not a readable evaluation result" in capsys.readouterr().err
+
+
 def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
     from agents import main_job
 
