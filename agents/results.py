@@ -32,11 +32,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from envs.atomic import atomic_open, atomic_path
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
@@ -561,25 +562,8 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``, so
     a crash never leaves a truncated file behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        _public(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _public(path: str) -> None:
-    """Give a temporary file (created 0600) the permissions a normal new file would have."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def _pyplot() -> Any:
@@ -599,20 +583,12 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
     """Save a figure atomically as PNG and close it."""
     import matplotlib.pyplot as plt
 
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png")
-        _public(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png")
     finally:
         plt.close(fig)
-    return target
+    return Path(path)
 
 
 def _compact(dist: dict[int | str, int]) -> str:

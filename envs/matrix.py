@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 
 import numba
 import numpy as np
 
+from envs.atomic import atomic_open
 from envs.game import Game
 from envs.scoring import pattern_dtype, pattern_matrix, score
 
@@ -41,17 +41,8 @@ def cache_dir() -> Path:
 
 def atomic_save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` atomically (temporary file in the same folder, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, array)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as f:
+        np.save(f, array)
 
 
 class PatternMatrix:

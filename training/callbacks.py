@@ -32,6 +32,7 @@ import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.learned import play_answers
+from envs.atomic import atomic_open
 from training.config import CurriculumStage, TrainConfig
 
 logger = logging.getLogger(__name__)
@@ -139,10 +140,8 @@ class _CsvLog:
             return
         with open(self.path, newline="") as f:
             kept = list(csv.reader(f))[: rows + 1]
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        with os.fdopen(fd, "w", newline="") as f:
+        with atomic_open(self.path, "w", newline="") as f:
             csv.writer(f).writerows(kept)
-        os.replace(tmp, self.path)
 
 
 class CurveCallback(BaseCallback):
@@ -335,17 +334,8 @@ def _fsync_dir(path: Path) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path, "wb") as f:
+        f.write(data)
 
 
 def rng_state() -> dict[str, Any]:

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -39,6 +37,7 @@ from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 import envs
 from agents.learned import algorithm_class
 from agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
+from envs.atomic import atomic_path
 from envs.env import make_game
 from envs.game import Game
 from envs.vector import BatchedGuessEnv
@@ -148,16 +147,8 @@ def _incompatible(saved: dict[str, Any], config: TrainConfig) -> list[str]:
 
 
 def _atomic_save_model(model: BaseAlgorithm, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp.zip")
-    os.close(fd)
-    try:
+    with atomic_path(path, suffix=".tmp.zip") as tmp:  # SB3 appends ".zip" to other names
         model.save(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def train(

@@ -1,0 +1,56 @@
+"""Atomic file writes: nothing half-written is ever left where a reader looks.
+
+Every cache, result, checkpoint and report of the package is written through these two context
+managers: the data goes to a temporary file in the destination folder, is flushed to disk, and
+only then renamed over the destination (``os.replace`` is atomic on one file system). If writing
+fails or is interrupted, the temporary file is removed and the old destination is untouched.
+
+Examples:
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_open(folder / "note.txt", "w", encoding="utf-8") as f:
+    ...     _ = f.write("done")
+    >>> (folder / "note.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('done', ['note.txt'])
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; whatever is written there replaces ``path`` on a
+    clean exit (flushed to disk, with the permissions a new file would get), and is deleted on an
+    exception. Use it for writers that take a file name (``savefig``, ``model.save``)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=target.name + ".", suffix=suffix, dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp creates 0600; give the file normal permissions
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -> Iterator[IO[Any]]:
+    """``open(path, mode)`` for writing, made atomic with :func:`atomic_path`."""
+    if not mode.startswith("w"):
+        raise ValueError(f"atomic_open writes a new file; mode must start with 'w', got {mode!r}")
+    with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as f:
+        yield f
