@@ -65,7 +65,8 @@ class Report:
         self.parts: list[str] = []
 
     def add(self, text: str) -> None:
-        self.parts.append(text.rstrip() + "\n")
+        """One line, or a block; a trailing newline in ``text`` leaves a blank line after it."""
+        self.parts.append(text + "\n")
 
     def save_result(self, result: EvaluationResult, slug: str) -> None:
         result.to_json(self.out / f"{slug}.json")
@@ -134,7 +135,7 @@ def wordle_minimax(report: Report, jobs: int) -> None:
     for label, paper, res, _seconds, fails6 in rows:
         dist = res.distribution
         shares = ", ".join(
-            f"{k}: {100 * dist.get(k, 0) / res.n_games:.1f}%" for k in range(1, 7) if dist.get(k, 0)
+            f"{k}: {dist[k]} ({100 * dist[k] / res.n_games:.1f}%)" for k in range(1, 7) if dist.get(k, 0)
         )
         over = sum(v for k, v in dist.items() if k != "X" and int(k) > 6)
         report.add(
@@ -299,6 +300,29 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
                 f"{res.max_guesses if res.n_failed == 0 else '>25'} ({PAPER_WORST[length][1]}) | "
                 f"{worst_words} ({PAPER_WORST[length][0]}) |"
             )
+    report.add("\nThe paper's first words under our lists (worst-case bucket of the first guess, easy mode; smaller is "
+               "better for greedy minimax):\n")
+    report.add(
+        "| length | paper's first word | in our guess list? | its worst bucket | our first word | its worst bucket |"
+    )
+    report.add("|---|---|---|---:|---|---:|")
+    for length in lengths:
+        game = wordle(length, "english")
+        matrix = PatternMatrix.for_game(game)
+        ours = make_baseline("least-worst")
+        ours.begin(game)
+        our_first = ours.propose()
+        ours_worst = int(np.bincount(matrix.row(our_first)).max())
+        paper_word = PAPER_FIRST[length]
+        if paper_word in game.guess_index:
+            paper_worst = str(int(np.bincount(matrix.row(game.guess_index[paper_word])).max()))
+            present = "yes"
+        else:
+            paper_worst, present = "-", "no"
+        report.add(
+            f"| {length} | {paper_word} | {present} | {paper_worst} | {game.guesses[our_first]} | {ours_worst} |"
+        )
+    report.add("")
     path = report.out / "generalised__win-rate.png"
     plot_win_rate_curves(curves, path)
     report.add("\nWin rate against the number of allowed guesses m = 1..25 (the paper's Figure 1):\n")
@@ -380,6 +404,47 @@ def unique_chars(report: Report, jobs: int) -> None:
     report.add(f"\nOur mean: {res.mean_guesses:.3f} guesses; win rate within 6: {_pct(res.win_rate_at(6))}.\n")
 
 
+DIFFERENCES = """## Differences, explained
+
+* **wordle_minimax_solver.txt, least-worst (easy and hard)**: reproduced: opener, distribution, mean and the
+  13 hard-mode failures agree with the report. The opener depends on the tie-break, which the report says
+  does not matter: five words share the minimum worst case of 167 (aesir, arise, raise, reais, serai), and
+  only the report's `BetterOf` fold over the answers-first list returns RAISE (see `baselines/minimax.py`).
+* **wordle_minimax_solver.txt, expected-size**: *not* reproduced. We implement the printed
+  `WordCountRemainingAfterAttempt` (sum of squared bucket sizes) with the same `BetterOf` fold and get a
+  lower mean and no game needing 6, where the report states 3.57 and ten games needing 6; forcing RAISE as the
+  first guess (the report's simulation hard-codes it) changes little (`python benchmarks/bench_solvers.py`
+  prints both). The report gives neither the opener nor the distribution of this variant, and no reading of
+  the printed code we tried matches, so we believe its figure came from another version of the program. Our
+  measurement stands.
+* **nerdle_min_average_report.txt**: the best depth-1 opener under the report's own formula (Algorithm 10,
+  sum(s^2)/sum(s) over the buckets, guesses drawn from the candidates) is the one in the table above, not
+  48-16=32, which scores worse by a margin no tie-break can explain; its claim that every answer is left
+  with fewer than 110 candidates after 48-16=32 does not hold either. The time difference (23 minutes
+  against seconds) comes from scoring all pairs once with a compiled kernel and counting buckets with
+  one vectorised pass, instead of re-scoring every pair in Python per guess.
+* **nerdle_entropy_blog.txt**: both openers reproduced.
+* **nerdle_unique_chars_greedy.txt**: different populations. The paper's 141,099 "theoretical" equations
+  come from its own eval()-based generation and include equations that are not answers (its 1,459 failures
+  are all multiplications or divisions involving zero); we play the 17,723 classic answers. The paper also
+  filters with "a black tile removes the symbol everywhere", which deletes the true answer when a guess
+  repeats a symbol; we filter exactly. Our distribution is close to the paper's 97 real games.
+* **generalised_wordle_greedy_clique.txt**: different word lists. The paper's vocabularies (one list per
+  length, used as answers and guesses, sizes in the table) come from an unnamed source and include rare words
+  (its first words *iao*, *eoan*, *tanier*, *corsaint* are not in SCOWL-70, see the first-word table), so every
+  figure moves: our means are lower at every length, our worst cases need fewer guesses, and the 5-letter
+  win rate at m=6 is higher than its 88.72% in all three modes. The paper's own Greedy guesses only from the
+  pruned list (*paper-greedy*), which costs guesses against easy mode exactly as hard mode does. Its
+  pattern rule ("yellow if the letter is anywhere in the hidden word") assumes distinct letters; we score
+  exactly.
+* **Cliques**: the paper could not finish the searches for 4 and 5 letters (1,700+ and 14+ hours
+  estimated); a bitmask search finds the largest cliques in under a second. With SCOWL-70 the largest
+  5-letter clique has 4 words (the nyt guess list has a 5-clique, bemix clunk grypt vozhd waqfs); no 8-letter
+  clique of 3 exists (as in the paper); for 9 letters 26 // 9 = 2 is below the paper's minimum clique size 3,
+  so the method falls back to candidates at once.
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="results/reproductions", help="output folder")
@@ -399,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         unique_chars(report, args.jobs)
     if "generalised-wordle" in args.only:
         generalised_wordle(report, args.lengths, args.jobs)
+    report.add(DIFFERENCES)
     header = (
         "# Reproductions of the research documents\n\n"
         f"Generated by `python scripts/reproduce_seeds.py {' '.join(argv if argv is not None else sys.argv[1:])}` "
