@@ -32,6 +32,7 @@ import envs  # noqa: F401  (registers the environments)
 from agents.evaluate import evaluate
 from agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves
 from baselines import make_baseline
+from envs.atomic import atomic_path
 from envs.game import nerdle, wordle
 from envs.matrix import PatternMatrix
 
@@ -323,8 +324,7 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
             f"| {length} | {paper_word} | {present} | {paper_worst} | {game.guesses[our_first]} | {ours_worst} |"
         )
     report.add("")
-    path = report.out / "generalised__win-rate.png"
-    plot_win_rate_curves(curves, path)
+    plot_generalised_curves(curves, report.out / "generalised__win-rate.png")
     report.add("\nWin rate against the number of allowed guesses m = 1..25 (the paper's Figure 1):\n")
     report.add("![win rate against m](generalised__win-rate.png)\n")
     report.add("| length | mode | " + " | ".join(f"m={m}" for m in range(1, 26)) + " |")
@@ -337,6 +337,34 @@ def generalised_wordle(report: Report, lengths: list[int], jobs: int) -> None:
         )
     report.add("")
     clique_section(report, lengths, jobs)
+
+
+def plot_generalised_curves(curves: list[EvaluationResult], path: Path) -> None:
+    """The paper's Figure 1: win rate against allowed guesses m, one line per word length, one
+    panel per greedy mode."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    modes = [m for m, _h, _k in GREEDY_MODES]
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes), 4), sharey=True)
+    ms = list(range(1, 26))
+    for ax, mode in zip(axes, modes):
+        for res in curves:
+            res_mode, length = res.agent.removeprefix("least-worst ").split(" L=")
+            if res_mode == mode:
+                ax.plot(ms, [100 * res.win_rate_at(m) for m in ms], marker=".", label=f"{length} letters")
+        ax.set_title(f"greedy minimax, {mode}")
+        ax.set_xlabel("allowed guesses m")
+        ax.axvline(6, color="grey", lw=0.8, ls=":")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("games won (%)")
+    axes[-1].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    plt.close(fig)
 
 
 def clique_section(report: Report, lengths: list[int], jobs: int) -> None:
