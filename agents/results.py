@@ -519,8 +519,8 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.tick_params(which="minor", length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-        ax.set_title(f"{_title(game, rs)}: games solved in k guesses (X = failed)  —  agent · win % · mean",
-                     fontsize=10, loc="left")
+        ax.set_title(f"{_title(game, rs)}\ngames solved in k guesses (X = failed); rows: agent · win % · mean",
+                     fontsize=10, loc="right")
     fig.tight_layout()
     return _save(fig, path)
 
