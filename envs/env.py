@@ -119,8 +119,7 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
             raise ValueError(
                 f"render_mode {render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
             )
-        if reward_mode not in ("sparse", "shaped"):
-            raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {reward_mode!r}")
+        check_reward_mode(reward_mode)
         self.render_mode = render_mode
         self.game = game if game is not None else make_game(
             kind=kind, length=length, word_list=word_list, answers=answers, guesses=guesses,
@@ -137,13 +136,7 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         g = self.game
         cells = g.max_attempts * g.length
         self.action_space = spaces.Discrete(len(g.guesses))
-        self.observation_space = spaces.Dict(
-            {
-                "board": spaces.MultiDiscrete(np.full(cells, g.n_symbols + 1, dtype=np.int64)),
-                "tiles": spaces.MultiDiscrete(np.full(cells, 4, dtype=np.int64)),
-                "action_mask": spaces.MultiBinary(len(g.guesses)),
-            }
-        )
+        self.observation_space = observation_space(g)
         self._board = np.zeros(cells, dtype=np.int64)
         self._tiles = np.zeros(cells, dtype=np.int64)
         self._all_allowed = np.ones(len(g.guesses), dtype=np.int8)
@@ -327,6 +320,24 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache)
 
 
+def observation_space(game: Game) -> spaces.Dict:
+    """The observation space of one game (shared by :class:`GuessEnv` and the batched vector env)."""
+    cells = game.max_attempts * game.length
+    return spaces.Dict(
+        {
+            "board": spaces.MultiDiscrete(np.full(cells, game.n_symbols + 1, dtype=np.int64)),
+            "tiles": spaces.MultiDiscrete(np.full(cells, 4, dtype=np.int64)),
+            "action_mask": spaces.MultiBinary(len(game.guesses)),
+        }
+    )
+
+
+def check_reward_mode(reward_mode: str) -> None:
+    """Raise ``ValueError`` unless ``reward_mode`` is one the environments implement."""
+    if reward_mode not in ("sparse", "shaped"):
+        raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {reward_mode!r}")
+
+
 def make_game(
     *,
     kind: str = "wordle",
@@ -353,4 +364,6 @@ def make_game(
     raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")
 
 
-__all__ = ["GuessEnv", "make_game", "INFO_KEYS", "END_INFO_KEYS", "GREEN", "YELLOW"]
+__all__ = [
+    "END_INFO_KEYS", "GREEN", "INFO_KEYS", "YELLOW", "GuessEnv", "check_reward_mode", "make_game", "observation_space",
+]

@@ -45,7 +45,7 @@ from gymnasium.vector.utils import batch_space
 from numba import njit
 
 from envs.candidates import HardModeRule
-from envs.env import GuessEnv, RewardMode, make_game
+from envs.env import GuessEnv, RewardMode, check_reward_mode, make_game, observation_space
 from envs.game import Game
 from envs.matrix import PatternMatrix
 from envs.scoring import pattern_to_tiles
@@ -243,8 +243,7 @@ class BatchedGuessEnv(VectorEnv):
             raise ValueError(
                 f"render_mode {render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
             )
-        if reward_mode not in ("sparse", "shaped"):
-            raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {reward_mode!r}")
+        check_reward_mode(reward_mode)
         if reward_mode == "shaped" and not track_candidates:
             raise ValueError("reward_mode='shaped' needs the candidate sets: keep track_candidates=True")
         self.num_envs = int(num_envs)
@@ -276,15 +275,8 @@ class BatchedGuessEnv(VectorEnv):
         self._n_answers = len(g.answers)
         self._length = g.length
         self._cells = g.max_attempts * g.length
-        # Spaces: built exactly like GuessEnv's so that the single spaces compare equal.
         self.single_action_space = spaces.Discrete(self._n_guesses)
-        self.single_observation_space = spaces.Dict(
-            {
-                "board": spaces.MultiDiscrete(np.full(self._cells, g.n_symbols + 1, dtype=np.int64)),
-                "tiles": spaces.MultiDiscrete(np.full(self._cells, 4, dtype=np.int64)),
-                "action_mask": spaces.MultiBinary(self._n_guesses),
-            }
-        )
+        self.single_observation_space = observation_space(g)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
