@@ -1,20 +1,20 @@
 """Agents: the one protocol every player implements, and the shared evaluation loop.
 
 * :class:`Agent`, :class:`CandidateAgent`, :class:`SolverState`, :class:`UnsupportedGameError`
-  (:mod:`agents.base`): the protocol and the base of the deterministic solvers;
-* :func:`evaluate` (:mod:`agents.evaluate`): drive any agent through a real environment over
+  (:mod:`guessgym.agents.base`): the protocol and the base of the deterministic solvers;
+* :func:`evaluate` (:mod:`guessgym.agents.evaluate`): drive any agent through a real environment over
   every answer (or a sample), serially, in worker processes or on Ray;
 * :class:`EvaluationResult`, :class:`GameRecord`, :func:`leaderboard`, plots
-  (:mod:`agents.results`): statistics and renderings of evaluations.
+  (:mod:`guessgym.agents.results`): statistics and renderings of evaluations.
 
-Learned agents live in :mod:`agents.learned` (imports torch; not imported here).
+Learned agents live in :mod:`guessgym.agents.learned` (imports torch; not imported here).
 """
 
 from __future__ import annotations
 
-from agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
-from agents.evaluate import evaluate
-from agents.results import (
+from .base import Agent, CandidateAgent, SolverState, UnsupportedGameError
+from .evaluate import evaluate
+from .results import (
     EvaluationResult,
     GameRecord,
     leaderboard,

@@ -1,7 +1,7 @@
 """Where the games of an evaluation run: in this process, in worker processes, or on Ray.
 
 All three backends run the same function, :func:`play_chunk`, on contiguous chunks of the answer
-list and hand back ``(position, GameRecord)`` pairs that :func:`agents.evaluate.evaluate` puts
+list and hand back ``(position, GameRecord)`` pairs that :func:`guessgym.agents.evaluate.evaluate` puts
 back in answer order, so a serial and a parallel run of a deterministic agent give identical
 records.
 
@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
-from agents.results import GameRecord
-from envs.env import GuessEnv
-from envs.game import Game
+from ..envs.env import GuessEnv
+from ..envs.game import Game
+from .base import Agent
+from .results import GameRecord
 
 #: Default cap on rejected actions in one game before it is declared lost.
 MAX_INVALID_ACTIONS = 50
@@ -53,7 +53,7 @@ class Job:
         token: identifies the evaluation; workers cache the unpickled agent under it.
         agent: the agent to drive.
         game: the game, with the attempt limit of this evaluation.
-        env_options: extra :class:`~envs.env.GuessEnv` keyword arguments (``matrix_cache``).
+        env_options: extra :class:`~guessgym.envs.env.GuessEnv` keyword arguments (``matrix_cache``).
         record_guesses: keep the list of guesses of every game.
         seed: base seed; game ``i`` of the answer list gets its own seed derived from it.
         max_invalid: rejected actions allowed in one game before it counts as a loss.

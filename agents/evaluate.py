@@ -1,14 +1,14 @@
-"""The shared evaluation loop: drive any :class:`~agents.base.Agent` through a real environment.
+"""The shared evaluation loop: drive any :class:`~guessgym.agents.base.Agent` through a real environment.
 
 Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen answer it
-resets a :class:`~envs.env.GuessEnv` on that answer (``reset(options={"answer": ...})``), calls
+resets a :class:`~guessgym.envs.env.GuessEnv` on that answer (``reset(options={"answer": ...})``), calls
 ``agent.begin(game)``, then alternates ``agent.act(obs, info)`` and ``env.step(action)`` until the
-game ends. The result is an :class:`~agents.results.EvaluationResult` (statistics, Markdown,
+game ends. The result is an :class:`~guessgym.agents.results.EvaluationResult` (statistics, Markdown,
 JSON, plots).
 
 Examples:
-    >>> from envs import nerdle
-    >>> from agents.base import CandidateAgent
+    >>> from guessgym.envs import nerdle
+    >>> from guessgym.agents.base import CandidateAgent
     >>> class First(CandidateAgent):
     ...     '''Plays the first remaining candidate.'''
     ...     name = "first"
@@ -35,11 +35,11 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
-from agents import backends
-from agents.base import Agent
-from agents.results import EvaluationResult
-from envs.env import GuessEnv
-from envs.game import Game
+from ..envs.env import GuessEnv
+from ..envs.game import Game
+from . import backends
+from .base import Agent
+from .results import EvaluationResult
 
 logger = logging.getLogger(__name__)
 
@@ -56,8 +56,8 @@ def resolve_game(
     """The game to play, the registered id (if any) and the extra GuessEnv options.
 
     Args:
-        env: a registered id such as ``"guessgym/Wordle-v0"``, a :class:`~envs.game.Game`, or a
-            (possibly wrapped) :class:`~envs.env.GuessEnv` whose game and rules are used (its
+        env: a registered id such as ``"guessgym/Wordle-v0"``, a :class:`~guessgym.envs.game.Game`, or a
+            (possibly wrapped) :class:`~guessgym.envs.env.GuessEnv` whose game and rules are used (its
             reward settings play no part in an evaluation).
         env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); only
             ``matrix_cache`` is accepted with a Game or an env.
@@ -71,7 +71,7 @@ def resolve_game(
     if "matrix_cache" in env_kwargs:
         options["matrix_cache"] = bool(env_kwargs["matrix_cache"])
     if isinstance(env, str):
-        import envs  # noqa: F401  (registers the guessgym ids)
+        from .. import envs  # noqa: F401  (registers the guessgym ids)
 
         if env not in gym.registry:
             known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
@@ -202,12 +202,12 @@ def evaluate(
     """Play ``agent`` on every chosen answer of a game and collect the results.
 
     Args:
-        agent: any :class:`~agents.base.Agent` (picklable for the parallel backends).
-        env: a registered id (``"guessgym/Wordle-v0"``), a :class:`~envs.game.Game`, or a
-            (wrapped) :class:`~envs.env.GuessEnv`, whose game and rules are used.
+        agent: any :class:`~guessgym.agents.base.Agent` (picklable for the parallel backends).
+        env: a registered id (``"guessgym/Wordle-v0"``), a :class:`~guessgym.envs.game.Game`, or a
+            (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used.
         answers: play only these answers (strings or indices into ``game.answers``).
         sample: play a seeded random sample of this many answers (of ``answers`` if given).
-        seed: seed of the sample and of every game (see :func:`agents.backends.episode_seed`).
+        seed: seed of the sample and of every game (see :func:`guessgym.agents.backends.episode_seed`).
         max_attempts: override the game's attempt limit (a game not solved within it is lost).
         record_guesses: keep each game's guesses in the records.
         n_jobs: worker processes (or Ray CPUs) for the parallel backends.
@@ -222,10 +222,10 @@ def evaluate(
             agent stuck on a move the rules refuse would otherwise never finish).
 
     Returns:
-        An :class:`~agents.results.EvaluationResult` with one record per answer, in order of play.
+        An :class:`~guessgym.agents.results.EvaluationResult` with one record per answer, in order of play.
 
     Raises:
-        agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
+        guessgym.agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
         ValueError: unknown env id or answers, bad sample size, bad backend.
     """
     if backend not in BACKENDS:

@@ -1,4 +1,4 @@
-"""A trained stable-baselines3 model as an :class:`~agents.base.Agent`.
+"""A trained stable-baselines3 model as an :class:`~guessgym.agents.base.Agent`.
 
 :func:`load_agent` opens a model saved by MaskablePPO, PPO or A2C (a ``.zip``, a checkpoint
 directory or a training run directory) and returns a :class:`LearnedAgent`, which the shared
@@ -21,9 +21,9 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
-from agents.base import Agent, UnsupportedGameError
-from agents.policies import GuessPolicyMixin
-from envs.game import Game
+from ..envs.game import Game
+from .base import Agent, UnsupportedGameError
+from .policies import GuessPolicyMixin
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
 
 
 class LearnedAgent(Agent):
-    """Plays with a trained actor-critic policy (one of :mod:`agents.policies`' guess policies).
+    """Plays with a trained actor-critic policy (one of :mod:`guessgym.agents.policies`' guess policies).
 
     Args:
         model: a trained SB3 algorithm (MaskablePPO, PPO or A2C) whose policy is a guess policy.
@@ -47,7 +47,7 @@ class LearnedAgent(Agent):
         self, model: BaseAlgorithm, *, deterministic: bool = True, name: str | None = None, seed: int | None = 0
     ) -> None:
         if not isinstance(model.policy, GuessPolicyMixin):
-            raise TypeError("LearnedAgent needs a model whose policy is a guess policy (agents.policies)")
+            raise TypeError("LearnedAgent needs a model whose policy is a guess policy (guessgym.agents.policies)")
         self.model = model
         self.policy: GuessPolicyMixin = model.policy  # type: ignore[assignment]
         self.deterministic = deterministic
@@ -139,7 +139,7 @@ def play_answers(
     """Play the greedy (argmax of masked logits) policy once on each answer, many games at once.
 
     A fast check used during training: the games are stepped by
-    :class:`~envs.vector.BatchedGuessEnv` in batches of ``batch_size``, with the same rules and the
+    :class:`~guessgym.envs.vector.BatchedGuessEnv` in batches of ``batch_size``, with the same rules and the
     same decisions as :class:`LearnedAgent` in the shared evaluation loop. Uses no global random
     state.
 
@@ -147,7 +147,7 @@ def play_answers(
         ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
         a loss)}``.
     """
-    from envs.vector import BatchedGuessEnv
+    from ..envs.vector import BatchedGuessEnv
 
     if answers is None:
         answers = np.arange(len(game.answers))

@@ -5,8 +5,8 @@ command line (``guessgym compare``), the README and the reproduction scripts all
 list. :func:`run_main_job` runs it and :func:`write_report` writes the tables and plots.
 
 Agents are named by string and built by a ``make_agent(name, kwargs)`` callable supplied by the
-caller (the command line passes ``baselines.make_baseline``): agents/ never imports baselines/.
-An agent that raises :class:`~agents.base.UnsupportedGameError` for a game is reported as "not
+caller (the command line passes ``guessgym.baselines.make_baseline``): agents/ never imports baselines/.
+An agent that raises :class:`~guessgym.agents.base.UnsupportedGameError` for a game is reported as "not
 applicable" with its reason instead of stopping the job.
 
 Run it with ``guessgym compare`` (``--quick`` for a seeded sample of answers).
@@ -26,9 +26,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from agents.base import Agent, UnsupportedGameError
-from agents.evaluate import evaluate
-from agents.results import (
+from .base import Agent, UnsupportedGameError
+from .evaluate import evaluate
+from .results import (
     EvaluationResult,
     atomic_write_text,
     leaderboard,
@@ -55,7 +55,7 @@ class Entry:
 
     Attributes:
         env_id: registered environment id.
-        agent: baseline name (``baselines.BASELINES`` key).
+        agent: baseline name (``guessgym.baselines.BASELINES`` key).
         agent_kwargs: keyword arguments for the baseline.
         env_kwargs: keyword arguments for the environment (e.g. a larger guess vocabulary).
         label: shown after the agent name in tables and plots when the row differs from the
@@ -96,7 +96,7 @@ class Entry:
         return f"{self.agent}{extra} on {self.env_id}"
 
 
-#: The baselines, by the names of ``baselines.BASELINES``.
+#: The baselines, by the names of ``guessgym.baselines.BASELINES``.
 BASELINE_NAMES: tuple[str, ...] = (
     "least-worst",
     "expected-size",
@@ -194,7 +194,7 @@ def run_main_job(
         progress: ``progress(entry) -> (callback(done, total), close())`` for a progress bar per
             entry.
         on_outcome: called after each entry (e.g. to print a line as the job goes).
-        backend, ray_address: passed to :func:`~agents.evaluate.evaluate` for parallel entries.
+        backend, ray_address: passed to :func:`~guessgym.agents.evaluate.evaluate` for parallel entries.
     """
     outcomes: list[Outcome] = []
     for entry in entries:

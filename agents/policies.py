@@ -48,7 +48,7 @@ plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
 Because no parameter depends on the vocabulary, :meth:`GuessPolicyMixin.set_game` can point a
 trained policy at another game with the same length, alphabet and number of attempts (a
 different answer or guess list), which is how the vocabulary curriculum and
-:class:`~agents.learned.LearnedAgent` reuse one network.
+:class:`~guessgym.agents.learned.LearnedAgent` reuse one network.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ from torch import nn
 from torch.distributions import Categorical
 from torch.nn import functional as F
 
-from envs.game import Game
+from ..envs.game import Game
 
 #: Default hidden layers of the actor and the critic.
 DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
@@ -344,7 +344,7 @@ class GuessPolicyMixin:
         self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool
     ) -> None:
         if not isinstance(game, Game):
-            raise TypeError("policy_kwargs must contain game=<envs.game.Game> (the game the policy plays)")
+            raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> (the game the policy plays)")
         self._guess_options = {
             "game": game,
             "candidate_features": bool(candidate_features),

@@ -1,6 +1,6 @@
 """The result of an evaluation, its statistics, and its renderings (Markdown, JSON, plots).
 
-:func:`agents.evaluate.evaluate` returns an :class:`EvaluationResult`: one :class:`GameRecord`
+:func:`guessgym.agents.evaluate.evaluate` returns an :class:`EvaluationResult`: one :class:`GameRecord`
 per answer played, plus what was played (agent, game, attempt limit). Every figure in a report is
 a property computed from the records, so a result loaded from JSON gives the same table as the
 run that produced it.
@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envs.atomic import atomic_open, atomic_path
+from ..envs.atomic import atomic_open, atomic_path
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1

@@ -1,6 +1,6 @@
-"""Deterministic baseline solvers from the research documents, each an :class:`agents.base.Agent`.
+"""Deterministic baseline solvers from the research documents, each an :class:`guessgym.agents.base.Agent`.
 
-The registry maps a name to a :class:`~agents.base.CandidateAgent` subclass; every class has a
+The registry maps a name to a :class:`~guessgym.agents.base.CandidateAgent` subclass; every class has a
 ``name`` (its key), a docstring whose first line says what it does and which seed it comes from,
 and keyword-only constructor arguments with defaults.
 
@@ -33,13 +33,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import Agent, CandidateAgent
-from baselines.clique import CliqueAgent
-from baselines.entropy import PatternEntropyAgent, PositionEntropyAgent
-from baselines.min_average import MinAverageAgent
-from baselines.minimax import ExpectedSizeAgent, LeastWorstAgent
-from baselines.random_consistent import RandomConsistentAgent
-from baselines.unique_chars import UniqueCharsAgent
+from ..agents.base import Agent, CandidateAgent
+from .clique import CliqueAgent
+from .entropy import PatternEntropyAgent, PositionEntropyAgent
+from .min_average import MinAverageAgent
+from .minimax import ExpectedSizeAgent, LeastWorstAgent
+from .random_consistent import RandomConsistentAgent
+from .unique_chars import UniqueCharsAgent
 
 BASELINES: dict[str, type[CandidateAgent]] = {
     cls.name: cls

@@ -36,7 +36,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
-from envs.matrix import PatternMatrix
+from ..envs.matrix import PatternMatrix
 
 #: Which statistic :func:`bucket_stat` computes.
 STAT_MAX = 0  # size of the largest bucket

@@ -73,10 +73,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import SolverState, UnsupportedGameError
-from baselines.common import BaselineAgent, candidate_guesses
-from envs.game import Game
-from envs.scoring import GREY, pattern_to_list
+from ..agents.base import SolverState, UnsupportedGameError
+from ..envs.game import Game
+from ..envs.scoring import GREY, pattern_to_list
+from .common import BaselineAgent, candidate_guesses
 
 logger = logging.getLogger(__name__)
 

@@ -6,14 +6,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.base import CandidateAgent, SolverState
-from envs.game import Game
+from ..agents.base import CandidateAgent, SolverState
+from ..envs.game import Game
 
 GuessOrder = Literal["answers-first", "game"]
 
 
 class BaselineAgent(CandidateAgent):
-    """A :class:`~agents.base.CandidateAgent` with a cache of per-game precomputations.
+    """A :class:`~guessgym.agents.base.CandidateAgent` with a cache of per-game precomputations.
 
     ``self._cache`` is emptied when the agent begins a different game and is never pickled, so an
     agent shipped to a worker process carries only its constructor arguments.

@@ -47,7 +47,7 @@ Seed claims and ambiguities:
   we read it as ``exp_value <- ...`` and use its value, the only reading that type-checks.
 * The report's generator pseudo-code (Algorithm 3) would format division results as floats
   (``"12/3=4.0"``) and cannot produce its own count of 17,723; our answer list comes from
-  :mod:`envs.nerdle`, which reproduces 17,723 exactly.
+  :mod:`guessgym.envs.equations`, which reproduces 17,723 exactly.
 * Guesses come only from the candidates (the user node enumerates possible equations), so the
   solver is hard-mode legal by construction.
 """
@@ -59,9 +59,9 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from agents.base import SolverState
-from baselines.buckets import STAT_SUMSQ, bucket_stat, first_min, first_min_float
-from baselines.common import BaselineAgent, candidate_guesses
+from ..agents.base import SolverState
+from .buckets import STAT_SUMSQ, bucket_stat, first_min, first_min_float
+from .common import BaselineAgent, candidate_guesses
 
 
 @njit(cache=True, parallel=True, nogil=True)

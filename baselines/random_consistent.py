@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SolverState
-from baselines.common import BaselineAgent, candidate_guesses
+from ..agents.base import SolverState
+from .common import BaselineAgent, candidate_guesses
 
 
 class RandomConsistentAgent(BaselineAgent):

@@ -14,7 +14,7 @@ Implementation notes and seed problems:
   guessing ``11+11=22`` against ``32-21=11`` gives black tiles to 1s while the answer contains
   1s, and the paper's filter would delete the answer. (The two openers have distinct symbols, so
   the bug only bites from the third guess on, when the engine plays equations with repeats.) We
-  use the exact candidate sets of :mod:`envs.candidates`.
+  use the exact candidate sets of :mod:`guessgym.envs.candidates`.
 * Candidate pool. The paper's frame holds its own 141,099 brute-forced "equations" (answers and
   guesses alike); we draw guesses from the game's remaining answers.
 * ``unique``. Section 3.2 calls it "the number of unique characters remaining", section 4.1
@@ -25,7 +25,7 @@ Implementation notes and seed problems:
   answer order among those with the most distinct characters.
 * The openers must be guesses of the game. ``0+12/3=4`` has a lone ``0``, which no answer
   contains, so on classic Nerdle it exists only in the larger vocabulary
-  ``nerdle(8, guesses="all")``; other games raise :class:`~agents.base.UnsupportedGameError`
+  ``nerdle(8, guesses="all")``; other games raise :class:`~guessgym.agents.base.UnsupportedGameError`
   unless ``openers=`` names guesses of that game.
 * Hard mode (not in the paper): an opener that breaks the hard-mode rule is skipped and the
   greedy rule used instead (candidates are always legal).
@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SolverState, UnsupportedGameError
-from baselines.buckets import first_max
-from baselines.common import BaselineAgent, candidate_guesses
-from envs.game import Game
+from ..agents.base import SolverState, UnsupportedGameError
+from ..envs.game import Game
+from .buckets import first_max
+from .common import BaselineAgent, candidate_guesses
 
 PAPER_OPENERS = ("9*8-7=65", "0+12/3=4")
 

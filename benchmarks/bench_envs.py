@@ -40,11 +40,11 @@ import gymnasium as gym  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-import envs  # noqa: E402, F401  (registers the guessgym/* ids)
 from benchmarks import naive_nerdle_generator  # noqa: E402
-from envs import scoring  # noqa: E402
-from envs.game import nerdle, wordle  # noqa: E402
-from envs.nerdle import generate_equations  # noqa: E402
+from guessgym import envs  # noqa: E402, F401  (registers the guessgym/* ids)
+from guessgym.envs import scoring  # noqa: E402
+from guessgym.envs.equations import generate_equations  # noqa: E402
+from guessgym.envs.game import nerdle, wordle  # noqa: E402
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> tuple[float, list[float]]:

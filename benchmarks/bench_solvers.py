@@ -33,7 +33,6 @@ samples dominate; ``--skip-naive`` leaves them out).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
@@ -48,18 +47,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from baselines import BASELINES, make_baseline
-from baselines.buckets import worst_bucket
-from baselines.common import guess_order
-from baselines.min_average import depth1_values, depth2_values
 from benchmarks import naive_least_worst as naive_lw
 from benchmarks.naive_min_average import MinAverageSolver, OptimizedGameStateManager
-from envs.env import GuessEnv
-from envs.game import Game, nerdle, wordle
-from envs.matrix import PatternMatrix
-from envs.scoring import pattern_to_marks
-
-nerdle_rules = importlib.import_module("envs.nerdle")  # the module (envs.nerdle is also a function name)
+from guessgym.baselines import BASELINES, make_baseline
+from guessgym.baselines.buckets import worst_bucket
+from guessgym.baselines.common import guess_order
+from guessgym.baselines.min_average import depth1_values, depth2_values
+from guessgym.envs import equations as nerdle_rules
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import Game, nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
+from guessgym.envs.scoring import pattern_to_marks
 
 REPORT_LEAST_WORST_MIN = 20.0  # wordle_minimax_solver.txt: the exhaustive simulation
 REPORT_OPENER_MS = 32_998  # ... first attempt, single thread (11,527 ms with AsParallel on 4 cores)

@@ -7,7 +7,7 @@ the best of ``--repeat`` runs (the machine is shared). Rows:
 
 * ``sync``: ``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (one ``GuessEnv.step``
   per game, then SyncVectorEnv merges observations and info dicts);
-* ``batched``: :class:`envs.vector.BatchedGuessEnv` with the same observations and infos
+* ``batched``: :class:`guessgym.envs.vector.BatchedGuessEnv` with the same observations and infos
   (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`` once registered);
 * ``batched, training``: the same engine through the stable-baselines3 adapter used for training
   (no candidate tracking, no info dicts, masks on request), for reference.
@@ -37,8 +37,8 @@ if str(_ROOT) not in sys.path:  # run as a file from a checkout without installi
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
-import envs  # noqa: E402
-from envs.vector import BatchedGuessEnv  # noqa: E402
+from guessgym import envs  # noqa: E402
+from guessgym.envs.vector import BatchedGuessEnv  # noqa: E402
 
 GAMES = {
     "wordle": "guessgym/Wordle-v0",
@@ -75,7 +75,7 @@ def bench_game(env_id: str, num_envs: int, n_steps: int, repeat: int, seed: int)
     batched.reset(seed=seed)
     batched_rate = _rate(batched.step, actions, repeat)
 
-    from training.sb3_vec import BatchedVecEnv
+    from guessgym.training.sb3_vec import BatchedVecEnv
 
     train_env = BatchedVecEnv(BatchedGuessEnv(num_envs, track_candidates=False, **envs.ENV_SPECS[env_id]))
     train_env.seed(seed)

@@ -3,7 +3,7 @@
 Sections 5, 7.3 and 8: ``NERDLE_EVAL`` (Algorithm 5), the ``OptimizedGameStateManager``
 (Algorithm 8), ``BUILD_TREE`` (Algorithm 9) and ``EXPECTIMIN`` (Algorithm 10), kept as close to
 the listings as Python allows, so that benchmarks/bench_solvers.py can time the report's method
-against :mod:`baselines.min_average`. Readings that the pseudo-code forces:
+against :mod:`guessgym.baselines.min_average`. Readings that the pseudo-code forces:
 
 * Algorithm 8 calls ``EvaluateGuess(guess_equations[-1], hidden_equation)`` (guess first);
   Algorithm 5 is ``NERDLE_EVAL(ans, guess_eq)`` (answer first). ``evaluate_guess`` adapts.

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.game import Game
-from envs.matrix import PatternMatrix
-from envs.scoring import GREEN, YELLOW, pattern_to_list
+from .game import Game
+from .matrix import PatternMatrix
+from .scoring import GREEN, YELLOW, pattern_to_list
 
 
 @dataclass
@@ -66,10 +66,10 @@ class HardModeRule:
     """The accumulated hard-mode constraints on the next guess.
 
     Examples:
-        >>> from envs.game import wordle
+        >>> from guessgym.envs.game import wordle
         >>> g = wordle(hard_mode=True)
         >>> rule = HardModeRule(g)
-        >>> from envs.scoring import score
+        >>> from guessgym.envs.scoring import score
         >>> rule.add(g.guess_index["raise"], score("raise", "shire"))
         >>> rule.violation(g.guess_index["shire"]) is None
         True

@@ -1,4 +1,4 @@
-"""The Gymnasium environment: one class over any :class:`~envs.game.Game`."""
+"""The Gymnasium environment: one class over any :class:`~guessgym.envs.game.Game`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs import game as game_module
-from envs.candidates import HardModeRule
-from envs.game import Game
-from envs.matrix import PatternMatrix
-from envs.scoring import GREEN, YELLOW, pattern_to_list, pattern_to_tiles
+from .candidates import HardModeRule
+from .game import Game, make_game
+from .matrix import PatternMatrix
+from .scoring import GREEN, YELLOW, pattern_to_list, pattern_to_tiles
 
 RewardMode = Literal["sparse", "shaped"]
 
@@ -82,7 +81,7 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
     ## Arguments
     ``gymnasium.make("guessgym/Wordle-v0", **kwargs)`` or ``GuessEnv(render_mode, **kwargs)``:
 
-    * ``game``: a ready :class:`~envs.game.Game`; otherwise one is built from
+    * ``game``: a ready :class:`~guessgym.envs.game.Game`; otherwise one is built from
     * ``kind`` (``"wordle"``/``"nerdle"``), ``length``, ``word_list`` (Wordle preset),
       ``answers``, ``guesses`` (lists, paths, or for Nerdle ``"answers"``/``"all"``),
       ``max_attempts``, ``hard_mode``;
@@ -249,7 +248,7 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
                 "render() was called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
             )
             return None
-        from envs import render as rendering
+        from . import render as rendering
 
         rows = self.board_rows()
         if self.render_mode == "rgb_array":
@@ -336,32 +335,6 @@ def check_reward_mode(reward_mode: str) -> None:
     """Raise ``ValueError`` unless ``reward_mode`` is one the environments implement."""
     if reward_mode not in ("sparse", "shaped"):
         raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {reward_mode!r}")
-
-
-def make_game(
-    *,
-    kind: str = "wordle",
-    length: int | None = None,
-    word_list: str | None = None,
-    answers: Any = None,
-    guesses: Any = None,
-    max_attempts: int = 6,
-    hard_mode: bool = False,
-) -> Game:
-    """Build a :class:`Game` from the environment keyword arguments."""
-    if kind == "wordle":
-        return game_module.wordle(
-            5 if length is None else length, word_list, answers=answers, guesses=guesses,
-            max_attempts=max_attempts, hard_mode=hard_mode,
-        )
-    if kind == "nerdle":
-        if word_list is not None:
-            raise ValueError("word_list applies to Wordle only; Nerdle answers are generated from the rules")
-        return game_module.nerdle(
-            8 if length is None else length, guesses="answers" if guesses is None else guesses,
-            answers=answers, max_attempts=max_attempts, hard_mode=hard_mode,
-        )
-    raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")
 
 
 __all__ = [

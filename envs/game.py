@@ -19,23 +19,23 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from envs import wordlists
-from envs.nerdle import (
+from . import wordlists
+from .equations import (
     MAX_LENGTH as NERDLE_MAX_LENGTH,
 )
-from envs.nerdle import (
+from .equations import (
     MIN_LENGTH as NERDLE_MIN_LENGTH,
 )
-from envs.nerdle import (
+from .equations import (
     NERDLE_ALPHABET,
     explain_invalid_equation,
     generate_equations,
 )
-from envs.scoring import KERNEL_VERSION, all_green, encode
+from .scoring import KERNEL_VERSION, all_green, encode
 
 GameKind = Literal["wordle", "nerdle"]
 
@@ -233,7 +233,7 @@ def nerdle(
 ) -> Game:
     """A Nerdle game: Micro (5), Mini (6), Midi (7) or classic (8).
 
-    Answers are generated from the rules (see :mod:`envs.nerdle`), not read from a file.
+    Answers are generated from the rules (see :mod:`guessgym.envs.equations`), not read from a file.
 
     Args:
         length: 5 to 8.
@@ -274,3 +274,29 @@ def nerdle(
     wordlists.check_answers_are_guesses(ans, gue)
     name = NERDLE_NAMES[length] + ("" if vocab == "answers" else f"-{vocab}") + ("-hard" if hard_mode else "")
     return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab)
+
+
+def make_game(
+    *,
+    kind: str = "wordle",
+    length: int | None = None,
+    word_list: str | None = None,
+    answers: Any = None,
+    guesses: Any = None,
+    max_attempts: int = 6,
+    hard_mode: bool = False,
+) -> Game:
+    """Build a :class:`Game` from the environment keyword arguments."""
+    if kind == "wordle":
+        return wordle(
+            5 if length is None else length, word_list, answers=answers, guesses=guesses,
+            max_attempts=max_attempts, hard_mode=hard_mode,
+        )
+    if kind == "nerdle":
+        if word_list is not None:
+            raise ValueError("word_list applies to Wordle only; Nerdle answers are generated from the rules")
+        return nerdle(
+            8 if length is None else length, guesses="answers" if guesses is None else guesses,
+            answers=answers, max_attempts=max_attempts, hard_mode=hard_mode,
+        )
+    raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")

@@ -1,7 +1,7 @@
 """Pattern matrices (guesses x answers), cached on disk, or computed row by row when too large.
 
 ``PatternMatrix.for_game(game)`` is the one way the package obtains patterns in bulk. A full
-matrix is built by the numba kernel of :mod:`envs.scoring` and stored under the cache directory as
+matrix is built by the numba kernel of :mod:`guessgym.envs.scoring` and stored under the cache directory as
 ``patterns-<fingerprint>.npy``, written to a temporary file and renamed into place so that a crash
 never leaves a truncated cache behind. When the matrix would exceed ``max_bytes`` (for example
 every valid classic Nerdle equation as a guess: 67,346 x 17,723), nothing is stored and rows or
@@ -20,9 +20,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from envs.atomic import atomic_open
-from envs.game import Game
-from envs.scoring import pattern_dtype, pattern_matrix, score
+from .atomic import atomic_open
+from .game import Game
+from .scoring import pattern_dtype, pattern_matrix, score
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
-"""A batched vector environment: many games of one :class:`~envs.game.Game` stepped at once in numpy.
+"""A batched vector environment: many games of one :class:`~guessgym.envs.game.Game` stepped at once in numpy.
 
 :class:`BatchedGuessEnv` is a :class:`gymnasium.vector.VectorEnv` with the same rules, rewards,
-observations, masks and ``info`` keys as :class:`~envs.env.GuessEnv`, but it keeps the state of
+observations, masks and ``info`` keys as :class:`~guessgym.envs.env.GuessEnv`, but it keeps the state of
 every sub-game in arrays (answers, boards, tiles, attempts, candidate lists) and advances them
 together: one compiled (numba) pass reads every sub-game's feedback from the cached pattern matrix,
 writes the board rows and compacts the candidate lists; infos are built with vectorised lookups
@@ -19,7 +19,7 @@ seeds and actions, observations, rewards, terminations and infos equal those of
 
 Examples:
     >>> import numpy as np
-    >>> from envs.game import nerdle
+    >>> from guessgym.envs.game import nerdle
     >>> venv = BatchedGuessEnv(3, game=nerdle(6))
     >>> obs, info = venv.reset(seed=0)
     >>> obs["board"].shape, obs["action_mask"].shape
@@ -44,11 +44,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import njit
 
-from envs.candidates import HardModeRule
-from envs.env import GuessEnv, RewardMode, check_reward_mode, make_game, observation_space
-from envs.game import Game
-from envs.matrix import PatternMatrix
-from envs.scoring import pattern_to_tiles
+from .candidates import HardModeRule
+from .env import GuessEnv, RewardMode, check_reward_mode, make_game, observation_space
+from .game import Game
+from .matrix import PatternMatrix
+from .scoring import pattern_to_tiles
 
 #: Reset options understood by :meth:`BatchedGuessEnv.reset`.
 RESET_OPTIONS = ("answer", "reset_mask")
@@ -160,8 +160,8 @@ class BatchedGuessEnv(VectorEnv):
     """``num_envs`` games of Wordle or Nerdle advanced together with numpy.
 
     ## Description
-    The vectorised counterpart of :class:`~envs.env.GuessEnv` (read its docstring for the rules).
-    Every sub-game has the same :class:`~envs.game.Game`; each has its own hidden answer,
+    The vectorised counterpart of :class:`~guessgym.envs.env.GuessEnv` (read its docstring for the rules).
+    Every sub-game has the same :class:`~guessgym.envs.game.Game`; each has its own hidden answer,
     board, candidate set and random generator.
 
     ## Action Space
@@ -475,7 +475,7 @@ class BatchedGuessEnv(VectorEnv):
         if self.render_mode is None:
             gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
-        from envs import render as rendering
+        from . import render as rendering
 
         frames = []
         for i in range(self.num_envs):
@@ -777,7 +777,7 @@ class BatchedGuessEnv(VectorEnv):
 
 
 def make_batched(num_envs: int = 1, **kwargs: Any) -> BatchedGuessEnv:
-    """Vector entry point for ``gymnasium.register(..., vector_entry_point="envs.vector:make_batched")``.
+    """Vector entry point for ``gymnasium.register(..., vector_entry_point="guessgym.envs.vector:make_batched")``.
 
     ``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")`` calls it with the
     id's keyword arguments (``kind``, ``length``, ...).

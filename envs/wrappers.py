@@ -1,4 +1,4 @@
-"""Wrappers around :class:`~envs.env.GuessEnv`: text guesses, and ending the episode on a rule break.
+"""Wrappers around :class:`~guessgym.envs.env.GuessEnv`: text guesses, and ending the episode on a rule break.
 
 * :class:`TextGuess` lets an agent type its guess (``"crane"``, ``"48-32=16"``) instead of choosing
   an index; this is the natural interface for language-model agents. A guess that cannot be played
@@ -9,7 +9,7 @@
 
 Examples:
     >>> import gymnasium as gym
-    >>> import envs
+    >>> from guessgym import envs
     >>> env = TextGuess(gym.make("guessgym/Wordle-v0"))
     >>> obs, info = env.reset(seed=0, options={"answer": "crane"})
     >>> obs, reward, terminated, truncated, info = env.step("SLATE")
@@ -29,7 +29,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from envs.game import Game
+from .game import Game
 
 __all__ = ["TerminateOnInvalidAction", "TextGuess"]
 
@@ -107,7 +107,7 @@ class TextGuess(gym.Wrapper[dict[str, np.ndarray], str, dict[str, np.ndarray], i
 class TerminateOnInvalidAction(gym.Wrapper[dict[str, np.ndarray], Any, dict[str, np.ndarray], Any]):
     """End the episode when the environment rejects an action, instead of allowing a retry.
 
-    :class:`~envs.env.GuessEnv` rejects a hard-mode violation without using an attempt and lets
+    :class:`~guessgym.envs.env.GuessEnv` rejects a hard-mode violation without using an attempt and lets
     the agent try again. Under this wrapper the same step returns ``terminated=True`` (the game is
     over, by a rule of the wrapped game, so it is termination, not truncation), the reward is the
     environment's ``invalid_action_penalty`` unless ``penalty`` is given, and ``info`` keeps

@@ -1,20 +1,36 @@
 """guessgym: Wordle and Nerdle as Gymnasium environments, baselines and learned agents.
 
-This package holds the command line only (``python -m guessgym`` or the ``guessgym`` script);
-the library lives in the top-level packages :mod:`envs` (games, scoring, environments),
-:mod:`agents` (the Agent protocol, the evaluation loop, results), :mod:`baselines` and
-:mod:`training`. Importing it has no side effects and imports nothing heavy.
+One namespace:
+
+* :mod:`guessgym.envs`: games, scoring, the game engine, the Gymnasium environments;
+* :mod:`guessgym.agents`: the Agent protocol, the agent registry, the shared evaluation loop,
+  results, learned agents (the ``train`` extra);
+* :mod:`guessgym.baselines`: the research documents' deterministic solvers;
+* :mod:`guessgym.training`: training learned agents (the ``train`` extra);
+* :mod:`guessgym.cli`: the ``guessgym`` command line.
+
+Importing the package registers every environment id with Gymnasium (and the baselines with the
+agent registry) by name, without loading numba or the word lists::
+
+    import gymnasium as gym
+    import guessgym
+
+    env = gym.make("guessgym/Wordle-v0")
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .envs.registration import register_envs
 
-__all__ = ["__version__", "main"]
+__version__ = "0.2.0"
+
+register_envs()
+
+__all__ = ["__version__", "main", "register_envs"]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line (see :mod:`guessgym.cli`)."""
-    from guessgym.cli import main as cli_main
+    from .cli import main as cli_main
 
     return cli_main(argv)

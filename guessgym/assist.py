@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
 
-from agents.base import Agent, CandidateAgent
-from envs.candidates import Candidates
-from envs.game import Game
-from envs.scoring import pattern_to_tiles, tiles_to_pattern
+from .agents.base import Agent, CandidateAgent
+from .envs.candidates import Candidates
+from .envs.game import Game
+from .envs.scoring import pattern_to_tiles, tiles_to_pattern
 
 TILE_HELP = "G * 2 = green, Y + 1 P = yellow/purple, B _ 0 = grey/black"
 
@@ -61,8 +61,8 @@ class AssistSession:
     Every method either succeeds or raises :class:`AssistError` without changing the state.
 
     Examples:
-        >>> from envs import nerdle
-        >>> from agents.base import CandidateAgent
+        >>> from guessgym.envs import nerdle
+        >>> from guessgym.agents.base import CandidateAgent
         >>> class First(CandidateAgent):
         ...     def choose(self, state):
         ...         return int(state.game.answer_to_guess[state.candidates.indices[0]])

@@ -96,7 +96,7 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
 def baseline_registry() -> tuple[dict[str, Any], str]:
     """``(BASELINES, "")``, or ``({}, reason)`` when the baselines package is not available."""
     try:
-        module = importlib.import_module("baselines")
+        module = importlib.import_module("guessgym.baselines")
         registry = module.BASELINES
         module.make_baseline  # noqa: B018  (checked here so the error names it)
     except (ImportError, AttributeError) as exc:
@@ -110,7 +110,7 @@ def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
     Raises:
         UsageError: unknown name (with the list of known ones), bad kwargs, missing file.
     """
-    from agents.base import Agent
+    from .agents.base import Agent
 
     kwargs = dict(kwargs or {})
     if spec.startswith("model:"):
@@ -118,7 +118,7 @@ def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
         if not Path(path).exists():
             raise UsageError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
         try:
-            from agents.learned import load_agent
+            from .agents.learned import load_agent
         except ImportError as exc:
             raise UsageError(f"learned agents are not available: {exc}") from None
         try:
@@ -140,21 +140,21 @@ def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
         if spec not in registry:
             known = ", ".join(sorted(registry)) if registry else f"none ({reason})"
             raise UsageError(f"unknown agent {spec!r}; known agents: {known}; or model:PATH.zip, or module:Class")
-        from baselines import make_baseline
+        from .baselines import make_baseline
 
         try:
             agent = make_baseline(spec, **kwargs)
         except (TypeError, ValueError) as exc:
             raise UsageError(f"bad arguments for agent {spec!r}: {exc}") from None
     if not isinstance(agent, Agent):
-        raise UsageError(f"{spec!r} did not produce an agents.base.Agent (got {type(agent).__name__})")
+        raise UsageError(f"{spec!r} did not produce an guessgym.agents.base.Agent (got {type(agent).__name__})")
     return agent
 
 
 def _check_env_id(env_id: str) -> None:
     import gymnasium as gym
 
-    import envs  # noqa: F401
+    from . import envs  # noqa: F401
 
     if env_id not in gym.registry:
         known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
@@ -189,7 +189,7 @@ def _slug(*parts: str) -> str:
 
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from agents.evaluate import evaluate, resolve_game, select_answers
+    from .agents.evaluate import evaluate, resolve_game, select_answers
 
     _check_env_id(args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
@@ -207,7 +207,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     backend = "ray" if args.address and args.backend == "auto" else args.backend
     agent = make_agent(args.agent, agent_kwargs)
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
-    from agents.base import UnsupportedGameError
+    from .agents.base import UnsupportedGameError
 
     try:
         result = evaluate(
@@ -235,12 +235,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from agents import main_job
+    from .agents import main_job
 
     registry, reason = baseline_registry()
     if not registry:
         raise UsageError(f"cannot compare baselines: {reason}")
-    from baselines import make_baseline
+    from .baselines import make_baseline
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -258,7 +258,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     def build(name: str, kwargs: dict[str, Any]) -> Any:
         if name not in registry:
-            raise KeyError(f"{name!r} is not in baselines.BASELINES")
+            raise KeyError(f"{name!r} is not in guessgym.baselines.BASELINES")
         return make_baseline(name, **kwargs)
 
     def progress(entry: main_job.Entry):
@@ -298,7 +298,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _included_outcome(main_job: Any, path: str) -> Any:
     """A saved result (e.g. a learned agent's, written by scripts/train_results.py) as a row of the
     leaderboard, labelled so nobody mistakes it for a run of this job."""
-    from agents.results import EvaluationResult
+    from .agents.results import EvaluationResult
 
     try:
         result = EvaluationResult.from_json(path)
@@ -313,8 +313,8 @@ def _included_outcome(main_job: Any, path: str) -> Any:
 
 def assist_game(args: argparse.Namespace) -> Any:
     """The game described by ``assist``'s options."""
-    import envs
-    from envs.env import make_game
+    from . import envs
+    from .envs.env import make_game
 
     name = args.game.lower()
     nerdle_lengths = {"micro-nerdle": 5, "mini-nerdle": 6, "midi-nerdle": 7, "nerdle": 8}
@@ -370,8 +370,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    import envs
-    from agents.main_job import MAIN_JOB
+    from . import envs
+    from .agents.main_job import MAIN_JOB
 
     print("Environments:")
     for env_id, kwargs in envs.ENV_SPECS.items():
@@ -381,7 +381,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name, cls in sorted(registry.items()):
         doc = (cls.__doc__ or "").strip().splitlines()
         print(f"  {name:20s} {doc[0] if doc else ''}")
-    print("  model:PATH.zip       a trained agent (agents.learned.load_agent)")
+    print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
     print("  module:Class         your own Agent subclass")
     print("Main job (guessgym compare):")
     for entry in MAIN_JOB:
@@ -398,7 +398,7 @@ def _train_unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
 
 # ---- the parser --------------------------------------------------------------------------------
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
-    """The argument parser. ``with_training`` imports ``training.cli`` to add ``train``."""
+    """The argument parser. ``with_training`` imports ``guessgym.training.cli`` to add ``train``."""
     parser = argparse.ArgumentParser(prog=PROG, description="Wordle and Nerdle as Gymnasium environments: "
                                      "evaluate and compare agents, get help with a real game, or play.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
@@ -422,7 +422,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("compare", help="the main job: every baseline on Wordle and Nerdle",
-                       description="Evaluate every baseline of agents.main_job.MAIN_JOB and write the "
+                       description="Evaluate every baseline of guessgym.agents.main_job.MAIN_JOB and write the "
                                    "leaderboard, per-agent JSON and plots.")
     p.add_argument("--out", help="results folder (default: results/main; results/tmp/quick for samples)")
     p.add_argument("--jobs", "-j", type=int, default=2, help="worker processes for expensive agents (default: 2)")
@@ -466,7 +466,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
 
     if with_training:
         try:
-            training_cli = importlib.import_module("training.cli")
+            training_cli = importlib.import_module("guessgym.training.cli")
             training_cli.register(sub)
         except (ImportError, AttributeError) as exc:
             p = sub.add_parser("train", help="train a learned agent (unavailable)")
@@ -484,7 +484,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
     messages go to ``sys.stdout``/``sys.stderr``.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    # training.cli (and torch behind it) is imported only when the user asks for training.
+    # guessgym.training.cli (and torch behind it) is imported only when the user asks for training.
     command = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(with_training=command == "train")
     try:

@@ -1,6 +1,6 @@
 """``guessgym play``: play Wordle or Nerdle in the terminal, through the real environment.
 
-Every guess goes through :class:`~envs.env.GuessEnv`; a typed guess is checked first with
+Every guess goes through :class:`~guessgym.envs.env.GuessEnv`; a typed guess is checked first with
 ``game.explain_invalid_guess`` (wrong length, not a word, not a true equation, outside the guess
 vocabulary) and hard-mode refusals come back from the environment itself, each with its reason.
 The board is the environment's ``ansi`` render (coloured tiles), or plain ``GUESS  GYB`` rows when
@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 import gymnasium as gym
 
-from envs.env import GuessEnv
+from .envs.env import GuessEnv
 
 
 def run_play(
@@ -40,7 +40,7 @@ def run_play(
     out = stdout if stdout is not None else sys.stdout
     if color is None:
         color = bool(getattr(out, "isatty", lambda: False)())
-    import envs  # noqa: F401  (registers the ids)
+    from . import envs  # noqa: F401  (registers the ids)
 
     env = gym.make(env_id, render_mode="ansi", disable_env_checker=True, **(env_kwargs or {}))
     core = env.unwrapped

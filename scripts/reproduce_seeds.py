@@ -28,13 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-import envs  # noqa: F401  (registers the environments)
-from agents.evaluate import evaluate
-from agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves
-from baselines import make_baseline
-from envs.atomic import atomic_path
-from envs.game import nerdle, wordle
-from envs.matrix import PatternMatrix
+from guessgym import envs  # noqa: F401  (registers the environments)
+from guessgym.agents.evaluate import evaluate
+from guessgym.agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves
+from guessgym.baselines import make_baseline
+from guessgym.envs.atomic import atomic_path
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
 
 SECTIONS = ("wordle-minimax", "nerdle-min-average", "nerdle-entropy", "generalised-wordle", "unique-chars")
 
@@ -186,7 +186,7 @@ def nerdle_min_average(report: Report) -> None:
         old = os.environ.get("GUESSGYM_CACHE_DIR")
         os.environ["GUESSGYM_CACHE_DIR"] = cache  # "from nothing": no cached matrix
         PatternMatrix.clear_memory()
-        from envs.nerdle import generate_equations
+        from guessgym.envs.equations import generate_equations
 
         generate_equations.cache_clear()
         try:

@@ -3,13 +3,13 @@
 For each game (Mini Nerdle, classic Nerdle, Wordle nyt by default) this script
 
 1. trains with ``configs/<game>.toml`` (``--steps`` overrides the budget) through
-   :func:`training.train.train`; runs live in ``--runs-dir`` and are *resumed* when the script is
+   :func:`guessgym.training.train.train`; runs live in ``--runs-dir`` and are *resumed* when the script is
    run again, so an interrupted reproduction continues where it stopped and a finished one is
    not retrained;
 2. evaluates the trained model on every answer through the shared evaluation loop
-   (:func:`agents.evaluate.evaluate`, the same code that ranks the baselines);
+   (:func:`guessgym.agents.evaluate.evaluate`, the same code that ranks the baselines);
 3. writes into ``--out`` (default ``results/learned/``): ``learned-<game>.json`` (the
-   :class:`~agents.results.EvaluationResult`, loadable by the leaderboard), ``learned-<game>.png``
+   :class:`~guessgym.agents.results.EvaluationResult`, loadable by the leaderboard), ``learned-<game>.png``
    (guess histogram), ``learned-<game>-curve.png`` (learning curve from the run's ``eval.csv`` and
    ``curve.csv``), ``summary.json`` (steps, training wall time, steps/s, untrained and final
    figures, config) and ``leaderboard.md``.
@@ -40,10 +40,10 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:  # run as a file from a checkout without installing
     sys.path.insert(0, str(_ROOT))
 
-from agents.evaluate import evaluate  # noqa: E402
-from agents.learned import load_agent  # noqa: E402
-from agents.results import EvaluationResult, atomic_write_text, leaderboard  # noqa: E402
-from training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
+from guessgym.agents.evaluate import evaluate  # noqa: E402
+from guessgym.agents.learned import load_agent  # noqa: E402
+from guessgym.agents.results import EvaluationResult, atomic_write_text, leaderboard  # noqa: E402
+from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 
 GAMES = ("mini-nerdle", "nerdle", "wordle")
 
@@ -155,7 +155,7 @@ def config_for(game: str, args: argparse.Namespace) -> TrainConfig:
 
 
 def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
-    from training.train import train
+    from guessgym.training.train import train
 
     config = config_for(game, args)
     run_dir = config.run_dir
@@ -167,7 +167,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     final = json.loads((run_dir / "final.json").read_text())
     agent = load_agent(run_dir / "model.zip", name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}
-    print(f"   evaluating on every answer through agents.evaluate ({config.env_id})", flush=True)
+    print(f"   evaluating on every answer through guessgym.agents.evaluate ({config.env_id})", flush=True)
     result: EvaluationResult = evaluate(
         agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
     )

@@ -1,6 +1,6 @@
 """Shared fixtures and helpers for the test suite.
 
-* A test that takes an ``env_id`` argument runs once for every registered id (``envs.ENV_SPECS``).
+* A test that takes an ``env_id`` argument runs once for every registered id (``guessgym.envs.ENV_SPECS``).
 * ``masked_action(rng, mask)`` (a fixture returning the function): a seeded random allowed action.
 * ``isolated_cache``: a fresh, empty pattern-matrix cache directory for tests that inspect it.
 * Hypothesis runs without deadlines (the first call of a numba kernel compiles or loads it).
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-import envs
-from envs.matrix import PatternMatrix
+from guessgym import envs
+from guessgym.envs.matrix import PatternMatrix
 
 settings.register_profile(
     "guessgym", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]

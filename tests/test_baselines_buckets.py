@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-import baselines.buckets as buckets
-from baselines.buckets import (
+import guessgym.baselines.buckets as buckets
+from guessgym.baselines.buckets import (
     ENTROPY_SCALE,
     STAT_CLOGC,
     STAT_MAX,
@@ -17,8 +17,8 @@ from baselines.buckets import (
     entropy_bits,
     first_min_float,
 )
-from envs.game import wordle
-from envs.matrix import PatternMatrix
+from guessgym.envs.game import wordle
+from guessgym.envs.matrix import PatternMatrix
 
 
 def _reference(dense: np.ndarray, guesses: np.ndarray, cands: np.ndarray, stat: int) -> np.ndarray:

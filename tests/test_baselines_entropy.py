@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from baselines import make_baseline
-from baselines.buckets import entropy_bits, entropy_key
-from baselines.entropy import position_entropy_bits
-from envs.game import nerdle, wordle
-from envs.matrix import PatternMatrix
+from guessgym.baselines import make_baseline
+from guessgym.baselines.buckets import entropy_bits, entropy_key
+from guessgym.baselines.entropy import position_entropy_bits
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
 
 ANSWERS = ["abc", "abd", "aec", "fgh"]
 

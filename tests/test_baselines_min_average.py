@@ -9,11 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from baselines import make_baseline
-from baselines.min_average import depth1_values, depth2_values
-from envs.game import nerdle, wordle
-from envs.matrix import PatternMatrix
-from envs.scoring import score
+from guessgym.baselines import make_baseline
+from guessgym.baselines.min_average import depth1_values, depth2_values
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
+from guessgym.envs.scoring import score
 
 TOY = ["abc", "abd", "abe", "xyz"]
 
@@ -76,8 +76,8 @@ def test_depth2_can_disagree_with_depth1_and_uses_its_own_values() -> None:
             break
     else:
         pytest.fail("no disagreement found")
-    from agents.base import SolverState
-    from envs.candidates import Candidates
+    from guessgym.agents.base import SolverState
+    from guessgym.envs.candidates import Candidates
 
     state = SolverState(game, Candidates(game, cands, m), 1, [], None)
     for depth, values in ((1, v1), (2, v2)):

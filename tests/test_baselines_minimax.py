@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import SolverState
-from baselines import make_baseline
-from baselines.buckets import betterof_fold, bucket_sizes, sum_of_squares, worst_bucket
-from baselines.common import guess_order
-from envs.candidates import Candidates, HardModeRule
-from envs.env import GuessEnv
-from envs.game import wordle
-from envs.matrix import PatternMatrix
-from envs.scoring import marks_to_pattern, score
+from guessgym.agents.base import SolverState
+from guessgym.baselines import make_baseline
+from guessgym.baselines.buckets import betterof_fold, bucket_sizes, sum_of_squares, worst_bucket
+from guessgym.baselines.common import guess_order
+from guessgym.envs.candidates import Candidates, HardModeRule
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import wordle
+from guessgym.envs.matrix import PatternMatrix
+from guessgym.envs.scoring import marks_to_pattern, score
 
 ATTEMPTS = ["aaaaa", "bbbbb", "ccccc", "ddddd", "eeeee", "edcba", "deabc"]
 

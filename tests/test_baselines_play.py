@@ -13,10 +13,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from agents.base import Agent, UnsupportedGameError
-from baselines import BASELINES, make_baseline
-from envs.env import GuessEnv
-from envs.game import Game, nerdle, wordle
+from guessgym.agents.base import Agent, UnsupportedGameError
+from guessgym.baselines import BASELINES, make_baseline
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import Game, nerdle, wordle
 
 ALL = sorted(BASELINES)
 

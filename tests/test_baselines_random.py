@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from baselines import make_baseline
-from envs.env import GuessEnv
-from envs.game import nerdle
+from guessgym.baselines import make_baseline
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle
 
 
 def _games(agent, game, answers) -> list[list[str]]:

@@ -7,10 +7,10 @@ import pickle
 
 import pytest
 
-from agents.base import Agent, CandidateAgent
-from baselines import BASELINES, make_baseline
-from envs.env import GuessEnv
-from envs.game import nerdle, wordle
+from guessgym.agents.base import Agent, CandidateAgent
+from guessgym.baselines import BASELINES, make_baseline
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle, wordle
 
 SEED_FILES = (
     "wordle_minimax_solver.txt",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import UnsupportedGameError
-from baselines import make_baseline
-from baselines.unique_chars import distinct_symbols
-from envs.env import GuessEnv
-from envs.game import nerdle, wordle
-from envs.scoring import score
+from guessgym.agents.base import UnsupportedGameError
+from guessgym.baselines import make_baseline
+from guessgym.baselines.unique_chars import distinct_symbols
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.scoring import score
 
 
 def _play(agent, game, answer: str) -> tuple[list[str], bool]:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.candidates import Candidates, HardModeRule
-from envs.game import Game, nerdle, wordle
-from envs.matrix import PatternMatrix
-from envs.scoring import GREEN, YELLOW, marks_to_pattern, pattern_to_list, score
+from guessgym.envs.candidates import Candidates, HardModeRule
+from guessgym.envs.game import Game, nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
+from guessgym.envs.scoring import GREEN, YELLOW, marks_to_pattern, pattern_to_list, score
 
 GAMES = {"wordle": wordle, "micro": lambda: nerdle(5), "mini": lambda: nerdle(6), "classic": lambda: nerdle(8)}
 _game_cache: dict[str, Game] = {}

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agents.base import CandidateAgent, SolverState
-from envs.game import nerdle
-from envs.scoring import all_green, pattern_to_tiles, score
+from guessgym.agents.base import CandidateAgent, SolverState
 from guessgym.assist import AssistError, AssistSession
 from guessgym.cli import UsageError, main, parse_answers, parse_kwargs
+from guessgym.envs.game import nerdle
+from guessgym.envs.scoring import all_green, pattern_to_tiles, score
 
 MICRO = "guessgym/MicroNerdle-v0"
 
@@ -153,7 +153,7 @@ def test_list_and_python_dash_m() -> None:
 
 def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
     try:
-        import training.cli  # noqa: F401
+        import guessgym.training.cli  # noqa: F401
     except ImportError:
         assert main(["train"]) == 2
         assert "training is not available" in capsys.readouterr().err
@@ -295,8 +295,7 @@ def test_play_hard_mode_refusal_is_explained() -> None:
 # ---- compare -----------------------------------------------------------------------------------
 def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("baselines")
-    from agents import main_job
+    from guessgym.agents import main_job
 
     entries = (
         main_job.Entry(MICRO, "least-worst", parallel=True),
@@ -323,7 +322,7 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         "MicroNerdle-v0__random-consistent__seed-1.json", "MicroNerdle-v0__random-consistent__seed-1.png",
         "MiniNerdle-v0__least-worst__m3.json", "MiniNerdle-v0__least-worst__m3.png",
     ])
-    from agents.results import EvaluationResult
+    from guessgym.agents.results import EvaluationResult
 
     mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v0__least-worst__m3.json")
     assert mini.max_attempts == 3 and mini.n_games == 206
@@ -334,9 +333,8 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     """A saved result (e.g. a learned agent's) joins the leaderboard, labelled as such."""
-    pytest.importorskip("baselines")
-    from agents import main_job
-    from agents.evaluate import evaluate
+    from guessgym.agents import main_job
+    from guessgym.agents.evaluate import evaluate
 
     saved = evaluate(FirstAgent(), MICRO, sample=20)
     saved.agent = "learned-test"
@@ -356,7 +354,7 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
-    from agents import main_job
+    from guessgym.agents import main_job
 
     class Broken(FirstAgent):
         def choose(self, state: SolverState) -> int:
@@ -381,7 +379,7 @@ def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
 
 
 def test_the_main_job_definition() -> None:
-    from agents import main_job
+    from guessgym.agents import main_job
 
     pairs = {(e.env_id, e.agent) for e in main_job.MAIN_JOB}
     for name in main_job.BASELINE_NAMES:
@@ -394,6 +392,5 @@ def test_the_main_job_definition() -> None:
 @pytest.mark.slow
 def test_compare_quick_end_to_end(tmp_path: Path) -> None:
     """The real main job on a sample of answers (about a minute on two cores)."""
-    pytest.importorskip("baselines")
     assert main(["compare", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
     assert (tmp_path / "leaderboard.md").read_text().count("| 1 |") == 2

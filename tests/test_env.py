@@ -18,11 +18,11 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from gymnasium.utils.env_checker import data_equivalence
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import envs
-from envs.candidates import HardModeRule
-from envs.env import END_INFO_KEYS, INFO_KEYS, GuessEnv
-from envs.game import nerdle
-from envs.scoring import pattern_to_tiles, score
+from guessgym import envs
+from guessgym.envs.candidates import HardModeRule
+from guessgym.envs.env import END_INFO_KEYS, INFO_KEYS, GuessEnv
+from guessgym.envs.game import nerdle
+from guessgym.envs.scoring import pattern_to_tiles, score
 
 MaskedAction = Callable[[np.random.Generator, np.ndarray], int]
 
@@ -77,7 +77,7 @@ def rollout(env_id: str, seed: int, masked_action: MaskedAction, steps: int = 25
 
 def test_registration(env_id: str) -> None:
     spec = gym.spec(env_id)
-    assert spec.entry_point == "envs.env:GuessEnv"
+    assert spec.entry_point == "guessgym.envs.env:GuessEnv"
     assert spec.kwargs == envs.ENV_SPECS[env_id]
     env = gym.make(f"envs:{env_id}")
     assert isinstance(env.unwrapped, GuessEnv)

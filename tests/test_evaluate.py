@@ -9,11 +9,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401  (registers the ids)
-from agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
-from agents.evaluate import evaluate, select_answers
-from envs.game import Game, nerdle, wordle
-from envs.scoring import all_green, score
+from guessgym import envs  # noqa: F401  (registers the ids)
+from guessgym.agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
+from guessgym.agents.evaluate import evaluate, select_answers
+from guessgym.envs.game import Game, nerdle, wordle
+from guessgym.envs.scoring import all_green, score
 
 WORDS = ("crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share")
 EXTRA = ("zzzzz", "lucky", "stomp")

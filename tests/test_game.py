@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs.matrix as matrix_module
-from envs.candidates import Candidates
-from envs.game import Game, nerdle, wordle
-from envs.matrix import PatternMatrix, atomic_save_npy, cache_dir
-from envs.scoring import pattern_dtype, pattern_matrix, score
+import guessgym.envs.matrix as matrix_module
+from guessgym.envs.candidates import Candidates
+from guessgym.envs.game import Game, nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cache_dir
+from guessgym.envs.scoring import pattern_dtype, pattern_matrix, score
 
 ENGLISH_SIZES = {3: (665, 1070), 4: (2442, 3459), 5: (4667, 6748), 6: (7352, 11180), 7: (9951, 15845),
                  8: (10500, 17836), 9: (9307, 17155)}
@@ -264,7 +264,7 @@ def test_failed_cache_write_does_not_break_the_game(
 ) -> None:
     monkeypatch.setattr(matrix_module.np, "save", _failing_save)
     game = small_game()
-    with caplog.at_level(logging.WARNING, logger="envs.matrix"):
+    with caplog.at_level(logging.WARNING, logger="guessgym.envs.matrix"):
         pm = PatternMatrix.for_game(game)
     np.testing.assert_array_equal(pm.dense, expected_matrix(game))
     assert not any(isolated_cache.iterdir())
@@ -293,7 +293,7 @@ def test_corrupted_cache_is_ignored_and_rebuilt(
         np.save(path, np.zeros((3, 4), dtype=np.uint8))
     else:
         np.save(path, expected_matrix(game).astype(np.int64))
-    with caplog.at_level(logging.WARNING, logger="envs.matrix"):
+    with caplog.at_level(logging.WARNING, logger="guessgym.envs.matrix"):
         pm = PatternMatrix.for_game(game)
     np.testing.assert_array_equal(pm.dense, expected_matrix(game))
     assert "ignoring" in caplog.text

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.game import nerdle
-from envs.nerdle import NERDLE_ALPHABET, explain_invalid_equation, generate_equations, is_valid_equation
+from guessgym.envs.equations import NERDLE_ALPHABET, explain_invalid_equation, generate_equations, is_valid_equation
+from guessgym.envs.game import nerdle
 
 DATA_DIR = Path(__file__).parent / "data"
 

@@ -9,17 +9,17 @@ import torch as th
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import A2C, PPO
 
-from agents.policies import (
+from guessgym.agents.policies import (
     GuessActorCriticPolicy,
     GuessFeaturesExtractor,
     MaskableGuessPolicy,
     count_parameters,
     default_candidate_prior,
 )
-from envs.env import GuessEnv
-from envs.game import nerdle, wordle
-from envs.vector import BatchedGuessEnv
-from training.sb3_vec import BatchedVecEnv
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.vector import BatchedGuessEnv
+from guessgym.training.sb3_vec import BatchedVecEnv
 
 th.set_num_threads(1)
 
@@ -200,7 +200,7 @@ def test_wrong_game_is_rejected() -> None:
 
 
 def test_fast_sampler_follows_the_distribution_and_never_draws_masked_actions() -> None:
-    from agents.policies import _inverse_cdf_sample
+    from guessgym.agents.policies import _inverse_cdf_sample
 
     gen_state = th.get_rng_state()
     th.manual_seed(0)

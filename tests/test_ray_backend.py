@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.base import CandidateAgent, SolverState
-from agents.evaluate import evaluate
+from guessgym.agents.base import CandidateAgent, SolverState
+from guessgym.agents.evaluate import evaluate
 
 ray = pytest.importorskip("ray")
 

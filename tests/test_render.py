@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from envs.render import GAP, MARGIN, TILE
+from guessgym.envs.render import GAP, MARGIN, TILE
 
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.results import EvaluationResult, GameRecord, leaderboard, plot_leaderboard, plot_win_rate_curves, rank
+from guessgym.agents.results import (
+    EvaluationResult,
+    GameRecord,
+    leaderboard,
+    plot_leaderboard,
+    plot_win_rate_curves,
+    rank,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

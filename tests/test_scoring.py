@@ -19,10 +19,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs.game import nerdle, wordle
-from envs.matrix import PatternMatrix
-from envs.nerdle import NERDLE_ALPHABET
-from envs.scoring import (
+from guessgym.envs.equations import NERDLE_ALPHABET
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.matrix import PatternMatrix
+from guessgym.envs.scoring import (
     all_green,
     encode,
     list_to_pattern,

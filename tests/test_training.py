@@ -15,17 +15,17 @@ import pytest
 import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents import learned
-from agents.base import UnsupportedGameError
-from agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
-from envs.env import GuessEnv
-from envs.game import nerdle, wordle
-from envs.vector import BatchedGuessEnv
-from training import cli
-from training.callbacks import latest_checkpoint
-from training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
-from training.sb3_vec import BatchedVecEnv
-from training.train import train
+from guessgym.agents import learned
+from guessgym.agents.base import UnsupportedGameError
+from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.vector import BatchedGuessEnv
+from guessgym.training import cli
+from guessgym.training.callbacks import latest_checkpoint
+from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
+from guessgym.training.sb3_vec import BatchedVecEnv
+from guessgym.training.train import train
 
 th.set_num_threads(1)
 
@@ -281,8 +281,8 @@ def test_resume_guards(tmp_path: Path) -> None:
 
 
 def test_curriculum_pools_are_nested_and_applied(tmp_path: Path) -> None:
-    from training.callbacks import CurriculumSchedule
-    from training.config import CurriculumStage
+    from guessgym.training.callbacks import CurriculumSchedule
+    from guessgym.training.config import CurriculumStage
 
     schedule = CurriculumSchedule([CurriculumStage(10, 100), CurriculumStage(40, 100)], 127, seed=0)
     assert schedule.stage_at(0) == 0 and schedule.stage_at(150) == 1 and schedule.stage_at(200) == 2
@@ -319,7 +319,7 @@ def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 # ---- learned agents and the shared evaluation loop ---------------------------------------------------
 def test_learned_agent_in_the_shared_evaluation_loop(tmp_path: Path) -> None:
-    evaluate = pytest.importorskip("agents.evaluate").evaluate
+    evaluate = pytest.importorskip("guessgym.agents.evaluate").evaluate
     path = train(tiny_config(tmp_path, "ev", total_steps=1024, curriculum=[]))
     agent = load_agent(path, name="ppo-micro")
     result = evaluate(agent, "guessgym/MicroNerdle-v0")

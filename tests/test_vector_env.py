@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-import envs
-from envs.env import GuessEnv
-from envs.game import nerdle, wordle
-from envs.vector import BatchedGuessEnv, make_batched, single_env_like
+from guessgym import envs
+from guessgym.envs.env import GuessEnv
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.vector import BatchedGuessEnv, make_batched, single_env_like
 
 SMALL_WORDLE = dict(
     kind="wordle",
@@ -251,8 +251,8 @@ def test_make_vec_vector_entry_point() -> None:
     if spec_id not in gym.registry:
         gym.register(
             id=spec_id,
-            entry_point="envs.env:GuessEnv",
-            vector_entry_point="envs.vector:make_batched",
+            entry_point="guessgym.envs.env:GuessEnv",
+            vector_entry_point="guessgym.envs.vector:make_batched",
             kwargs={"kind": "nerdle", "length": 5},
         )
     try:

@@ -11,8 +11,8 @@ import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import data_equivalence
 
-import envs
-from envs.wrappers import TerminateOnInvalidAction, TextGuess
+from guessgym import envs
+from guessgym.envs.wrappers import TerminateOnInvalidAction, TextGuess
 
 MaskedAction = Callable[[np.random.Generator, np.ndarray], int]
 

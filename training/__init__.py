@@ -1,19 +1,19 @@
 """Training learned agents: one entry point, a documented config, resumable checkpoints.
 
-The entry point is :func:`training.train.train`::
+The entry point is :func:`guessgym.training.train.train`::
 
-    from training.config import TrainConfig, load_config
-    from training.train import train
+    from guessgym.training.config import TrainConfig, load_config
+    from guessgym.training.train import train
 
     model_path = train(load_config("configs/mini-nerdle.toml"))
     model_path = train(config, resume=True)  # after an interruption
 
 ``import training`` stays light (no torch, no stable-baselines3): the command line registers
-``guessgym train`` through :mod:`training.cli` without loading them.
+``guessgym train`` through :mod:`guessgym.training.cli` without loading them.
 """
 
 from __future__ import annotations
 
-from training.config import CurriculumStage, TrainConfig, apply_overrides, load_config
+from .config import CurriculumStage, TrainConfig, apply_overrides, load_config
 
 __all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config"]

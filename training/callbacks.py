@@ -8,7 +8,7 @@ from a checkpoint therefore replays exactly the steps an uninterrupted run would
 Each callback exposes ``state_dict()``/``load_state_dict()`` so that its own progress (next
 evaluation step, rows written to its CSV file...) is saved in checkpoints too. Their order in
 the :class:`~stable_baselines3.common.callbacks.CallbackList` matters and is fixed by
-:func:`training.train.train`: curriculum, curve, evaluation, then checkpoint (which records what
+:func:`guessgym.training.train.train`: curriculum, curve, evaluation, then checkpoint (which records what
 the others have written).
 """
 
@@ -31,9 +31,9 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.learned import play_answers
-from envs.atomic import atomic_open
-from training.config import CurriculumStage, TrainConfig
+from ..agents.learned import play_answers
+from ..envs.atomic import atomic_open
+from .config import CurriculumStage, TrainConfig
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""``guessgym train``: the command-line front of :func:`training.train.train`.
+"""``guessgym train``: the command-line front of :func:`guessgym.training.train.train`.
 
 ``guessgym/cli.py`` calls :func:`register` with its subparsers; the sub-command stores its
 handler as ``func`` (``args.func(args)`` returns the exit code)::
@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from training.config import TrainConfig, apply_overrides, load_config
+from .config import TrainConfig, apply_overrides, load_config
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
-    from training.train import train
+    from .train import train
 
     stop = threading.Event()
     previous = None
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (``python -m training.cli --config ...``) until ``guessgym`` wires it in."""
+    """Stand-alone entry (``python -m guessgym.training.cli --config ...``) until ``guessgym`` wires it in."""
     parser = argparse.ArgumentParser(prog="guessgym")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: The algorithms a run may use (the same names as :data:`agents.learned.ALGORITHMS`; kept here so
+#: The algorithms a run may use (the same names as :data:`guessgym.agents.learned.ALGORITHMS`; kept here so
 #: that reading a config does not import torch).
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
 
@@ -68,7 +68,7 @@ class TrainConfig:
         max_grad_norm: gradient clipping norm.
         net_arch: hidden layers of the actor (``pi``) and critic (``vf``) MLPs.
         candidate_features: give the network the candidate-set features and the "is a
-            candidate" guess score (see :mod:`agents.policies`).
+            candidate" guess score (see :mod:`guessgym.agents.policies`).
         candidate_prior: initial weight of the "is a candidate" score; ``None`` means
             ``ln(n_guesses) + 1`` (the untrained policy mostly plays candidates); 0 starts uniform.
         curriculum: stages of ``[answers, steps]`` (or ``{"answers":..., "steps":...}``) played

@@ -1,4 +1,4 @@
-"""stable-baselines3's ``VecEnv`` API over :class:`~envs.vector.BatchedGuessEnv`.
+"""stable-baselines3's ``VecEnv`` API over :class:`~guessgym.envs.vector.BatchedGuessEnv`.
 
 stable-baselines3 does not use Gymnasium's vector API: its ``VecEnv`` resets finished
 sub-environments *in the same step* (the returned observation is the new game's first one; the
@@ -16,7 +16,7 @@ Two deliberate differences from ``GuessEnv``'s observation:
 * the per-step ``info`` dicts carry only what stable-baselines3 reads: ``terminal_observation``,
   ``episode`` (return ``r``, length ``l``, time ``t``: what ``Monitor`` would add, so no monitor
   wrapper is needed), ``is_success`` (the game was won) and ``TimeLimit.truncated`` at the end
-  of a game. Use the Gymnasium API of :class:`~envs.vector.BatchedGuessEnv` for full infos.
+  of a game. Use the Gymnasium API of :class:`~guessgym.envs.vector.BatchedGuessEnv` for full infos.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from envs.vector import BatchedGuessEnv
+from ..envs.vector import BatchedGuessEnv
 
 
 class BatchedVecEnv(VecEnv):

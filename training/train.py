@@ -8,7 +8,7 @@ A run lives in ``<log_dir>/<run_name>/``:
 * ``curve.csv``: one row per rollout (games finished, win rate, mean return and length);
 * ``eval.csv``: the greedy policy's win rate and mean guesses every ``eval_every`` steps, with
   the training wall time;
-* ``checkpoints/step-<N>/``: resumable checkpoints (see :class:`~training.callbacks.CheckpointCallback`);
+* ``checkpoints/step-<N>/``: resumable checkpoints (see :class:`~guessgym.training.callbacks.CheckpointCallback`);
 * ``model.zip`` and ``final.json`` once the run completes (model, steps, wall time, final
   evaluation on every answer).
 
@@ -34,14 +34,14 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-import envs
-from agents.learned import algorithm_class
-from agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
-from envs.atomic import atomic_path
-from envs.env import make_game
-from envs.game import Game
-from envs.vector import BatchedGuessEnv
-from training.callbacks import (
+from .. import envs
+from ..agents.learned import algorithm_class
+from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
+from ..envs.atomic import atomic_path
+from ..envs.env import make_game
+from ..envs.game import Game
+from ..envs.vector import BatchedGuessEnv
+from .callbacks import (
     CheckpointCallback,
     CurriculumCallback,
     CurriculumSchedule,
@@ -53,8 +53,8 @@ from training.callbacks import (
     load_checkpoint_state,
     set_rng_state,
 )
-from training.config import ENV_KEYS, GAME_KEYS, TrainConfig
-from training.sb3_vec import BatchedVecEnv
+from .config import ENV_KEYS, GAME_KEYS, TrainConfig
+from .sb3_vec import BatchedVecEnv
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ def resolve_game(config: TrainConfig) -> tuple[Game, dict[str, Any]]:
         spec = gym.spec(config.env_id)
     except gym.error.Error as exc:
         raise ValueError(f"unknown environment id {config.env_id!r}; registered: {sorted(envs.ENV_SPECS)}") from exc
-    if spec.entry_point != "envs.env:GuessEnv":
+    if spec.entry_point != "guessgym.envs.env:GuessEnv":
         raise ValueError(f"{config.env_id} is not a guessgym GuessEnv id (entry point {spec.entry_point!r})")
     kwargs = {**spec.kwargs, **config.env_kwargs}
     game = make_game(**{k: v for k, v in kwargs.items() if k in GAME_KEYS})
@@ -161,7 +161,7 @@ def train(
     """Train a guess policy as ``config`` says; return the path of the trained model.
 
     Args:
-        config: the run's configuration (:class:`~training.config.TrainConfig`).
+        config: the run's configuration (:class:`~guessgym.training.config.TrainConfig`).
         resume: continue from the run's latest checkpoint (if it has none, start afresh). The
             config may change only in :data:`RESUMABLE_CHANGES` (e.g. a larger ``total_steps``).
         callbacks: extra SB3 callbacks, run after the run's own.

@@ -1,0 +1,44 @@
+"""The registered environment ids, and their registration with Gymnasium.
+
+Registration names entry points as strings, so it imports nothing but Gymnasium: ``import
+guessgym`` registers every id without loading numba or the word lists.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+#: The registered ids and the keyword arguments each one fixes (the rest are GuessEnv defaults).
+ENV_SPECS: dict[str, dict[str, object]] = {
+    "guessgym/Wordle-v0": {"kind": "wordle", "length": 5},
+    "guessgym/WordleHard-v0": {"kind": "wordle", "length": 5, "hard_mode": True},
+    "guessgym/Nerdle-v0": {"kind": "nerdle", "length": 8},
+    "guessgym/MidiNerdle-v0": {"kind": "nerdle", "length": 7},
+    "guessgym/MiniNerdle-v0": {"kind": "nerdle", "length": 6},
+    "guessgym/MicroNerdle-v0": {"kind": "nerdle", "length": 5},
+}
+
+#: The entry points every id is registered with.
+ENTRY_POINT = "guessgym.envs.env:GuessEnv"
+VECTOR_ENTRY_POINT = "guessgym.envs.vector:make_batched"
+
+
+def register_envs() -> None:
+    """Register every id of :data:`ENV_SPECS` (ids already registered are left alone)."""
+    for env_id, kwargs in ENV_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point=ENTRY_POINT,
+                vector_entry_point=VECTOR_ENTRY_POINT,
+                kwargs=dict(kwargs),
+            )
+
+
+def is_guessgym_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's own environment class."""
+    spec = gym.registry.get(env_id)
+    return spec is not None and spec.entry_point == ENTRY_POINT
+
+
+__all__ = ["ENTRY_POINT", "ENV_SPECS", "VECTOR_ENTRY_POINT", "is_guessgym_id", "register_envs"]
