@@ -35,8 +35,9 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
+from ..envs.engine import REWARD_KEYS
 from ..envs.env import GuessEnv
-from ..envs.game import Game
+from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
 from . import backends
 from .base import Agent
 from .results import EvaluationResult
@@ -46,8 +47,6 @@ logger = logging.getLogger(__name__)
 Backend = Literal["auto", "serial", "process", "ray"]
 BACKENDS = ("auto", "serial", "process", "ray")
 
-#: GuessEnv keyword arguments that change only rewards: irrelevant to evaluation, accepted and ignored.
-REWARD_KWARGS = ("reward_mode", "win_reward", "loss_reward", "step_penalty", "invalid_action_penalty")
 
 
 def resolve_game(
@@ -59,8 +58,9 @@ def resolve_game(
         env: a registered id such as ``"guessgym/Wordle-v0"``, a :class:`~guessgym.envs.game.Game`, or a
             (possibly wrapped) :class:`~guessgym.envs.env.GuessEnv` whose game and rules are used (its
             reward settings play no part in an evaluation).
-        env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); only
-            ``matrix_cache`` is accepted with a Game or an env.
+        env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); reward
+            options are accepted and play no part in an evaluation; only ``matrix_cache`` (and
+            reward options) are accepted with a Game or an env.
         max_attempts: overrides the game's attempt limit.
 
     Raises:
@@ -71,21 +71,16 @@ def resolve_game(
     if "matrix_cache" in env_kwargs:
         options["matrix_cache"] = bool(env_kwargs["matrix_cache"])
     if isinstance(env, str):
-        from .. import envs  # noqa: F401  (registers the guessgym ids)
-
-        if env not in gym.registry:
-            known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
-            raise ValueError(f"unknown environment id {env!r}; registered guessgym ids: {known}")
-        kwargs = {k: v for k, v in env_kwargs.items() if k not in REWARD_KWARGS and k != "render_mode"}
+        game_kwargs, rest = split_env_options(env_kwargs)
+        extra = sorted(set(rest) - {"matrix_cache", "render_mode", *REWARD_KEYS})
+        if extra:
+            raise ValueError(f"bad keyword arguments for {env}: unknown {extra}; allowed: {', '.join(GAME_KEYS)}, "
+                             f"{', '.join(REWARD_KEYS)}, matrix_cache")
         try:
-            made = gym.make(env, disable_env_checker=True, **kwargs)
+            game = make_game(env, **game_kwargs)
         except TypeError as exc:
             raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
-        unwrapped = made.unwrapped
-        if not isinstance(unwrapped, GuessEnv):
-            raise ValueError(f"{env} is not a guessgym environment (got {type(unwrapped).__name__})")
-        game, env_id = unwrapped.game, env
-        made.close()
+        env_id = env
     elif isinstance(env, Game):
         _only_cache(env_kwargs, "a Game")
         game, env_id = env, None
@@ -107,7 +102,7 @@ def resolve_game(
 
 
 def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
-    extra = sorted(set(env_kwargs) - {"matrix_cache"} - set(REWARD_KWARGS))
+    extra = sorted(set(env_kwargs) - {"matrix_cache"} - set(REWARD_KEYS))
     if extra:
         raise ValueError(f"env_kwargs {extra} cannot be applied to {what}; build the game with them instead")
 

@@ -2,6 +2,8 @@
 
 Both solvers and the environment use this module; nobody filters answers with ad hoc string rules.
 
+* :func:`filter_candidates` is the one candidate filter: the solvers' :class:`Candidates` and
+  the game engine's compiled step both call it.
 * :class:`Candidates` holds the indices (into ``game.answers``) of the answers consistent with
   every (guess, pattern) seen so far. One update reads one row of the pattern matrix.
 * :class:`HardModeRule` tracks what the real game's hard mode demands of the next guess: every
@@ -15,10 +17,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from .game import Game
 from .matrix import PatternMatrix
 from .scoring import GREEN, YELLOW, pattern_to_list
+
+
+@njit(cache=True, nogil=True)
+def filter_candidates(row: np.ndarray, candidates: np.ndarray, count: int, pattern: int) -> int:  # pragma: no cover
+    """Keep, in place and in order, the first ``count`` candidates whose entry of ``row`` is
+    ``pattern``; return how many were kept. The one candidate filter of the package."""
+    kept = 0
+    for j in range(count):  # branch-free compaction: write always, advance on a match
+        answer = candidates[j]
+        candidates[kept] = answer
+        kept += row[answer] == pattern
+    return kept
 
 
 @dataclass
@@ -45,9 +60,9 @@ class Candidates:
 
     def update(self, guess: int, pattern: int) -> Candidates:
         """Candidates after ``guess`` (an action index) received ``pattern``; a new object."""
-        row = self.matrix.row(guess)
-        kept = self.indices[row[self.indices] == pattern]
-        return Candidates(self.game, kept, self.matrix)
+        kept = self.indices.copy()
+        count = filter_candidates(self.matrix.row(guess), kept, len(kept), int(pattern))
+        return Candidates(self.game, kept[:count], self.matrix)
 
     def words(self) -> list[str]:
         """The remaining answers as strings."""

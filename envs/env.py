@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any, Literal, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .candidates import HardModeRule
-from .game import Game, make_game
-from .matrix import PatternMatrix
-from .scoring import GREEN, YELLOW, pattern_to_list, pattern_to_tiles
-
-RewardMode = Literal["sparse", "shaped"]
+from .engine import ANSWER, ATTEMPT, COUNT, GameEngine, RewardConfig
+from .game import Game
 
 #: The keys of ``info`` returned by ``reset`` and ``step``; ``"answer"`` only once the game ends.
 INFO_KEYS = (
@@ -84,10 +79,17 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
     * ``game``: a ready :class:`~guessgym.envs.game.Game`; otherwise one is built from
     * ``kind`` (``"wordle"``/``"nerdle"``), ``length``, ``word_list`` (Wordle preset),
       ``answers``, ``guesses`` (lists, paths, or for Nerdle ``"answers"``/``"all"``),
-      ``max_attempts``, ``hard_mode``;
+      ``max_attempts``, ``hard_mode`` (see :func:`~guessgym.envs.game.make_game`);
     * ``reward_mode``, ``win_reward``, ``loss_reward``, ``step_penalty``,
-      ``invalid_action_penalty``: see Rewards;
+      ``invalid_action_penalty``: see Rewards (:class:`~guessgym.envs.engine.RewardConfig`);
     * ``matrix_cache``: keep pattern matrices in the disk cache (default True).
+
+    An unknown argument raises ``TypeError`` listing the allowed ones.
+
+    ## Implementation
+    The rules of a step live in :class:`~guessgym.envs.engine.GameEngine`, which this class runs
+    with one game; :class:`~guessgym.envs.vector.BatchedGuessEnv` runs the same engine with many.
+    The observation's ``action_mask`` and ``info["action_mask"]`` are one fresh array per step.
 
     ## Version History
     * v0: initial release.
@@ -95,57 +97,18 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        *,
-        game: Game | None = None,
-        kind: str = "wordle",
-        length: int | None = None,
-        word_list: str | None = None,
-        answers: Any = None,
-        guesses: Any = None,
-        max_attempts: int = 6,
-        hard_mode: bool = False,
-        reward_mode: RewardMode = "sparse",
-        win_reward: float = 1.0,
-        loss_reward: float = 0.0,
-        step_penalty: float = 0.0,
-        invalid_action_penalty: float = -0.1,
-        matrix_cache: bool = True,
-    ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; choose one of {self.metadata['render_modes']} or None"
-            )
-        check_reward_mode(reward_mode)
+    def __init__(self, render_mode: str | None = None, **options: Any) -> None:
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.game = game if game is not None else make_game(
-            kind=kind, length=length, word_list=word_list, answers=answers, guesses=guesses,
-            max_attempts=max_attempts, hard_mode=hard_mode,
-        )
-        self.reward_mode: RewardMode = reward_mode
-        self.win_reward = float(win_reward)
-        self.loss_reward = float(loss_reward)
-        self.step_penalty = float(step_penalty)
-        self.invalid_action_penalty = float(invalid_action_penalty)
-        self.matrix_cache = matrix_cache
-        self.matrix = PatternMatrix.for_game(self.game, cache=matrix_cache)
-
-        g = self.game
-        cells = g.max_attempts * g.length
-        self.action_space = spaces.Discrete(len(g.guesses))
-        self.observation_space = observation_space(g)
-        self._board = np.zeros(cells, dtype=np.int64)
-        self._tiles = np.zeros(cells, dtype=np.int64)
-        self._all_allowed = np.ones(len(g.guesses), dtype=np.int8)
-        self._log_answers = math.log(len(g.answers)) if len(g.answers) > 1 else 1.0
-        self._answer = 0
-        self._attempt = 0
-        self._done = True
-        self._candidates = np.arange(len(g.answers), dtype=np.int64)
-        self._hard: HardModeRule | None = None
-        self._history: list[tuple[int, int]] = []
+        self.engine = GameEngine.from_options(1, **options)
+        self.game: Game = self.engine.game
+        self.action_space = spaces.Discrete(len(self.game.guesses))
+        self.observation_space = observation_space(self.game)
+        self._status = self.engine.status[0]  # a view: (answer, attempt, done, candidates)
+        self._board = self.engine.grid[0, 0]
+        self._tiles = self.engine.grid[1, 0]
+        self._n_guesses = len(self.game.guesses)
+        self._tile_strings = self.engine.tile_strings
 
     # ---- public read-only views ---------------------------------------------------------------
     @property
@@ -159,88 +122,70 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         return self.game.answers
 
     @property
+    def rewards(self) -> RewardConfig:
+        """The reward settings."""
+        return self.engine.rewards
+
+    @property
+    def matrix_cache(self) -> bool:
+        return self.engine.matrix_cache
+
+    @property
     def history(self) -> list[tuple[int, int]]:
         """(action, pattern) of every valid guess so far (a copy)."""
-        return list(self._history)
+        return self.engine.history_of(0)
 
     @property
     def candidates(self) -> np.ndarray:
         """Indices into :attr:`answers` still consistent with the tiles (a copy)."""
-        return self._candidates.copy()
+        return self.engine.candidates_of(0)
 
     # ---- masks -----------------------------------------------------------------------------------
-    def _mask(self) -> np.ndarray:
-        if self._done:
-            return np.zeros(len(self.game.guesses), dtype=np.int8)
-        if self._hard is None or not self._hard.active:
-            return self._all_allowed.copy()
-        return self._hard.legal_mask().astype(np.int8)
-
     def action_masks(self) -> np.ndarray:
         """Boolean mask of allowed actions (the method sb3-contrib's MaskablePPO calls)."""
-        return self._mask().astype(bool)
+        return self.engine.mask(0).astype(bool)
 
     # ---- gymnasium API -----------------------------------------------------------------------
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        options = options or {}
-        unknown = set(options) - {"answer"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answer'")
-        if options.get("answer") is not None:
-            self._answer = self._answer_index(options["answer"])
-        else:
-            self._answer = int(self.np_random.integers(len(self.game.answers)))
-        self._board[:] = 0
-        self._tiles[:] = 0
-        self._attempt = 0
-        self._done = False
-        self._candidates = np.arange(len(self.game.answers), dtype=np.int64)
-        self._hard = HardModeRule(self.game) if self.game.hard_mode else None
-        self._history = []
-        obs, info = self._observation(), self._info("", -1, False, "")
+        answer = None
+        if options:
+            unknown = set(options) - {"answer"}
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answer'")
+            if options.get("answer") is not None:
+                answer = self.game.answer_position(options["answer"])
+        if answer is None:
+            answer = self.engine.draw_answer(self.np_random)
+        self.engine.start_one(0, answer)
+        mask = self.engine.mask(0, False).copy()
+        obs = {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": mask}
+        info = self._info("", -1, 0, int(self._status[COUNT]), "", mask)
         if self.render_mode == "human":
             self.render()
         return obs, info
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
-        if self._done:
-            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
-        a = self._check_action(action)
-        if self._hard is not None:
-            reason = self._hard.violation(a) if not self._hard.legal_mask()[a] else None
-            if reason is not None:
-                info = self._info("", -1, True, f"hard mode: {self.game.guesses[a]!r} is not allowed: {reason}")
-                return self._observation(), self.invalid_action_penalty, False, False, info
-
-        pattern = self.matrix.pattern(a, self._answer)
-        row = self._attempt * self.game.length
-        codes = self.game.guess_codes[a]
-        self._board[row : row + self.game.length] = codes.astype(np.int64) + 1
-        self._tiles[row : row + self.game.length] = np.asarray(pattern_to_list(pattern, self.game.length)) + 1
-        before = len(self._candidates)
-        self._candidates = self._candidates[self.matrix.row(a)[self._candidates] == pattern]
-        if self._hard is not None:
-            self._hard.add(a, pattern)
-        self._history.append((a, pattern))
-        self._attempt += 1
-
-        won = pattern == self.game.solved_pattern
-        terminated = won or self._attempt >= self.game.max_attempts
-        reward = 0.0 - self.step_penalty
-        if self.reward_mode == "shaped":
-            reward += (math.log(before) - math.log(max(len(self._candidates), 1))) / self._log_answers
-        if won:
-            reward += self.win_reward
-        elif terminated:
-            reward += self.loss_reward
-        self._done = terminated
-        info = self._info(self.game.guesses[a], pattern, False, "")
+        if type(action) is not int or not 0 <= action < self._n_guesses:
+            action = self._check_action(action)
+        try:
+            reward, terminated, pattern, attempt, count, reason = self.engine.play_one(0, action)
+        except RuntimeError:
+            if self._status[ATTEMPT] == 0:
+                raise RuntimeError("step() was called before reset(); call reset() to start a game") from None
+            raise RuntimeError("step() was called after the game ended; call reset() to start a new game") from None
+        mask = self.engine.mask(0, terminated).copy()
+        obs = {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": mask}
+        if reason is not None:
+            return obs, reward, False, False, self._info("", -1, attempt, count, reason, mask)
+        info = self._info(self.game.guesses[action], pattern, attempt, count, "", mask)
+        if terminated:
+            info["answer"] = self.game.answers[self._status[ANSWER]]
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(reward), bool(terminated), False, info
+        return obs, reward, terminated, False, info
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
@@ -250,38 +195,19 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
             return None
         from . import render as rendering
 
-        rows = self.board_rows()
-        if self.render_mode == "rgb_array":
-            return rendering.board_image(rows, self.game.length, self.game.max_attempts, self.game.kind)
-        text = rendering.board_ansi(rows, self.game.length, self.game.max_attempts, self.game.kind)
+        frame = rendering.render_board(self.board_rows(), self.game, self.render_mode)
         if self.render_mode == "human":
-            print(text, flush=True)
+            print(frame, flush=True)
             return None
-        return text
+        return frame
 
     # ---- helpers -------------------------------------------------------------------------------
     def board_rows(self) -> list[tuple[str, str]]:
         """The played guesses with their tile strings, oldest first."""
-        return [(self.game.guesses[a], pattern_to_tiles(p, self.game.length)) for a, p in self._history]
-
-    def _answer_index(self, answer: int | str) -> int:
-        if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool):
-            if not 0 <= int(answer) < len(self.game.answers):
-                raise ValueError(
-                    f"answer index {answer} is out of range; expected 0..{len(self.game.answers) - 1}"
-                )
-            return int(answer)
-        if isinstance(answer, str):
-            key = self.game.normalize_guess(answer)
-            if key not in self.game.answer_index:
-                raise ValueError(
-                    f"answer {answer!r} is not in this game's answer list ({len(self.game.answers)} answers)"
-                )
-            return self.game.answer_index[key]
-        raise TypeError(f"answer must be a string or an int index, got {type(answer).__name__}")
+        return self.engine.board_rows(0)
 
     def _check_action(self, action: Any) -> int:
-        n = len(self.game.guesses)
+        n = self._n_guesses
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < n:
@@ -291,32 +217,26 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
             "indexing env.unwrapped.guesses (use the TextGuess wrapper to play words)"
         )
 
-    def _observation(self) -> dict[str, np.ndarray]:
-        return {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": self._mask()}
-
-    def _info(self, guess: str, pattern: int, invalid: bool, reason: str) -> dict[str, Any]:
-        info: dict[str, Any] = {
-            "attempt": self._attempt,
+    def _info(
+        self, guess: str, pattern: int, attempt: int, count: int, reason: str, mask: np.ndarray
+    ) -> dict[str, Any]:
+        return {
+            "attempt": attempt,
             "guess": guess,
-            "tiles": pattern_to_tiles(pattern, self.game.length) if pattern >= 0 else "",
-            "pattern": int(pattern),
-            "candidates": int(len(self._candidates)),
-            "invalid_action": invalid,
+            "tiles": self._tile_strings[pattern],
+            "pattern": pattern,
+            "candidates": count,
+            "invalid_action": bool(reason),
             "invalid_reason": reason,
-            "action_mask": self._mask(),
+            "action_mask": mask,
         }
-        if self._done:
-            info["answer"] = self.game.answers[self._answer]
-        return info
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["matrix"] = None  # rebuilt (from the disk cache) on unpickling
-        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache)
+        # views into the engine's arrays are unpickled as copies: point them at the engine again
+        self._status = self.engine.status[0]
+        self._board = self.engine.grid[0, 0]
+        self._tiles = self.engine.grid[1, 0]
 
 
 def observation_space(game: Game) -> spaces.Dict:
@@ -331,12 +251,10 @@ def observation_space(game: Game) -> spaces.Dict:
     )
 
 
-def check_reward_mode(reward_mode: str) -> None:
-    """Raise ``ValueError`` unless ``reward_mode`` is one the environments implement."""
-    if reward_mode not in ("sparse", "shaped"):
-        raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {reward_mode!r}")
+def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
+    """Raise ``ValueError`` unless ``render_mode`` is ``None`` or one of ``allowed``."""
+    if render_mode is not None and render_mode not in allowed:
+        raise ValueError(f"render_mode {render_mode!r} is not supported; choose one of {allowed} or None")
 
 
-__all__ = [
-    "END_INFO_KEYS", "GREEN", "INFO_KEYS", "YELLOW", "GuessEnv", "check_reward_mode", "make_game", "observation_space",
-]
+__all__ = ["END_INFO_KEYS", "INFO_KEYS", "GuessEnv", "check_render_mode", "observation_space"]

@@ -150,6 +150,24 @@ class Game:
             return f"{text!r} is not in the word list ({len(self.guesses)} allowed guesses)"
         return None
 
+    def answer_position(self, answer: int | str) -> int:
+        """The index into :attr:`answers` of ``answer`` (a string, or an index checked for range).
+
+        Raises:
+            ValueError: the answer is not in the list, or the index is out of range.
+            TypeError: ``answer`` is neither a string nor an integer.
+        """
+        if isinstance(answer, (int, np.integer)) and not isinstance(answer, bool):
+            if not 0 <= int(answer) < len(self.answers):
+                raise ValueError(f"answer index {answer} is out of range; expected 0..{len(self.answers) - 1}")
+            return int(answer)
+        if isinstance(answer, str):
+            key = self.normalize_guess(answer)
+            if key not in self.answer_index:
+                raise ValueError(f"answer {answer!r} is not in this game's answer list ({len(self.answers)} answers)")
+            return self.answer_index[key]
+        raise TypeError(f"answer must be a string or an int index, got {type(answer).__name__}")
+
     def normalize_guess(self, text: str) -> str:
         """The canonical spelling of a typed guess (lower case, no spaces)."""
         return text.strip().lower() if self.kind == "wordle" else text.strip().replace(" ", "")
@@ -276,7 +294,60 @@ def nerdle(
     return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab)
 
 
-def make_game(
+#: The keyword arguments that describe a game (the rest of an environment's are reward options,
+#: ``matrix_cache`` and ``render_mode``).
+GAME_KEYS: tuple[str, ...] = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode")
+
+
+def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
+    """The one way to build a :class:`Game` from a registered id and/or game keyword arguments.
+
+    Args:
+        env_id: a registered guessgym id (``"guessgym/WordleHard-v0"``); its keyword arguments
+            are the starting point, and ``kwargs`` override them. ``None``: ``kwargs`` alone.
+        kwargs: ``kind`` (``"wordle"``, default, or ``"nerdle"``), ``length``, ``word_list``
+            (Wordle), ``answers``, ``guesses``, ``max_attempts``, ``hard_mode``: see
+            :func:`wordle` and :func:`nerdle`.
+
+    Raises:
+        ValueError: an unknown id or one that is not a guessgym environment; bad values.
+        TypeError: a keyword argument that does not describe a game (the message lists those
+            that do; split environment options first with :func:`split_env_options`).
+
+    Examples:
+        >>> make_game("guessgym/WordleHard-v0").name
+        'wordle-5-nyt-hard'
+        >>> make_game("guessgym/MiniNerdle-v0", max_attempts=4).max_attempts
+        4
+        >>> make_game(kind="nerdle", length=5).name
+        'micro-nerdle'
+    """
+    unknown = sorted(set(kwargs) - set(GAME_KEYS))
+    if unknown:
+        raise TypeError(f"unknown game argument(s) {unknown}; a game is described by {', '.join(GAME_KEYS)}")
+    if env_id is not None:
+        import gymnasium as gym
+
+        from .registration import is_guessgym_id
+
+        if not is_guessgym_id(env_id):
+            known = ", ".join(sorted(k for k in gym.registry if is_guessgym_id(k)))
+            if env_id in gym.registry:
+                raise ValueError(f"{env_id} is not a guessgym environment "
+                                 f"(entry point {gym.registry[env_id].entry_point!r}); guessgym ids: {known}")
+            raise ValueError(f"unknown environment id {env_id!r}; registered guessgym ids: {known}")
+        spec_kwargs = {k: v for k, v in gym.registry[env_id].kwargs.items() if k in GAME_KEYS}
+        kwargs = {**spec_kwargs, **kwargs}
+    return _game_from_options(**kwargs)
+
+
+def split_env_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Environment keyword arguments split into the game's (:data:`GAME_KEYS`) and the rest."""
+    game = {k: v for k, v in options.items() if k in GAME_KEYS}
+    return game, {k: v for k, v in options.items() if k not in GAME_KEYS}
+
+
+def _game_from_options(
     *,
     kind: str = "wordle",
     length: int | None = None,
@@ -286,7 +357,6 @@ def make_game(
     max_attempts: int = 6,
     hard_mode: bool = False,
 ) -> Game:
-    """Build a :class:`Game` from the environment keyword arguments."""
     if kind == "wordle":
         return wordle(
             5 if length is None else length, word_list, answers=answers, guesses=guesses,

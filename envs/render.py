@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .game import Game
 
 _ANSI = {"G": "\x1b[30;42m", "B": "\x1b[97;100m"}
 _ANSI_YELLOW = {"wordle": "\x1b[30;43m", "nerdle": "\x1b[97;45m"}
@@ -63,3 +67,10 @@ def board_image(rows: list[tuple[str, str]], length: int, max_attempts: int, kin
             else:
                 draw.rectangle(box, outline=_EMPTY_BORDER, width=2)
     return np.asarray(image, dtype=np.uint8).copy()
+
+
+def render_board(rows: list[tuple[str, str]], game: Game, mode: str) -> str | np.ndarray:
+    """One frame of a board: ANSI text (``"ansi"``/``"human"``) or an RGB array (``"rgb_array"``)."""
+    if mode == "rgb_array":
+        return board_image(rows, game.length, game.max_attempts, game.kind)
+    return board_ansi(rows, game.length, game.max_attempts, game.kind)

@@ -145,7 +145,7 @@ class TerminateOnInvalidAction(gym.Wrapper[dict[str, np.ndarray], Any, dict[str,
             env = self.env.unwrapped
             if "answer" not in info:
                 # GuessEnv has no public accessor for the hidden answer; it is revealed at the end.
-                info["answer"] = env.game.answers[env._answer]
+                info["answer"] = env.game.answers[env.engine.answer[0]]
             no_action = np.zeros_like(info["action_mask"])
             info["action_mask"] = no_action
             obs = dict(obs)

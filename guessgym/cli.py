@@ -313,25 +313,24 @@ def _included_outcome(main_job: Any, path: str) -> Any:
 
 def assist_game(args: argparse.Namespace) -> Any:
     """The game described by ``assist``'s options."""
-    from . import envs
-    from .envs.env import make_game
+    from .envs.game import make_game
 
     name = args.game.lower()
     nerdle_lengths = {"micro-nerdle": 5, "mini-nerdle": 6, "midi-nerdle": 7, "nerdle": 8}
+    overrides: dict[str, Any] = {}
+    if args.length is not None:
+        overrides["length"] = args.length
+    if args.hard:
+        overrides["hard_mode"] = True
     try:
         if name.startswith("guessgym/"):
             _check_env_id(args.game)
-            kwargs = dict(envs.ENV_SPECS.get(args.game, {}))
-            if args.length is not None:
-                kwargs["length"] = args.length
-            if args.hard:
-                kwargs["hard_mode"] = True
-            return make_game(**kwargs)
+            return make_game(args.game, **overrides)
         if name == "wordle":
-            return envs.wordle(args.length or 5, args.word_list, hard_mode=args.hard)
+            return make_game(kind="wordle", word_list=args.word_list, **overrides)
         if name in nerdle_lengths:
-            length = args.length if args.length is not None else nerdle_lengths[name]
-            return envs.nerdle(length, guesses=args.nerdle_guesses, hard_mode=args.hard)
+            overrides.setdefault("length", nerdle_lengths[name])
+            return make_game(kind="nerdle", guesses=args.nerdle_guesses, **overrides)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise UsageError(f"unknown game {args.game!r}; choose wordle, nerdle, midi-nerdle, mini-nerdle, micro-nerdle "

@@ -101,7 +101,7 @@ def run_play(
 
 
 def _answer(env: GuessEnv) -> str:
-    return env.game.answers[env._answer]
+    return env.game.answers[env.engine.answer[0]]
 
 
 __all__ = ["run_play"]

@@ -343,7 +343,7 @@ def test_hard_mode_violation_is_rejected_without_using_an_attempt() -> None:
     assert reward1 == 0.0 and info1["tiles"] == pattern_to_tiles(score("raise", "shire"), 5)
     for _ in range(10):  # however often: never an attempt, never the end
         obs2, reward2, terminated, truncated, info2 = env.step(gi["moult"])
-        assert reward2 == -0.1 == env.unwrapped.invalid_action_penalty
+        assert reward2 == -0.1 == env.unwrapped.rewards.invalid_action_penalty
         assert not terminated and not truncated
         assert info2["invalid_action"] is True
         assert "'moult'" in info2["invalid_reason"] and "position 3 must be 'i'" in info2["invalid_reason"]
@@ -388,7 +388,8 @@ def test_hard_mode_masks_agree_with_the_rule(env_id_: str, kwargs: dict[str, Any
                 clone = pickle.loads(pickle.dumps(env))
                 forbidden = int(rng.choice(np.flatnonzero(~allowed)))
                 _, reward, term, _, clone_info = clone.step(forbidden)
-                assert clone_info["invalid_action"] and not term and reward == env.unwrapped.invalid_action_penalty
+                assert clone_info["invalid_action"] and not term
+                assert reward == env.unwrapped.rewards.invalid_action_penalty
             obs, _, terminated, _, info = env.step(masked_action(rng, info["action_mask"]))
             assert info["invalid_action"] is False
     assert checked >= 6

@@ -269,7 +269,7 @@ def test_make_vec_vector_entry_point() -> None:
 def test_single_env_like_matches_settings() -> None:
     venv = BatchedGuessEnv(2, game=nerdle(5), reward_mode="shaped", step_penalty=0.2)
     env = single_env_like(venv)
-    assert isinstance(env, GuessEnv) and env.reward_mode == "shaped" and env.step_penalty == 0.2
+    assert isinstance(env, GuessEnv) and env.rewards.reward_mode == "shaped" and env.rewards.step_penalty == 0.2
 
 
 def test_render_frames() -> None:

@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..envs.engine import REWARD_KEYS
+from ..envs.game import GAME_KEYS
+
 #: The algorithms a run may use (the same names as :data:`guessgym.agents.learned.ALGORITHMS`; kept here so
 #: that reading a config does not import torch).
 ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
 
-GAME_KEYS = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode")
-ENV_KEYS = ("reward_mode", "win_reward", "loss_reward", "step_penalty", "invalid_action_penalty", "matrix_cache")
+#: Environment keyword arguments that are not the game's: the reward options and the cache switch.
+ENV_KEYS = (*REWARD_KEYS, "matrix_cache")
 
 
 @dataclass

@@ -79,9 +79,10 @@ class BatchedVecEnv(VecEnv):
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
         venv = self.venv
-        actions = venv._check_actions(self._actions)
+        actions = venv.check_actions(self._actions)
         self._actions = None
-        rewards, terminated, patterns, _invalid, _reasons = venv._play(actions, None)
+        played = venv.engine.play(actions)
+        rewards, terminated, patterns = played.rewards, played.terminated, played.patterns
         self._episode_returns += rewards
         self._episode_lengths += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -100,7 +101,7 @@ class BatchedVecEnv(VecEnv):
                 }
             self._episode_returns[idx] = 0.0
             self._episode_lengths[idx] = 0
-            venv._start_games(idx, None)
+            venv.start_games(idx)
         return self._obs(), rewards.astype(np.float32), dones, infos
 
     def close(self) -> None:
@@ -164,7 +165,7 @@ class BatchedVecEnv(VecEnv):
         self._reset_options()
 
     def _obs(self) -> dict[str, np.ndarray]:
-        return self.venv._observations(with_mask=self.include_mask)
+        return self.venv.observations(with_mask=self.include_mask)
 
 
 __all__ = ["BatchedVecEnv"]

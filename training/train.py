@@ -27,19 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-from .. import envs
 from ..agents.learned import algorithm_class
 from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
 from ..envs.atomic import atomic_path
-from ..envs.env import make_game
-from ..envs.game import Game
+from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
 from .callbacks import (
     CheckpointCallback,
@@ -53,7 +50,7 @@ from .callbacks import (
     load_checkpoint_state,
     set_rng_state,
 )
-from .config import ENV_KEYS, GAME_KEYS, TrainConfig
+from .config import TrainConfig
 from .sb3_vec import BatchedVecEnv
 
 logger = logging.getLogger(__name__)
@@ -87,17 +84,9 @@ class _PurgingTensorBoardFormat(TensorBoardOutputFormat):
 
 
 def resolve_game(config: TrainConfig) -> tuple[Game, dict[str, Any]]:
-    """The game of ``config.env_id`` + ``config.env_kwargs``, and the reward keyword arguments."""
-    try:
-        spec = gym.spec(config.env_id)
-    except gym.error.Error as exc:
-        raise ValueError(f"unknown environment id {config.env_id!r}; registered: {sorted(envs.ENV_SPECS)}") from exc
-    if spec.entry_point != "guessgym.envs.env:GuessEnv":
-        raise ValueError(f"{config.env_id} is not a guessgym GuessEnv id (entry point {spec.entry_point!r})")
-    kwargs = {**spec.kwargs, **config.env_kwargs}
-    game = make_game(**{k: v for k, v in kwargs.items() if k in GAME_KEYS})
-    env_kwargs = {k: v for k, v in kwargs.items() if k in ENV_KEYS}
-    return game, env_kwargs
+    """The game of ``config.env_id`` + ``config.env_kwargs``, and the other environment options."""
+    game_kwargs, env_kwargs = split_env_options(config.env_kwargs)
+    return make_game(config.env_id, **game_kwargs), env_kwargs
 
 
 def build_env(config: TrainConfig, game: Game, env_kwargs: dict[str, Any]) -> BatchedVecEnv:

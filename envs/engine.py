@@ -1,0 +1,601 @@
+"""The game engine: the state of N games of one :class:`~guessgym.envs.game.Game` and the rules of a step.
+
+Every rule of a step lives here, once: answer lookup, hard-mode rejection, scoring through the
+pattern matrix, the board and tile rows, candidate filtering, attempts, rewards and the end of a
+game. :class:`~guessgym.envs.env.GuessEnv` is this engine with ``num_games=1``;
+:class:`~guessgym.envs.vector.BatchedGuessEnv` (and through it the stable-baselines3 adapter) is the
+same engine with many games. The adapters only draw answers, build observations and infos, and
+auto-reset (Gymnasium's functional-env design: one transition core, thin single and batched
+wrappers).
+
+A step of any number of games is one compiled (numba) call, :func:`_play_kernel`, whose argument
+list is kept short on purpose: numba's dispatch costs about 0.1 microsecond per argument, which
+matters when a single environment makes a hundred thousand steps a second. The per-game status
+(answer, attempt, done, candidate count) is therefore one ``(N, 4)`` array, the board and the tiles
+one ``(2, N, cells)`` array, and the reward settings one float vector.
+
+Examples:
+    >>> import numpy as np
+    >>> from guessgym.envs.game import nerdle
+    >>> engine = GameEngine(nerdle(6), num_games=2)
+    >>> engine.start(np.array([0, 1]), np.array([5, 7]))
+    >>> step = engine.play(np.array([5, 0]))
+    >>> step.terminated.tolist(), step.rewards.tolist(), engine.attempt.tolist()
+    ([True, False], [1.0, 0.0], [1, 1])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+import numpy as np
+from numba import njit
+
+from .candidates import HardModeRule, filter_candidates
+from .game import GAME_KEYS, Game, make_game
+from .matrix import PatternMatrix
+from .scoring import pattern_to_tiles
+
+RewardMode = Literal["sparse", "shaped"]
+REWARD_MODES = ("sparse", "shaped")
+
+# Columns of GameEngine.status.
+ANSWER, ATTEMPT, DONE, COUNT = 0, 1, 2, 3
+# Entries of the float parameter vector of the kernel.
+_WIN, _LOSS, _STEP, _LOG_POOL, _SHAPED, _TRACK, _SOLVED, _MAX_ATTEMPTS = range(8)
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    """What a step earns. One object for the single and the batched environment.
+
+    Attributes:
+        reward_mode: ``"sparse"`` (default): ``win_reward`` for the winning guess, ``loss_reward``
+            for the last guess of a lost game, 0 otherwise. ``"shaped"``: in addition, every valid
+            guess earns the fraction of information it revealed,
+            ``(ln|C_before| - ln|C_after|) / ln|answers|`` where ``C`` is the set of answers still
+            consistent with the tiles; over a won game these add up to 1.
+        win_reward: reward of the winning guess (1.0).
+        loss_reward: reward of the last guess of a lost game (0.0).
+        step_penalty: subtracted from every valid guess, in both modes (0.0).
+        invalid_action_penalty: the whole reward of a rejected (hard-mode) guess (-0.1).
+
+    Examples:
+        >>> RewardConfig(reward_mode="shaped").reward_mode
+        'shaped'
+        >>> RewardConfig(reward_mode="dense")
+        Traceback (most recent call last):
+        ...
+        ValueError: reward_mode must be 'sparse' or 'shaped', got 'dense'
+    """
+
+    reward_mode: RewardMode = "sparse"
+    win_reward: float = 1.0
+    loss_reward: float = 0.0
+    step_penalty: float = 0.0
+    invalid_action_penalty: float = -0.1
+
+    def __post_init__(self) -> None:
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {self.reward_mode!r}")
+        for name in ("win_reward", "loss_reward", "step_penalty", "invalid_action_penalty"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            object.__setattr__(self, name, float(value))
+
+    @property
+    def shaped(self) -> bool:
+        return self.reward_mode == "shaped"
+
+
+#: The keyword arguments that build a :class:`RewardConfig`.
+REWARD_KEYS: tuple[str, ...] = tuple(f.name for f in fields(RewardConfig))
+
+
+@dataclass
+class StepResult:
+    """What one step did to each of the games it was asked to play (arrays of length N).
+
+    Attributes:
+        rewards: float64 rewards (0 for games not played).
+        terminated: the games that ended with this step.
+        patterns: the feedback pattern of each played guess (-1 where none was played).
+        invalid: the guesses rejected by hard mode (they use no attempt).
+        reasons: why each was rejected (object array of str), or ``None`` if none could be.
+    """
+
+    rewards: np.ndarray
+    terminated: np.ndarray
+    patterns: np.ndarray
+    invalid: np.ndarray
+    reasons: np.ndarray | None
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _play_game(
+    row: np.ndarray,
+    i: int,
+    a: int,
+    status: np.ndarray,
+    grid: np.ndarray,
+    board_codes: np.ndarray,
+    pattern_tiles: np.ndarray,
+    candidates: np.ndarray,
+    history: np.ndarray,
+    params: np.ndarray,
+) -> tuple[float, int, bool]:  # pragma: no cover - compiled
+    """The rule of a step, for guess ``a`` in game ``i`` whose pattern row is ``row``.
+
+    Writes the board and tile rows, the history, the candidates (if tracked), the attempt and
+    done flag; returns ``(reward, pattern, ended)``.
+    """
+    length = board_codes.shape[1]
+    p = np.int64(row[status[i, ANSWER]])
+    turn = status[i, ATTEMPT]
+    start = turn * length
+    for c in range(length):
+        grid[0, i, start + c] = board_codes[a, c]
+        grid[1, i, start + c] = pattern_tiles[p, c]
+    history[i, turn, 0] = a
+    history[i, turn, 1] = p
+    turn += 1
+    status[i, ATTEMPT] = turn
+    reward = 0.0 - params[_STEP]  # not -params[_STEP]: no reward of -0.0
+    if params[_TRACK] > 0.0:
+        before = status[i, COUNT]
+        after = filter_candidates(row, candidates[i], before, p)
+        status[i, COUNT] = after
+        if params[_SHAPED] > 0.0:
+            reward += (math.log(before) - math.log(max(after, 1))) / params[_LOG_POOL]
+    won = p == np.int64(params[_SOLVED])
+    ended = won or turn >= np.int64(params[_MAX_ATTEMPTS])
+    if won:
+        reward += params[_WIN]
+    elif ended:
+        reward += params[_LOSS]
+    status[i, DONE] = ended
+    return reward, p, ended
+
+
+@njit(cache=True, nogil=True)
+def _play_kernel(
+    rows: np.ndarray,
+    plan: np.ndarray,
+    status: np.ndarray,
+    grid: np.ndarray,
+    board_codes: np.ndarray,
+    pattern_tiles: np.ndarray,
+    candidates: np.ndarray,
+    history: np.ndarray,
+    params: np.ndarray,
+    rewards: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Play ``plan[k] = (game, action, row)`` (the pattern row is ``rows[row]``) for every ``k``;
+    ``rewards[k]`` and ``out[k] = (pattern, terminated)`` receive the results."""
+    for k in range(plan.shape[0]):
+        reward, p, ended = _play_game(
+            rows[plan[k, 2]], plan[k, 0], plan[k, 1], status, grid, board_codes, pattern_tiles, candidates,
+            history, params,
+        )
+        rewards[k] = reward
+        out[k, 0] = p
+        out[k, 1] = ended
+
+
+@njit(cache=True, nogil=True)
+def _play_one_kernel(
+    rows: np.ndarray,
+    r: int,
+    i: int,
+    a: int,
+    status: np.ndarray,
+    grid: np.ndarray,
+    board_codes: np.ndarray,
+    pattern_tiles: np.ndarray,
+    candidates: np.ndarray,
+    history: np.ndarray,
+    params: np.ndarray,
+) -> tuple[float, int, bool, int, int]:  # pragma: no cover - compiled
+    """:func:`_play_game` for one game, with scalars in and out (no plan or result arrays):
+    ``(reward, pattern, ended, attempt, candidates)``; pattern -2 if the game had already ended."""
+    if status[i, DONE]:
+        return 0.0, -2, False, status[i, ATTEMPT], status[i, COUNT]
+    reward, p, ended = _play_game(rows[r], i, a, status, grid, board_codes, pattern_tiles, candidates, history, params)
+    return reward, p, ended, status[i, ATTEMPT], status[i, COUNT]
+
+
+class GameEngine:
+    """The state of ``num_games`` games of one :class:`~guessgym.envs.game.Game`, and their rules.
+
+    Args:
+        game: the game every slot plays.
+        num_games: how many games are held (1 for a single environment).
+        rewards: the reward settings (default :class:`RewardConfig`).
+        matrix_cache: keep the pattern matrix in the disk cache (default True).
+        track_candidates: keep every game's candidate set (default True). Needed for the
+            candidate count and shaped rewards; training with sparse rewards may turn it off.
+
+    Attributes:
+        status: ``(num_games, 4)`` int64: answer index, attempts used, done flag, candidate count
+            (``-1`` when candidates are not tracked); read it through the properties.
+        grid: ``(2, num_games, max_attempts * length)`` int64: the board (``grid[0]``; 0 empty,
+            ``k + 1`` is ``alphabet[k]``) and the tiles (``grid[1]``; 0 empty, 1 grey, 2 yellow,
+            3 green).
+        history: ``(num_games, max_attempts, 2)`` int64: (action, pattern) of each valid guess.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        num_games: int = 1,
+        *,
+        rewards: RewardConfig | None = None,
+        matrix_cache: bool = True,
+        track_candidates: bool = True,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.game = game
+        self.num_games = n = int(num_games)
+        self.rewards = rewards if rewards is not None else RewardConfig()
+        self.matrix_cache = bool(matrix_cache)
+        self.track_candidates = bool(track_candidates)
+        if self.rewards.shaped and not self.track_candidates:
+            raise ValueError("reward_mode='shaped' needs the candidate sets: keep track_candidates=True")
+        self.matrix = PatternMatrix.for_game(game, cache=self.matrix_cache)
+        self._dense = self.matrix.dense
+        self._hard_mode = game.hard_mode
+
+        length, cells = game.length, game.max_attempts * game.length
+        self.n_guesses = len(game.guesses)
+        self.n_answers = len(game.answers)
+        # Lookup tables: tiles (+1, as on the board) and tile strings of every pattern code.
+        codes = np.arange(3**length, dtype=np.int64)
+        self.pattern_tiles = np.stack([codes // 3**i % 3 for i in range(length)], axis=1) + 1
+        #: Tile strings by pattern code; the extra last entry ``""`` is what index -1 reads.
+        self.tile_strings: tuple[str, ...] = (*(pattern_to_tiles(int(p), length) for p in codes), "")
+        self.board_codes = game.guess_codes.astype(np.int64) + 1
+
+        self.status = np.zeros((n, 4), dtype=np.int64)
+        self.status[:, DONE] = 1
+        self.grid = np.zeros((2, n, cells), dtype=np.int64)
+        self.history = np.zeros((n, game.max_attempts, 2), dtype=np.int64)
+        # Game i's candidates are candidates[i, :status[i, COUNT]], in answer order.
+        self.candidates = np.zeros((n, self.n_answers if self.track_candidates else 1), dtype=np.int32)
+        self.hard: list[HardModeRule | None] = [None] * n
+        self.pool: np.ndarray | None = None
+        self._pool_list = np.arange(self.n_answers, dtype=np.int32)
+        self._params = np.zeros(8, dtype=np.float64)
+        self._set_params()
+        # Masks handed out while a game runs (easy mode) or after it ended: shared and read-only.
+        self._allowed = np.ones(self.n_guesses, dtype=np.int8)
+        self._none = np.zeros(self.n_guesses, dtype=np.int8)
+        self._allowed.flags.writeable = False
+        self._none.flags.writeable = False
+
+    @classmethod
+    def from_options(
+        cls,
+        num_games: int = 1,
+        *,
+        game: Game | None = None,
+        matrix_cache: bool = True,
+        track_candidates: bool = True,
+        **options: Any,
+    ) -> GameEngine:
+        """Build an engine from environment keyword arguments.
+
+        ``options`` are the game's (``kind``, ``length``, ``word_list``, ``answers``, ``guesses``,
+        ``max_attempts``, ``hard_mode``; ignored beside a ready ``game``, which is how
+        ``gymnasium.make(id, game=...)`` overrides the id's own) and the reward's
+        (:class:`RewardConfig` fields).
+
+        Raises:
+            TypeError: for an unknown keyword argument (the message lists the allowed ones).
+        """
+        unknown = sorted(set(options) - set(GAME_KEYS) - set(REWARD_KEYS))
+        if unknown:
+            allowed = ["game", *GAME_KEYS, *REWARD_KEYS, "matrix_cache"]
+            raise TypeError(f"unknown environment argument(s) {unknown}; allowed: {', '.join(allowed)}")
+        game_options = {k: v for k, v in options.items() if k in GAME_KEYS}
+        if game is None:
+            game = make_game(**game_options)
+        rewards = RewardConfig(**{k: v for k, v in options.items() if k in REWARD_KEYS})
+        return cls(game, num_games, rewards=rewards, matrix_cache=matrix_cache, track_candidates=track_candidates)
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments that rebuild an engine with this game and these settings."""
+        return {
+            "game": self.game,
+            "matrix_cache": self.matrix_cache,
+            **{k: getattr(self.rewards, k) for k in REWARD_KEYS},
+        }
+
+    def _set_params(self) -> None:
+        r, g, pool = self.rewards, self.game, len(self._pool_list)
+        self._params[:] = (
+            r.win_reward, r.loss_reward, r.step_penalty, math.log(pool) if pool > 1 else 1.0,
+            float(r.shaped), float(self.track_candidates), float(g.solved_pattern), float(g.max_attempts),
+        )
+
+    # ---- views of the state ---------------------------------------------------------------------
+    @property
+    def answer(self) -> np.ndarray:
+        """Hidden answer index of every game (a view)."""
+        return self.status[:, ANSWER]
+
+    @property
+    def attempt(self) -> np.ndarray:
+        """Valid guesses played in every game (a view)."""
+        return self.status[:, ATTEMPT]
+
+    @property
+    def done(self) -> np.ndarray:
+        """Which games have ended, as bools (a copy)."""
+        return self.status[:, DONE].astype(bool)
+
+    @property
+    def n_candidates(self) -> np.ndarray:
+        """Answers still consistent with every game's tiles (a view; -1 when not tracked)."""
+        return self.status[:, COUNT]
+
+    @property
+    def board(self) -> np.ndarray:
+        """``(num_games, cells)`` symbols (a view)."""
+        return self.grid[0]
+
+    @property
+    def tiles(self) -> np.ndarray:
+        """``(num_games, cells)`` tiles (a view)."""
+        return self.grid[1]
+
+    def candidates_of(self, i: int) -> np.ndarray:
+        """Indices into ``game.answers`` still consistent with game ``i``'s tiles (a copy)."""
+        if not self.track_candidates:
+            raise RuntimeError("candidate sets are not tracked (track_candidates=False)")
+        return self.candidates[i, : self.status[i, COUNT]].astype(np.int64)
+
+    def history_of(self, i: int) -> list[tuple[int, int]]:
+        """(action, pattern) of every valid guess of game ``i``, oldest first."""
+        return [(int(a), int(p)) for a, p in self.history[i, : self.status[i, ATTEMPT]]]
+
+    def board_rows(self, i: int) -> list[tuple[str, str]]:
+        """The guesses of game ``i`` with their tile strings, oldest first."""
+        return [(self.game.guesses[a], self.tile_strings[p]) for a, p in self.history_of(i)]
+
+    # ---- answers ----------------------------------------------------------------------------------
+    def set_answer_pool(self, pool: np.ndarray | list[int] | None) -> None:
+        """Make new games draw their answers from ``pool`` (indices into ``game.answers``).
+
+        Candidate sets and the shaped reward of new games then count only pool answers: each
+        game plays the game whose answer list is the pool. ``None`` restores the full list; games
+        in progress keep their answer.
+        """
+        if pool is None:
+            self.pool = None
+            self._pool_list = np.arange(self.n_answers, dtype=np.int32)
+        else:
+            arr = np.unique(np.asarray(pool, dtype=np.int64))
+            if arr.size == 0:
+                raise ValueError("the answer pool must contain at least one answer")
+            if arr[0] < 0 or arr[-1] >= self.n_answers:
+                raise ValueError(f"answer pool indices must be in 0..{self.n_answers - 1}")
+            self.pool = None if arr.size == self.n_answers else arr
+            self._pool_list = arr.astype(np.int32)
+        self._set_params()
+
+    def draw_answer(self, rng: np.random.Generator) -> int:
+        """An answer index drawn uniformly from the pool with ``rng`` (one ``integers`` call)."""
+        if self.pool is None:
+            return int(rng.integers(self.n_answers))
+        return int(self.pool[rng.integers(len(self.pool))])
+
+    # ---- the rules --------------------------------------------------------------------------------
+    def start(self, idx: np.ndarray, answers: np.ndarray) -> None:
+        """Start new games in slots ``idx`` with the given answer indices."""
+        self.status[idx, ANSWER] = answers
+        self.status[idx, ATTEMPT] = 0
+        self.status[idx, DONE] = 0
+        self.grid[:, idx] = 0
+        if self.track_candidates:
+            self.candidates[idx, : len(self._pool_list)] = self._pool_list
+            self.status[idx, COUNT] = len(self._pool_list)
+        else:
+            self.status[idx, COUNT] = -1
+        if self.game.hard_mode:
+            for i in np.atleast_1d(idx):
+                self.hard[int(i)] = HardModeRule(self.game)
+
+    def start_one(self, i: int, answer: int) -> None:
+        """Start a new game in slot ``i`` (the one-game fast path of :meth:`start`)."""
+        status = self.status[i]
+        status[ANSWER] = answer
+        status[ATTEMPT] = 0
+        status[DONE] = 0
+        status[COUNT] = len(self._pool_list) if self.track_candidates else -1
+        self.grid[:, i] = 0
+        if self.track_candidates:
+            self.candidates[i, : len(self._pool_list)] = self._pool_list
+        if self.game.hard_mode:
+            self.hard[i] = HardModeRule(self.game)
+
+    def violation(self, i: int, action: int) -> str | None:
+        """Why hard mode rejects ``action`` in game ``i`` now (``None``: allowed, or easy mode)."""
+        rule = self.hard[i]
+        if rule is None or rule.legal_mask()[action]:
+            return None
+        reason = rule.violation(action)
+        return None if reason is None else f"hard mode: {self.game.guesses[action]!r} is not allowed: {reason}"
+
+    def _rows_for(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pattern rows the kernel reads, and for each planned guess its row index."""
+        dense = self.matrix.dense
+        if dense is not None:
+            return dense, actions
+        # On-demand matrix (too large to hold): the rows of the guesses played, stacked.
+        unique, inverse = np.unique(actions, return_inverse=True)
+        return np.stack([self.matrix.row(int(a)) for a in unique]), inverse.astype(np.int64)
+
+    def play_one(self, i: int, action: int) -> tuple[float, bool, int, int, int, str | None]:
+        """Play ``action`` in game ``i``.
+
+        Returns ``(reward, terminated, pattern, attempt, candidates, invalid_reason)``: the
+        one-game fast path of :meth:`play`, with the same rules and the same compiled rule. A
+        guess that hard mode rejects returns the invalid-action penalty, pattern -1 and the
+        reason, and changes nothing.
+
+        Raises:
+            RuntimeError: if game ``i`` has ended (or never started).
+        """
+        if self._hard_mode:
+            if self.status[i, DONE]:
+                raise RuntimeError("a game was stepped after it ended without a reset")
+            reason = self.violation(i, action)
+            if reason is not None:
+                attempt, count = int(self.status[i, ATTEMPT]), int(self.status[i, COUNT])
+                return self.rewards.invalid_action_penalty, False, -1, attempt, count, reason
+        dense = self._dense
+        if dense is not None:
+            rows, r = dense, action
+        else:
+            rows, r = self.matrix.row(action)[None, :], 0
+        reward, pattern, ended, attempt, count = _play_one_kernel(
+            rows, r, i, action, self.status, self.grid, self.board_codes, self.pattern_tiles, self.candidates,
+            self.history, self._params,
+        )
+        if pattern == -2:
+            raise RuntimeError("a game was stepped after it ended without a reset")
+        if self._hard_mode:
+            self.hard[i].add(action, pattern)  # type: ignore[union-attr]
+        return reward, ended, pattern, attempt, count, None
+
+    def play(self, actions: np.ndarray, idx: np.ndarray | None = None) -> StepResult:
+        """Play ``actions[i]`` in every game ``i`` of ``idx`` (all games if ``None``).
+
+        ``actions`` has one entry per game (entries of games not in ``idx`` are ignored) and must
+        already be valid action indices. Returns per-game arrays (see :class:`StepResult`).
+
+        Raises:
+            RuntimeError: if a game in ``idx`` has already ended.
+        """
+        n = self.num_games
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        patterns = np.full(n, -1, dtype=np.int64)
+        invalid = np.zeros(n, dtype=bool)
+        reasons: np.ndarray | None = None
+        idx = np.arange(n, dtype=np.int64) if idx is None else np.asarray(idx, dtype=np.int64)
+        if idx.size == 0:
+            return StepResult(rewards, terminated, patterns, invalid, reasons)
+        if self.status[idx, DONE].any():
+            raise RuntimeError("a game was stepped after it ended without a reset")
+        chosen = actions[idx]
+        if self.game.hard_mode:
+            reasons = np.full(n, "", dtype=object)
+            keep = np.ones(idx.size, dtype=bool)
+            for k, i in enumerate(idx):
+                reason = self.violation(int(i), int(chosen[k]))
+                if reason is not None:
+                    keep[k] = False
+                    invalid[i] = True
+                    reasons[i] = reason
+                    rewards[i] = self.rewards.invalid_action_penalty
+            idx, chosen = idx[keep], chosen[keep]
+            if idx.size == 0:
+                return StepResult(rewards, terminated, patterns, invalid, reasons)
+        rows, row_of = self._rows_for(chosen)
+        plan = np.stack([idx, chosen, row_of], axis=1)
+        step_rewards = np.empty(idx.size, dtype=np.float64)
+        out = np.empty((idx.size, 2), dtype=np.int64)
+        _play_kernel(rows, plan, self.status, self.grid, self.board_codes, self.pattern_tiles, self.candidates,
+                     self.history, self._params, step_rewards, out)
+        rewards[idx] = step_rewards
+        patterns[idx] = out[:, 0]
+        terminated[idx] = out[:, 1].astype(bool)
+        if self.game.hard_mode:
+            for k, i in enumerate(idx):
+                self.hard[int(i)].add(int(chosen[k]), int(out[k, 0]))  # type: ignore[union-attr]
+        return StepResult(rewards, terminated, patterns, invalid, reasons)
+
+    # ---- masks ------------------------------------------------------------------------------------
+    def restricted(self, i: int) -> bool:
+        """Whether hard mode currently forbids some guesses in game ``i``."""
+        rule = self.hard[i]
+        return rule is not None and rule.active
+
+    def mask(self, i: int, ended: bool | None = None) -> np.ndarray:
+        """Game ``i``'s int8 mask of allowed guesses (1 allowed; all 0 once it ended).
+
+        Read-only: outside hard-mode restrictions it is one of two arrays shared by every call.
+        ``ended`` saves reading the done flag when the caller knows it.
+        """
+        if self.status[i, DONE] if ended is None else ended:
+            return self._none
+        rule = self.hard[i]
+        if rule is None or not rule.active:
+            return self._allowed
+        mask = rule.legal_mask().astype(np.int8)
+        mask.flags.writeable = False
+        return mask
+
+    def write_masks(self, out: np.ndarray) -> None:
+        """Fill ``out`` (``(num_games, n_guesses)``) with every game's mask."""
+        out[...] = 1
+        for i, rule in enumerate(self.hard):
+            if rule is not None and rule.active:
+                out[i] = rule.legal_mask()
+        out[self.status[:, DONE].astype(bool)] = 0
+
+    # ---- checkpoints --------------------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue exactly from here (arrays copied)."""
+        return {
+            "game_fingerprint": self.game.fingerprint,
+            "status": self.status.copy(),
+            "grid": self.grid.copy(),
+            "history": self.history.copy(),
+            "candidates": None
+            if not self.track_candidates
+            else [self.candidates[i, : self.status[i, COUNT]].copy() for i in range(self.num_games)],
+            "hard": [None if r is None else r.copy() for r in self.hard],
+            "pool": None if self.pool is None else self.pool.copy(),
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state returned by :meth:`get_state` (same game and number of games)."""
+        if state["game_fingerprint"] != self.game.fingerprint:
+            raise ValueError("the saved engine state belongs to a different game")
+        if len(state["status"]) != self.num_games:
+            raise ValueError(f"the saved state has {len(state['status'])} games, this engine has {self.num_games}")
+        self.status[:] = state["status"]
+        self.grid[:] = state["grid"]
+        self.history[:] = state["history"]
+        if self.track_candidates:
+            if state["candidates"] is None:
+                raise ValueError("the saved state has no candidate sets but this engine tracks them")
+            for i, kept in enumerate(state["candidates"]):
+                self.candidates[i, : len(kept)] = kept
+        self.hard = [None if r is None else r.copy() for r in state["hard"]]
+        self.set_answer_pool(state["pool"])
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["matrix"] = state["_dense"] = None  # rebuilt (from the disk cache) on unpickling
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._allowed.flags.writeable = False
+        self._none.flags.writeable = False
+        self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache)
+        self._dense = self.matrix.dense
+
+
+__all__ = [
+    "ANSWER", "ATTEMPT", "COUNT", "DONE", "GAME_KEYS", "REWARD_KEYS", "GameEngine", "RewardConfig", "RewardMode",
+    "StepResult",
+]
