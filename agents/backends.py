@@ -1,8 +1,9 @@
 """Where the games of an evaluation run: in this process, in worker processes, or on Ray.
 
-All three backends run the same function, :func:`play_chunk`, on contiguous chunks of the answer
-list and hand back ``(position, GameRecord)`` pairs that :func:`guessgym.agents.evaluate.evaluate` puts
-back in answer order, so a serial and a parallel run of a deterministic agent give identical
+All three backends run the same function, :func:`play_chunk` (each game played by
+:func:`guessgym.agents.episodes.play_game`), on contiguous chunks of the answer list and hand back
+``(position, GameRecord)`` pairs that :func:`guessgym.agents.evaluate.evaluate` puts back in answer
+order, so a serial and a parallel run of a deterministic agent give identical
 records.
 
 Each worker keeps the agent it was sent for the whole evaluation (keyed by a per-evaluation
@@ -26,21 +27,16 @@ import multiprocessing
 import os
 import pickle
 import sys
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..envs.env import GuessEnv
 from ..envs.game import Game
 from .base import Agent
+from .episodes import MAX_INVALID_ACTIONS, play_game
 from .results import GameRecord
-
-#: Default cap on rejected actions in one game before it is declared lost.
-MAX_INVALID_ACTIONS = 50
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -68,60 +64,6 @@ class Job:
     max_invalid: int = MAX_INVALID_ACTIONS
 
 
-def episode_seed(seed: int, answer_index: int) -> int:
-    """The seed of the game whose answer is ``answer_index``: independent of chunking and order."""
-    return int(np.random.SeedSequence([int(seed), int(answer_index)]).generate_state(1)[0])
-
-
-def play_game(env: GuessEnv, agent: Agent, job: Job, answer_index: int) -> GameRecord:
-    """Play one game to the end through ``env`` and return its record.
-
-    If the agent has a ``seed_episode(seed: int)`` method it is called first with a seed that
-    depends only on the evaluation seed and the answer index, so a randomised agent plays each
-    game identically whatever the backend or chunking.
-    """
-    game = job.game
-    answer = game.answers[answer_index]
-    game_seed = episode_seed(job.seed, answer_index)
-    start = time.perf_counter()
-    seed_episode = getattr(agent, "seed_episode", None)
-    if callable(seed_episode):
-        seed_episode(game_seed)
-    obs, info = env.reset(seed=game_seed, options={"answer": int(answer_index)})
-    played: list[str] = []
-    invalid = 0
-    note = ""
-    solved = False
-    try:
-        agent.begin(game)
-        while True:
-            action = agent.act(obs, info)
-            obs, _, terminated, _, info = env.step(action)
-            if info["invalid_action"]:
-                invalid += 1
-                if invalid >= job.max_invalid:
-                    note = f"lost after {invalid} rejected actions (last: {info['invalid_reason']})"
-                    break
-                continue
-            played.append(info["guess"])
-            if terminated:
-                solved = int(info["pattern"]) == game.solved_pattern
-                break
-    except Exception as exc:
-        exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played answer {answer!r} "
-                     f"of {game.name} (after guesses {played})")
-        raise
-    seconds = time.perf_counter() - start
-    return GameRecord(
-        answer=answer,
-        guesses=len(played),
-        solved=solved,
-        played=tuple(played) if job.record_guesses else None,
-        seconds=seconds,
-        note=note,
-    )
-
-
 def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None = None,
                env: GuessEnv | None = None) -> list[tuple[int, GameRecord]]:
     """Play ``(position, answer_index)`` pairs; return ``(position, record)`` pairs.
@@ -130,7 +72,12 @@ def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None =
     """
     if agent is None or env is None:
         agent, env = _worker_state(job)
-    return [(pos, play_game(env, agent, job, idx)) for pos, idx in chunk]
+    return [(pos, _play(env, agent, job, idx)) for pos, idx in chunk]
+
+
+def _play(env: GuessEnv, agent: Agent, job: Job, answer_index: int) -> GameRecord:
+    return play_game(env, agent, answer_index, seed=job.seed, record_guesses=job.record_guesses,
+                     max_invalid=job.max_invalid)
 
 
 # ---- worker-side state ---------------------------------------------------------------------------
@@ -199,7 +146,7 @@ def run_serial(job: Job, items: Sequence[tuple[int, int]], progress: ProgressCal
     records: list[GameRecord] = []
     total = len(items)
     for done, (_, idx) in enumerate(items, 1):
-        records.append(play_game(env, job.agent, job, idx))
+        records.append(_play(env, job.agent, job, idx))
         if progress is not None:
             progress(done, total)
     env.close()
@@ -315,9 +262,7 @@ __all__ = [
     "check_picklable",
     "chunked",
     "default_chunk_size",
-    "episode_seed",
     "play_chunk",
-    "play_game",
     "run_process",
     "run_ray",
     "run_serial",

@@ -202,7 +202,7 @@ def evaluate(
             (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used.
         answers: play only these answers (strings or indices into ``game.answers``).
         sample: play a seeded random sample of this many answers (of ``answers`` if given).
-        seed: seed of the sample and of every game (see :func:`guessgym.agents.backends.episode_seed`).
+        seed: seed of the sample and of every game (see :func:`guessgym.agents.episodes.episode_seed`).
         max_attempts: override the game's attempt limit (a game not solved within it is lost).
         record_guesses: keep each game's guesses in the records.
         n_jobs: worker processes (or Ray CPUs) for the parallel backends.

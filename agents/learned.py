@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,57 +134,19 @@ class LearnedAgent(Agent):
             return logits.argmax(dim=1).cpu().numpy()
 
 
-def play_answers(
-    policy: GuessPolicyMixin, game: Game, answers: np.ndarray | None = None, *, batch_size: int = 256
-) -> dict[str, Any]:
-    """Play the greedy (argmax of masked logits) policy once on each answer, many games at once.
-
-    A fast check used during training: the games are stepped by
-    :class:`~guessgym.envs.vector.BatchedGuessEnv` in batches of ``batch_size``, with the same rules and the
-    same decisions as :class:`LearnedAgent` in the shared evaluation loop. Uses no global random
-    state.
-
-    Returns:
-        ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
-        a loss)}``.
-    """
-    from ..envs.vector import BatchedGuessEnv
-
-    if answers is None:
-        answers = np.arange(len(game.answers))
-    answers = np.asarray(answers, dtype=np.int64)
+def policy_actions(policy: GuessPolicyMixin) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
+    """The greedy (argmax of masked logits) action function of a guess policy, for a batch of
+    observations that carry ``"action_mask"`` (what :func:`~guessgym.agents.episodes.play_batched` calls)."""
     keys = list(policy.observation_space.spaces)  # type: ignore[attr-defined]
-    guesses = np.zeros(len(answers), dtype=np.int64)
-    envs: dict[int, BatchedGuessEnv] = {}
-    with th.no_grad():
-        for start in range(0, len(answers), batch_size):
-            chunk = answers[start : start + batch_size]
-            venv = envs.get(len(chunk)) or envs.setdefault(
-                len(chunk), BatchedGuessEnv(len(chunk), game=game, track_candidates=False)
-            )
-            obs, _ = venv.reset(seed=0, options={"answer": chunk})
-            active = np.ones(len(chunk), dtype=bool)
-            result = np.zeros(len(chunk), dtype=np.int64)
-            while active.any():
-                tensors = {k: th.as_tensor(obs[k]) for k in keys}
-                logits = policy.action_logits(tensors)
-                mask = th.as_tensor(obs["action_mask"].astype(bool))
-                logits = th.where(mask, logits, th.full_like(logits, -th.inf))
-                actions = logits.argmax(dim=1).cpu().numpy()
-                obs, _, terminated, _, info = venv.step(actions)
-                ended = terminated & active
-                won = ended & (info["pattern"] == game.solved_pattern)
-                result[won] = info["attempt"][won]
-                active &= ~terminated
-            guesses[start : start + len(chunk)] = result
-    wins = int((guesses > 0).sum())
-    return {
-        "games": int(len(answers)),
-        "wins": wins,
-        "win_rate": wins / max(len(answers), 1),
-        "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan"),
-        "guesses": guesses,
-    }
+
+    def act(obs: dict[str, np.ndarray]) -> np.ndarray:
+        with th.no_grad():
+            logits = policy.action_logits({k: th.as_tensor(obs[k]) for k in keys})
+            mask = th.as_tensor(obs["action_mask"].astype(bool))
+            logits = th.where(mask, logits, th.full_like(logits, -th.inf))
+            return logits.argmax(dim=1).cpu().numpy()
+
+    return act
 
 
 def _resolve_model_path(path: Path) -> Path:
@@ -280,5 +243,5 @@ __all__ = [
     "detect_algorithm",
     "load_agent",
     "load_model",
-    "play_answers",
+    "policy_actions",
 ]

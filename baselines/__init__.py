@@ -1,6 +1,8 @@
 """Deterministic baseline solvers from the research documents, each an :class:`guessgym.agents.base.Agent`.
 
-The registry maps a name to a :class:`~guessgym.agents.base.CandidateAgent` subclass; every class has a
+:data:`BASELINES` maps a name to a :class:`~guessgym.agents.base.CandidateAgent` subclass, and
+importing this package registers each one with the agent registry
+(:func:`guessgym.agents.registry.make_agent` resolves the names). Every class has a
 ``name`` (its key), a docstring whose first line says what it does and which seed it comes from,
 and keyword-only constructor arguments with defaults.
 
@@ -34,6 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..agents.base import Agent, CandidateAgent
+from ..agents.registry import register
 from .clique import CliqueAgent
 from .entropy import PatternEntropyAgent, PositionEntropyAgent
 from .min_average import MinAverageAgent
@@ -54,6 +57,10 @@ BASELINES: dict[str, type[CandidateAgent]] = {
         RandomConsistentAgent,
     )
 }
+
+
+for _name, _cls in BASELINES.items():
+    register(_name, _cls)
 
 
 def make_baseline(name: str, **kwargs: Any) -> Agent:

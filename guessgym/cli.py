@@ -93,62 +93,22 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
     return words, None
 
 
-def baseline_registry() -> tuple[dict[str, Any], str]:
-    """``(BASELINES, "")``, or ``({}, reason)`` when the baselines package is not available."""
-    try:
-        module = importlib.import_module("guessgym.baselines")
-        registry = module.BASELINES
-        module.make_baseline  # noqa: B018  (checked here so the error names it)
-    except (ImportError, AttributeError) as exc:
-        return {}, f"the baselines package is not available ({exc})"
-    return dict(registry), ""
-
-
 def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``).
+    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``) through the agent registry.
 
     Raises:
-        UsageError: unknown name (with the list of known ones), bad kwargs, missing file.
+        UsageError: unknown name (with the list of known ones), bad kwargs, missing file, or a
+            missing optional dependency (naming the extra to install).
     """
-    from .agents.base import Agent
+    from .agents.registry import AgentSpecError
+    from .agents.registry import make_agent as resolve
 
-    kwargs = dict(kwargs or {})
-    if spec.startswith("model:"):
-        path = spec[len("model:"):]
-        if not Path(path).exists():
-            raise UsageError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
-        try:
-            from .agents.learned import load_agent
-        except ImportError as exc:
-            raise UsageError(f"learned agents are not available: {exc}") from None
-        try:
-            agent = load_agent(path, **kwargs)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"cannot load {path!r}: {exc}") from None
-    elif ":" in spec:
-        module_name, _, attr = spec.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise UsageError(f"cannot import agent {spec!r}: {exc}") from None
-        try:
-            agent = factory(**kwargs)
-        except TypeError as exc:
-            raise UsageError(f"bad arguments for agent {spec!r}: {exc}") from None
-    else:
-        registry, reason = baseline_registry()
-        if spec not in registry:
-            known = ", ".join(sorted(registry)) if registry else f"none ({reason})"
-            raise UsageError(f"unknown agent {spec!r}; known agents: {known}; or model:PATH.zip, or module:Class")
-        from .baselines import make_baseline
-
-        try:
-            agent = make_baseline(spec, **kwargs)
-        except (TypeError, ValueError) as exc:
-            raise UsageError(f"bad arguments for agent {spec!r}: {exc}") from None
-    if not isinstance(agent, Agent):
-        raise UsageError(f"{spec!r} did not produce an guessgym.agents.base.Agent (got {type(agent).__name__})")
-    return agent
+    try:
+        return resolve(spec, **(kwargs or {}))
+    except AgentSpecError as exc:
+        raise UsageError(str(exc)) from None
+    except ImportError as exc:
+        raise UsageError(f"agent {spec!r} is not available: {exc}") from None
 
 
 def _check_env_id(env_id: str) -> None:
@@ -235,12 +195,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .agents import main_job
-
-    registry, reason = baseline_registry()
-    if not registry:
-        raise UsageError(f"cannot compare baselines: {reason}")
-    from .baselines import make_baseline
+    from . import main_job
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -255,11 +210,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     sample = args.sample if args.sample is not None else (main_job.QUICK_SAMPLE if args.quick else None)
     # Samples go under results/tmp/ (git-ignored) so a smoke test never overwrites the real tables.
     out = Path(args.out or ("results/tmp/quick" if sample is not None else "results/main"))
-
-    def build(name: str, kwargs: dict[str, Any]) -> Any:
-        if name not in registry:
-            raise KeyError(f"{name!r} is not in guessgym.baselines.BASELINES")
-        return make_baseline(name, **kwargs)
 
     def progress(entry: main_job.Entry):
         if args.no_progress:
@@ -280,7 +230,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     backend = "ray" if args.address and args.backend == "auto" else args.backend
     outcomes = main_job.run_main_job(
-        build, entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
+        entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address,
     )
     outcomes += included
@@ -370,16 +320,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
-    from .agents.main_job import MAIN_JOB
+    from .agents.registry import describe, registered
+    from .main_job import MAIN_JOB
 
     print("Environments:")
     for env_id, kwargs in envs.ENV_SPECS.items():
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()))
-    registry, reason = baseline_registry()
-    print("Agents:" + ("" if registry else f" (no baselines: {reason})"))
-    for name, cls in sorted(registry.items()):
-        doc = (cls.__doc__ or "").strip().splitlines()
-        print(f"  {name:20s} {doc[0] if doc else ''}")
+    print("Agents:")
+    for name, factory in registered().items():
+        print(f"  {name:20s} {describe(factory)}")
     print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
     print("  module:Class         your own Agent subclass")
     print("Main job (guessgym compare):")
@@ -421,7 +370,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("compare", help="the main job: every baseline on Wordle and Nerdle",
-                       description="Evaluate every baseline of guessgym.agents.main_job.MAIN_JOB and write the "
+                       description="Evaluate every baseline of guessgym.main_job.MAIN_JOB and write the "
                                    "leaderboard, per-agent JSON and plots.")
     p.add_argument("--out", help="results folder (default: results/main; results/tmp/quick for samples)")
     p.add_argument("--jobs", "-j", type=int, default=2, help="worker processes for expensive agents (default: 2)")

@@ -135,9 +135,9 @@ def test_argparse_errors_return_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_unknown_agent_lists_the_baselines(capsys: pytest.CaptureFixture[str]) -> None:
-    from guessgym.cli import baseline_registry
+    from guessgym.agents.registry import registered
 
-    registry, _ = baseline_registry()
+    registry = registered()
     assert main(["evaluate", "--env", MICRO, "--agent", "nope", "--no-progress"]) == 2
     err = capsys.readouterr().err
     for name in registry:
@@ -295,7 +295,7 @@ def test_play_hard_mode_refusal_is_explained() -> None:
 # ---- compare -----------------------------------------------------------------------------------
 def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from guessgym.agents import main_job
+    from guessgym import main_job
 
     entries = (
         main_job.Entry(MICRO, "least-worst", parallel=True),
@@ -333,7 +333,7 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     """A saved result (e.g. a learned agent's) joins the leaderboard, labelled as such."""
-    from guessgym.agents import main_job
+    from guessgym import main_job
     from guessgym.agents.evaluate import evaluate
 
     saved = evaluate(FirstAgent(), MICRO, sample=20)
@@ -354,7 +354,7 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
-    from guessgym.agents import main_job
+    from guessgym import main_job
 
     class Broken(FirstAgent):
         def choose(self, state: SolverState) -> int:
@@ -379,7 +379,7 @@ def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
 
 
 def test_the_main_job_definition() -> None:
-    from guessgym.agents import main_job
+    from guessgym import main_job
 
     pairs = {(e.env_id, e.agent) for e in main_job.MAIN_JOB}
     for name in main_job.BASELINE_NAMES:

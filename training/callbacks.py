@@ -31,7 +31,8 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 
-from ..agents.learned import play_answers
+from ..agents.episodes import play_batched
+from ..agents.learned import policy_actions
 from ..envs.atomic import atomic_open
 from .config import CurriculumStage, TrainConfig
 
@@ -233,7 +234,7 @@ class EvalCallback(BaseCallback):
         game = policy.game  # type: ignore[attr-defined]
         policy.set_answer_pool(None)  # type: ignore[operator]
         try:
-            result = play_answers(policy, game, self.answers if answers is None else answers)  # type: ignore[arg-type]
+            result = play_batched(policy_actions(policy), game, self.answers if answers is None else answers)  # type: ignore[arg-type]
         finally:
             if self.curriculum is not None:
                 policy.set_answer_pool(self.curriculum.current_pool())  # type: ignore[operator]

@@ -4,9 +4,10 @@ This module is the one place that says *what* the main job runs (:data:`MAIN_JOB
 command line (``guessgym compare``), the README and the reproduction scripts all refer to the same
 list. :func:`run_main_job` runs it and :func:`write_report` writes the tables and plots.
 
-Agents are named by string and built by a ``make_agent(name, kwargs)`` callable supplied by the
-caller (the command line passes ``guessgym.baselines.make_baseline``): agents/ never imports baselines/.
-An agent that raises :class:`~guessgym.agents.base.UnsupportedGameError` for a game is reported as "not
+It sits above both :mod:`guessgym.agents` and :mod:`guessgym.baselines`: the list of baselines
+is :data:`guessgym.baselines.BASELINES` itself, and agents are built through the agent registry
+(:func:`guessgym.agents.registry.make_agent`), so nothing here repeats either. An agent that
+raises :class:`~guessgym.agents.base.UnsupportedGameError` for a game is reported as "not
 applicable" with its reason instead of stopping the job.
 
 Run it with ``guessgym compare`` (``--quick`` for a seeded sample of answers).
@@ -26,15 +27,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .base import Agent, UnsupportedGameError
-from .evaluate import evaluate
-from .results import (
+from .agents.base import Agent, UnsupportedGameError
+from .agents.evaluate import evaluate
+from .agents.registry import make_agent as make_registered_agent
+from .agents.results import (
     EvaluationResult,
     atomic_write_text,
     leaderboard,
     plot_leaderboard,
     plot_win_rate_curves,
 )
+from .baselines import BASELINES
 
 logger = logging.getLogger(__name__)
 
@@ -96,17 +99,8 @@ class Entry:
         return f"{self.agent}{extra} on {self.env_id}"
 
 
-#: The baselines, by the names of ``guessgym.baselines.BASELINES``.
-BASELINE_NAMES: tuple[str, ...] = (
-    "least-worst",
-    "expected-size",
-    "min-average",
-    "pattern-entropy",
-    "position-entropy",
-    "unique-chars",
-    "clique",
-    "random-consistent",
-)
+#: The baselines, in the order of :data:`guessgym.baselines.BASELINES`.
+BASELINE_NAMES: tuple[str, ...] = tuple(BASELINES)
 
 #: Searches over the whole guess list at each decision: run in worker processes.
 EXPENSIVE: frozenset[str] = frozenset({"least-worst", "expected-size", "min-average", "pattern-entropy", "clique"})
@@ -170,8 +164,12 @@ def select_entries(
     return [e for e in entries if (not agents or e.agent in agents) and (not envs or e.env_id in envs)]
 
 
+def _from_registry(name: str, kwargs: dict[str, Any]) -> Agent:
+    return make_registered_agent(name, **kwargs)
+
+
 def run_main_job(
-    make_agent: MakeAgent,
+    make_agent: MakeAgent = _from_registry,
     entries: Sequence[Entry] = MAIN_JOB,
     *,
     n_jobs: int = 2,
@@ -185,8 +183,9 @@ def run_main_job(
     """Evaluate every entry; never stops on one agent's failure.
 
     Args:
-        make_agent: builds an agent from its name and keyword arguments; it may raise
-            ``KeyError``/``ValueError`` for a name it does not know (reported as not applicable).
+        make_agent: builds an agent from its name and keyword arguments (default: the agent
+            registry); it may raise ``KeyError``/``ValueError`` for a name it does not know
+            (reported as not applicable).
         entries: what to run (default: :data:`MAIN_JOB`).
         n_jobs: worker processes for the entries marked ``parallel`` (others run serially).
         sample: a seeded sample of this many answers per game instead of every answer.

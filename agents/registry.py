@@ -1,0 +1,133 @@
+"""The agent registry: one place that turns an agent spec into an :class:`~guessgym.agents.base.Agent`.
+
+The command line, :func:`~guessgym.agents.evaluate.evaluate` and training all resolve agents here.
+A spec is one of:
+
+* a registered name (``"least-worst"``): the baselines register themselves when
+  :mod:`guessgym.baselines` is imported, which :func:`make_agent` does on first use (the way
+  ``gymnasium.make`` imports an environment's module); :func:`register` adds your own;
+* ``"model:PATH"``: a trained stable-baselines3 agent (a ``.zip``, checkpoint or run directory;
+  needs the ``train`` extra);
+* ``"module:Class"`` (or ``module:function``): any importable factory that returns an Agent.
+
+Examples:
+    >>> make_agent("min-average", depth=1).name
+    'min-average'
+    >>> make_agent("no-such-agent")
+    Traceback (most recent call last):
+    ...
+    guessgym.agents.registry.AgentSpecError: unknown agent 'no-such-agent'; known agents: clique, expected-size, ...
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .base import Agent
+
+AgentFactory = Callable[..., Agent]
+
+#: Modules whose import registers the built-in agents (imported on the first lookup).
+BUILTIN_PROVIDERS = ("guessgym.baselines",)
+
+_REGISTRY: dict[str, AgentFactory] = {}
+_loaded = False
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that cannot be resolved, or arguments the agent does not accept."""
+
+
+def register(name: str, factory: AgentFactory, *, replace: bool = False) -> None:
+    """Register ``factory`` (an Agent class or a function returning one) under ``name``."""
+    if not name or ":" in name:
+        raise ValueError(f"agent names are non-empty and contain no ':', got {name!r}")
+    if name in _REGISTRY and _REGISTRY[name] is not factory and not replace:
+        raise ValueError(f"an agent named {name!r} is already registered; pass replace=True to replace it")
+    _REGISTRY[name] = factory
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILTIN_PROVIDERS:
+            importlib.import_module(module)
+
+
+def registered() -> dict[str, AgentFactory]:
+    """Every registered name and its factory (built-ins included)."""
+    _load_builtins()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def describe(factory: AgentFactory) -> str:
+    """The first line of a factory's docstring."""
+    doc = (factory.__doc__ or "").strip().splitlines()
+    return doc[0] if doc else ""
+
+
+def options_of(factory: AgentFactory) -> list[str]:
+    """The keyword arguments a factory accepts (for error messages)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+
+
+def make_agent(spec: str, **kwargs: Any) -> Agent:
+    """Build the agent a spec names (see the module docstring), with its keyword arguments.
+
+    Raises:
+        AgentSpecError: unknown name (listing the registered ones), a module or file that cannot
+            be loaded, arguments the agent does not accept (listing the ones it does), or a
+            factory that returns something other than an Agent.
+        ImportError: ``model:`` specs without the ``train`` extra (the message says what to
+            install).
+    """
+    if spec.startswith("model:"):
+        path = spec[len("model:"):]
+        if not Path(path).exists():
+            raise AgentSpecError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
+        from .learned import load_agent
+
+        try:
+            agent: Any = load_agent(path, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise AgentSpecError(f"cannot load {path!r}: {exc}") from None
+    else:
+        if ":" in spec:
+            module_name, _, attr = spec.partition(":")
+            try:
+                factory = getattr(importlib.import_module(module_name), attr)
+            except (ImportError, AttributeError) as exc:
+                raise AgentSpecError(
+                    f"cannot import agent {spec!r}: {exc} (a module on the Python path: run from the folder that "
+                    "holds it, or add that folder to PYTHONPATH)"
+                ) from None
+        else:
+            factories = registered()
+            if spec not in factories:
+                raise AgentSpecError(
+                    f"unknown agent {spec!r}; known agents: {', '.join(factories)}; "
+                    "or model:PATH.zip, or module:Class"
+                )
+            factory = factories[spec]
+        try:
+            agent = factory(**kwargs)
+        except TypeError as exc:
+            allowed = options_of(factory)
+            raise AgentSpecError(
+                f"bad arguments for agent {spec!r}: {exc}; it accepts: {', '.join(allowed) if allowed else 'none'}"
+            ) from None
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"{spec!r} did not produce a guessgym Agent (got {type(agent).__name__})")
+    return agent
+
+
+__all__ = ["AgentSpecError", "BUILTIN_PROVIDERS", "describe", "make_agent", "options_of", "register", "registered"]

@@ -1,0 +1,149 @@
+"""Steps per second of this checkout against another revision, measured side by side in one run.
+
+The base revision is checked out into a temporary ``git worktree``; every measurement runs in a
+fresh subprocess, alternating base and current (base, current, base, current...), so both see the
+same machine load; the best of ``--rounds`` rounds is kept for each. Revisions before the single
+namespace import the library as top-level ``envs``/``training``; later ones as ``guessgym.*``.
+
+Measurements (random actions drawn in advance from a seeded generator; masked in hard mode):
+
+* ``single``: one environment through ``gymnasium.make`` (env checker included), whole games;
+* ``batched``: :class:`BatchedGuessEnv` with 64 games (Gymnasium vector API, infos and masks);
+* ``sb3``: the same engine through the stable-baselines3 ``VecEnv`` adapter used for training.
+
+Usage (from the repository root)::
+
+    python benchmarks/bench_revisions.py --base 3209a02 [--rounds 5]
+
+A script, not a test: it prints the rates and the ratio current / base for each row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Runs in the subprocess: prints a JSON dict of rates. {ns} is "" (old layout) or "guessgym." (new).
+MEASURE = r"""
+import json, sys, time
+import numpy as np
+import gymnasium as gym
+NEW = {new}
+if NEW:
+    import guessgym
+    from guessgym.envs.vector import BatchedGuessEnv
+    from guessgym.training.sb3_vec import BatchedVecEnv
+else:
+    import envs
+    from envs.vector import BatchedGuessEnv
+    from training.sb3_vec import BatchedVecEnv
+kind, env_id, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rng = np.random.default_rng(0)
+if kind == "single":
+    env = gym.make(env_id)
+    n = env.action_space.n
+    acts = rng.integers(n, size=steps).tolist()
+    hard = env.unwrapped.game.hard_mode
+    def run():
+        obs, info = env.reset(seed=0)
+        for a in acts:
+            if hard:
+                allowed = np.flatnonzero(info["action_mask"])
+                a = int(allowed[a % len(allowed)])
+            obs, r, term, trunc, info = env.step(a)
+            if term:
+                obs, info = env.reset()
+    count = steps
+else:
+    kwargs = dict(gym.registry[env_id].kwargs)
+    num = 64
+    if kind == "batched":
+        venv = BatchedGuessEnv(num, **kwargs)
+        venv.reset(seed=0)
+        step = venv.step
+    else:
+        venv = BatchedVecEnv(BatchedGuessEnv(num, track_candidates=False, **kwargs))
+        venv.reset()
+        def step(a):
+            venv.step_async(a)
+            return venv.step_wait()
+    n = len(venv.guesses if kind == "batched" else venv.venv.guesses)
+    rows = rng.integers(n, size=(max(1, steps // num), num))
+    def run():
+        for row in rows:
+            step(row)
+    count = rows.size
+run()  # warm-up (numba's cache, allocator)
+best = 0.0
+for _ in range(3):
+    t = time.perf_counter()
+    run()
+    best = max(best, count / (time.perf_counter() - t))
+print(json.dumps({"rate": best}))
+"""
+
+ROWS = [
+    ("single", "guessgym/Wordle-v0", 60_000),
+    ("single", "guessgym/WordleHard-v0", 20_000),
+    ("single", "guessgym/Nerdle-v0", 60_000),
+    ("batched", "guessgym/Wordle-v0", 64 * 400),
+    ("batched", "guessgym/MiniNerdle-v0", 64 * 400),
+    ("batched", "guessgym/Nerdle-v0", 64 * 400),
+    ("sb3", "guessgym/Wordle-v0", 64 * 400),
+    ("sb3", "guessgym/Nerdle-v0", 64 * 400),
+]
+
+
+def is_new_layout(tree: Path) -> bool:
+    return (tree / "envs" / "engine.py").is_file() or "guessgym.envs" in (tree / "pyproject.toml").read_text()
+
+
+def measure(tree: Path, kind: str, env_id: str, steps: int) -> float:
+    new = is_new_layout(tree)
+    env = dict(os.environ)
+    if not new:  # the old layout imports top-level envs/training from its own tree
+        env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
+    code = MEASURE.replace("{new}", "True" if new else "False")
+    out = subprocess.run([sys.executable, "-c", code, kind, env_id, str(steps)], cwd=tree if not new else ROOT,
+                         env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kind} {env_id} failed in {tree}:\n{out.stderr[-2000:]}")
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["rate"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", required=True, help="the revision to compare against (e.g. a commit hash)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the best of each side is kept")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="guessgym-base-") as tmp:
+        base = Path(tmp) / "base"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
+                       check=True, capture_output=True)
+        try:
+            results = []
+            for kind, env_id, steps in ROWS:
+                old = new = 0.0
+                for _ in range(args.rounds):
+                    old = max(old, measure(base, kind, env_id, steps))
+                    new = max(new, measure(ROOT, kind, env_id, steps))
+                results.append({"kind": kind, "env_id": env_id, "base": old, "current": new, "ratio": new / old})
+                print(f"{kind:8s} {env_id:26s} base {old:>12,.0f}/s  current {new:>12,.0f}/s  "
+                      f"current/base {new / old:5.2f}x", flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"base": args.base, "rounds": args.rounds, "rows": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
