@@ -32,22 +32,18 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..envs.atomic import atomic_open, atomic_path
+from ..envs.atomic import atomic_write_text
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
 
 FAIL = "X"
 
-# Colours of the real games' statistics pages.
-_BAR_GREEN = "#6aaa64"
-_BAR_GREY = "#787c7e"
-_BAR_FAIL = "#b0413e"
 
 
 @dataclass(frozen=True)
@@ -229,31 +225,11 @@ class EvaluationResult:
         return _compact(self.distribution)
 
     def to_markdown(self, hardest: int = 10) -> str:
-        """A one-row Markdown table, the distribution, and the hardest answers."""
-        lines = [f"### {self.label} on {self.game}", ""]
-        if self.description:
-            lines += [self.description, ""]
-        lines += [
-            "| agent | game | games | win % | mean (solved) | mean (X = "
-            f"{self.max_attempts + 1}) | std | max | s/game |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {self.label} | {self.game} | {self.n_games} | {_pct(self.win_rate)} | "
-            f"{_num(self.mean_guesses, 4)} | {_num(self.mean_guesses_with_failures, 4)} | "
-            f"{_num(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
-            f"{_seconds(self.seconds_per_game)} |",
-            "",
-            "| guesses | " + " | ".join(str(k) for k in self.distribution) + " |",
-            "|---|" + "---:|" * len(self.distribution),
-            "| games | " + " | ".join(str(v) for v in self.distribution.values()) + " |",
-        ]
-        if hardest and self.records:
-            worst = self.hardest(hardest)
-            shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
-            lines += ["", f"Hardest answers: {shown}"]
-        notes = sorted({r.note for r in self.records if r.note})
-        if notes:
-            lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
-        return "\n".join(lines)
+        """A one-row Markdown table, the distribution, and the hardest answers
+        (:func:`guessgym.agents.report.result_markdown`)."""
+        from .report import result_markdown
+
+        return result_markdown(self, hardest)
 
     # ---- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -290,7 +266,7 @@ class EvaluationResult:
             text = head[: head.rindex("}")].rstrip() + f',\n{pad}"records": {{\n{columns}\n{pad}}}\n}}'
 
         if path is not None:
-            atomic_write_text(Path(path), text + "\n")
+            atomic_write_text(path, text + "\n")
         return text
 
     @classmethod
@@ -318,53 +294,11 @@ class EvaluationResult:
 
     # ---- plots ---------------------------------------------------------------------------------
     def plot_histogram(self, path: str | os.PathLike[str]) -> Path:
-        """Save a PNG guess distribution in the style of the game's statistics page.
+        """Save a PNG guess distribution in the style of the game's statistics page
+        (:func:`guessgym.agents.report.plot_histogram`; needs the ``plots`` extra)."""
+        from .report import plot_histogram
 
-        Horizontal bars, one per number of guesses (1..max_attempts) and one ``X`` bar for
-        failures, with the count printed at the end of each bar; the title names the agent and
-        the game, the subtitle gives the win rate and the means.
-        """
-        plt = _pyplot()
-        dist = self.distribution
-        keys = [str(k) for k in dist]
-        counts = list(dist.values())
-        height = 1.2 + 0.42 * len(keys)
-        fig, ax = plt.subplots(figsize=(6.4, height), dpi=110)
-        peak = max(counts) if any(counts) else 1
-        modal = counts.index(peak) if any(counts[:-1]) else -1
-        colours = []
-        for i, (k, c) in enumerate(zip(keys, counts)):
-            if k == FAIL:
-                colours.append(_BAR_FAIL if c else _BAR_GREY)
-            else:
-                colours.append(_BAR_GREEN if i == modal else "#8fbf88")
-        # Short bars still show their count, as on the game's page.
-        widths = [max(c, peak * 0.035) for c in counts]
-        y = list(range(len(keys)))
-        ax.barh(y, widths, color=colours, height=0.78)
-        for yi, (w, c) in enumerate(zip(widths, counts)):
-            if w >= 0.12 * peak:  # inside the bar's end, as on the game's page
-                ax.text(w - peak * 0.012, yi, f"{c:,}", va="center", ha="right", color="white",
-                        fontsize=9, fontweight="bold")
-            else:  # a short bar: just past its end, where the number fits
-                ax.text(w + peak * 0.012, yi, f"{c:,}", va="center", ha="left", color="#333333",
-                        fontsize=9, fontweight="bold")
-        ax.set_yticks(y, keys)
-        ax.invert_yaxis()
-        ax.set_xticks([])
-        for side in ("top", "right", "bottom"):
-            ax.spines[side].set_visible(False)
-        ax.set_xlim(0, peak * 1.03)
-        ax.tick_params(axis="y", length=0, labelsize=10)
-        ax.set_ylabel("guesses")
-        fig.suptitle(f"{self.label} on {self.game}", fontsize=12, fontweight="bold", x=0.02, ha="left")
-        ax.set_title(
-            f"{self.n_games:,} games · win {_pct(self.win_rate)}% · mean {_num(self.mean_guesses, 3)} "
-            f"(solved), {_num(self.mean_guesses_with_failures, 3)} (X = {self.max_attempts + 1})",
-            fontsize=9, loc="left", color="#555555",
-        )
-        fig.tight_layout()
-        return _save(fig, path)
+        return plot_histogram(self, path)
 
 
 def records_to_columns(records: Sequence[GameRecord]) -> dict[str, Any]:
@@ -407,210 +341,12 @@ def records_from_columns(data: dict[str, Any] | list[dict[str, Any]]) -> list[Ga
     ]
 
 
-def _group(r: EvaluationResult) -> str:
-    """Plots put results of one environment id together (variants of a game share a panel)."""
-    return r.env_id or r.game
-
-
-def _title(key: str, results: Sequence[EvaluationResult]) -> str:
-    games = list(dict.fromkeys(r.game for r in results))
-    return key if games == [key] else f"{key} ({', '.join(games)})"
-
-
-# ---- several results ---------------------------------------------------------------------------
-def rank(results: Iterable[EvaluationResult]) -> list[EvaluationResult]:
-    """Results sorted best first: highest win rate, then lowest mean with failures counted, then
-    lowest mean over solved games, then name."""
-    def key(r: EvaluationResult) -> tuple[float, float, float, str]:
-        win = r.win_rate if not math.isnan(r.win_rate) else -1.0
-        mean_all = r.mean_guesses_with_failures
-        mean = r.mean_guesses
-        return (-win, mean_all if not math.isnan(mean_all) else math.inf,
-                mean if not math.isnan(mean) else math.inf, r.label)
-
-    return sorted(results, key=key)
-
-
-def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -> str:
-    """A Markdown table of several results, best first (win rate, then mean guesses).
-
-    ``mean`` is over solved games; ``mean X=m+1`` counts failures as ``max_attempts + 1``.
-    With ``by_game=True`` the rows are grouped by game (in order of first appearance), each group
-    ranked on its own, which is what a comparison across two games needs.
-    """
-    header = (
-        "| # | agent | game | games | win % | mean | mean X=m+1 | std | max | distribution | s/game |\n"
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|"
-    )
-    groups: list[list[EvaluationResult]]
-    if by_game:
-        order: dict[str, list[EvaluationResult]] = {}
-        for r in results:
-            order.setdefault(r.game, []).append(r)
-        groups = [rank(g) for g in order.values()]
-    else:
-        groups = [rank(results)]
-    rows = []
-    for group in groups:
-        for i, r in enumerate(group, 1):
-            rows.append(
-                f"| {i} | {r.label} | {r.game} | {r.n_games} | {_pct(r.win_rate)} | "
-                f"{_num(r.mean_guesses, 4)} | {_num(r.mean_guesses_with_failures, 4)} | "
-                f"{_num(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {_seconds(r.seconds_per_game)} |"
-            )
-    return header + ("\n" + "\n".join(rows) if rows else "")
-
-
-def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:
-    """Save a PNG heat map of the guess distributions, one panel per game.
-
-    Each row is an agent (best first), each column a number of guesses (1..max, then X); the
-    cell colour is the share of games and the cell text the count; the row label carries the win
-    rate and the mean. Unlike a table of means, it shows *where* the agents differ: the tail that
-    fails and the shape of the bulk.
-    """
-    plt = _pyplot()
-    import numpy as np
-
-    if not results:
-        raise ValueError("plot_leaderboard needs at least one result")
-    by_game: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_game.setdefault(_group(r), []).append(r)
-    panels = [(game, rank(rs)) for game, rs in by_game.items()]
-    heights = [max(len(rs), 1) for _, rs in panels]
-    width_cols = max(max(r.max_attempts for r in rs) + 1 for _, rs in panels)
-    fig_h = 0.9 + sum(0.42 * h + 0.8 for h in heights)
-    fig, axes = plt.subplots(
-        len(panels), 1, figsize=(max(7.5, 3.8 + 0.75 * width_cols), fig_h), dpi=110,
-        gridspec_kw={"height_ratios": [h + 1.6 for h in heights]}, squeeze=False,
-    )
-    cmap = plt.get_cmap("Greens")
-    for ax, (game, rs) in zip(axes[:, 0], panels):
-        cols = max(r.max_attempts for r in rs)
-        labels = [str(k) for k in range(1, cols + 1)] + [FAIL]
-        share = np.zeros((len(rs), cols + 1))
-        counts = np.zeros((len(rs), cols + 1), dtype=np.int64)
-        for i, r in enumerate(rs):
-            for k, v in r.distribution.items():
-                j = cols if k == FAIL else int(k) - 1
-                counts[i, j] = v
-                share[i, j] = v / r.n_games if r.n_games else 0.0
-        ax.imshow(share, cmap=cmap, vmin=0, vmax=max(share.max(), 1e-9), aspect="auto")
-        for i in range(len(rs)):
-            for j in range(cols + 1):
-                c = counts[i, j]
-                if c == 0:
-                    continue
-                dark = share[i, j] > 0.55 * share.max()
-                colour = "white" if dark else ("#8b1a1a" if j == cols else "#222222")
-                ax.text(j, i, f"{c:,}", ha="center", va="center", fontsize=8, color=colour)
-        ax.set_xticks(range(cols + 1), labels)
-        ax.set_yticks(
-            range(len(rs)),
-            [f"{r.label}  ·  {_pct(r.win_rate)}%  ·  {_num(r.mean_guesses, 3)}" for r in rs],
-            fontsize=9,
-        )
-        ax.tick_params(length=0)
-        ax.set_xticks(np.arange(-0.5, cols + 1), minor=True)
-        ax.set_yticks(np.arange(-0.5, len(rs)), minor=True)
-        ax.grid(which="minor", color="white", linewidth=1.5)
-        ax.tick_params(which="minor", length=0)
-        for side in ax.spines.values():
-            side.set_visible(False)
-        ax.set_title(f"{_title(game, rs)}\ngames solved in k guesses (X = failed); rows: agent · win % · mean",
-                     fontsize=10, loc="right")
-    fig.tight_layout()
-    return _save(fig, path)
-
-
-def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:
-    """Save a PNG of win rate against the number of allowed guesses ``m``, one line per result.
-
-    The curve of :meth:`EvaluationResult.win_rate_at` (fraction solved within ``m`` guesses), as
-    in the win-rate-versus-m figure of generalised_wordle_greedy_clique.txt; one panel per game.
-    """
-    plt = _pyplot()
-    if not results:
-        raise ValueError("plot_win_rate_curves needs at least one result")
-    by_game: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_game.setdefault(_group(r), []).append(r)
-    fig, axes = plt.subplots(1, len(by_game), figsize=(5.6 * len(by_game), 4.2), dpi=110, squeeze=False)
-    for ax, (game, rs) in zip(axes[0], by_game.items()):
-        limits = {r.max_attempts for r in rs}
-        for r in rank(rs):
-            curve = r.win_rate_curve()
-            limit = f"{r.max_attempts} allowed: " if len(limits) > 1 else ""
-            ax.plot([m for m, _ in curve], [100 * w for _, w in curve], marker="o", markersize=3,
-                    linewidth=1.4, label=f"{r.label} ({limit}{_pct(r.win_rate)}%)")
-        top = max(r.max_attempts for r in rs)
-        ax.set_xlim(0.8, top + 0.2)
-        ax.set_ylim(-2, 102)
-        ax.set_xticks(range(1, top + 1) if top <= 12 else range(1, top + 1, max(1, top // 12)))
-        ax.set_xlabel("allowed guesses m")
-        ax.set_ylabel("games solved within m guesses (%)")
-        ax.set_title(_title(game, rs), fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    return _save(fig, path)
-
-
-# ---- helpers -----------------------------------------------------------------------------------
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``, so
-    a crash never leaves a truncated file behind."""
-    with atomic_open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            "plotting needs matplotlib: pip install \"guessgym[plots]\" (or pip install matplotlib)"
-        ) from exc
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
-    """Save a figure atomically as PNG and close it."""
-    import matplotlib.pyplot as plt
-
-    try:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format="png")
-    finally:
-        plt.close(fig)
-    return Path(path)
-
-
 def _compact(dist: dict[int | str, int]) -> str:
     items = list(dist.items())
     start = 0
     while start < len(items) - 1 and items[start][1] == 0:
         start += 1
     return " ".join(f"{k}:{v}" for k, v in items[start:])
-
-
-def _pct(x: float) -> str:
-    return "-" if math.isnan(x) else f"{100 * x:.2f}"
-
-
-def _num(x: float, digits: int) -> str:
-    return "-" if math.isnan(x) else f"{x:.{digits}f}"
-
-
-def _seconds(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:.2f}" if x >= 10 else f"{x:.4f}"
 
 
 def _json_safe(value: Any) -> Any:
@@ -624,12 +360,4 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-__all__ = [
-    "EvaluationResult",
-    "GameRecord",
-    "atomic_write_text",
-    "leaderboard",
-    "plot_leaderboard",
-    "plot_win_rate_curves",
-    "rank",
-]
+__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "records_from_columns", "records_to_columns"]

@@ -1,7 +1,7 @@
 """Atomic file writes: nothing half-written is ever left where a reader looks.
 
-Every cache, result, checkpoint and report of the package is written through these two context
-managers: the data goes to a temporary file in the destination folder, is flushed to disk, and
+Every cache, result, checkpoint and report of the package is written through this module: the
+data goes to a temporary file in the destination folder, is flushed to disk, and
 only then renamed over the destination (``os.replace`` is atomic on one file system). If writing
 fails or is interrupted, the temporary file is removed and the old destination is untouched.
 
@@ -54,3 +54,55 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "wb", **kwargs: Any) -
         raise ValueError(f"atomic_open writes a new file; mode must start with 'w', got {mode!r}")
     with atomic_path(path) as tmp, open(tmp, mode, **kwargs) as f:
         yield f
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+@contextmanager
+def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary folder beside ``path``; on a clean exit its files are flushed to disk and
+    it replaces ``path`` (an existing folder there is removed first); on an exception it is
+    deleted. Temporary folders are named ``.tmp-<name>-*`` so that cleaners can recognise them."""
+    import shutil
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}-"))
+    try:
+        yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb+") as f:
+                    os.fsync(f.fileno())
+        fsync_dir(tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+        fsync_dir(target.parent)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def fsync_dir(path: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries to disk (where the platform allows it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -30,14 +30,10 @@ from typing import Any
 from .agents.base import Agent, UnsupportedGameError
 from .agents.evaluate import evaluate
 from .agents.registry import make_agent as make_registered_agent
-from .agents.results import (
-    EvaluationResult,
-    atomic_write_text,
-    leaderboard,
-    plot_leaderboard,
-    plot_win_rate_curves,
-)
+from .agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves
+from .agents.results import EvaluationResult
 from .baselines import BASELINES
+from .envs.atomic import atomic_write_text
 
 logger = logging.getLogger(__name__)
 

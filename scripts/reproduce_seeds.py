@@ -30,9 +30,10 @@ import numpy as np
 
 from guessgym import envs  # noqa: F401  (registers the environments)
 from guessgym.agents.evaluate import evaluate
-from guessgym.agents.results import EvaluationResult, atomic_write_text, plot_win_rate_curves
+from guessgym.agents.report import plot_win_rate_curves
+from guessgym.agents.results import EvaluationResult
 from guessgym.baselines import make_baseline
-from guessgym.envs.atomic import atomic_path
+from guessgym.envs.atomic import atomic_path, atomic_write_text
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix
 

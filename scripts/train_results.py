@@ -42,7 +42,9 @@ if str(_ROOT) not in sys.path:  # run as a file from a checkout without installi
 
 from guessgym.agents.evaluate import evaluate  # noqa: E402
 from guessgym.agents.learned import load_agent  # noqa: E402
-from guessgym.agents.results import EvaluationResult, atomic_write_text, leaderboard  # noqa: E402
+from guessgym.agents.report import leaderboard  # noqa: E402
+from guessgym.agents.results import EvaluationResult  # noqa: E402
+from guessgym.envs.atomic import atomic_write_text  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 
 GAMES = ("mini-nerdle", "nerdle", "wordle")

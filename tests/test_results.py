@@ -8,14 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from guessgym.agents.results import (
-    EvaluationResult,
-    GameRecord,
-    leaderboard,
-    plot_leaderboard,
-    plot_win_rate_curves,
-    rank,
-)
+from guessgym.agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves, rank
+from guessgym.agents.results import EvaluationResult, GameRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -22,7 +22,7 @@ from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
 from guessgym.training import cli
-from guessgym.training.callbacks import latest_checkpoint
+from guessgym.training.checkpoints import latest_checkpoint
 from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
 from guessgym.training.sb3_vec import BatchedVecEnv
 from guessgym.training.train import train
@@ -281,8 +281,8 @@ def test_resume_guards(tmp_path: Path) -> None:
 
 
 def test_curriculum_pools_are_nested_and_applied(tmp_path: Path) -> None:
-    from guessgym.training.callbacks import CurriculumSchedule
     from guessgym.training.config import CurriculumStage
+    from guessgym.training.curriculum import CurriculumSchedule
 
     schedule = CurriculumSchedule([CurriculumStage(10, 100), CurriculumStage(40, 100)], 127, seed=0)
     assert schedule.stage_at(0) == 0 and schedule.stage_at(150) == 1 and schedule.stage_at(200) == 2

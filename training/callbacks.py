@@ -1,4 +1,5 @@
-"""Callbacks of a training run: curriculum, learning curve, evaluation, checkpoints.
+"""Callbacks of a training run: learning curve, evaluation, checkpoints (the curriculum's is in
+:mod:`guessgym.training.curriculum`; the checkpoint format in :mod:`guessgym.training.checkpoints`).
 
 All of them act at *rollout boundaries* (``_on_rollout_start``): at that moment the previous
 update is complete, the rollout buffer is empty and the only state in flight is the model, the
@@ -8,8 +9,9 @@ from a checkpoint therefore replays exactly the steps an uninterrupted run would
 Each callback exposes ``state_dict()``/``load_state_dict()`` so that its own progress (next
 evaluation step, rows written to its CSV file...) is saved in checkpoints too. Their order in
 the :class:`~stable_baselines3.common.callbacks.CallbackList` matters and is fixed by
-:func:`guessgym.training.train.train`: curriculum, curve, evaluation, then checkpoint (which records what
-the others have written).
+:func:`guessgym.training.train.train`: curriculum, curve, evaluation, then checkpoint (which
+records what the others have written). Evaluations play through
+:func:`guessgym.agents.episodes.play_batched`, the shared batched episode loop.
 """
 
 from __future__ import annotations
@@ -18,100 +20,24 @@ import csv
 import logging
 import math
 import os
-import pickle
-import random
-import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 
 from ..agents.episodes import play_batched
 from ..agents.learned import policy_actions
 from ..envs.atomic import atomic_open
-from .config import CurriculumStage, TrainConfig
+from .checkpoints import rng_state, save_checkpoint
+from .config import TrainConfig
+from .curriculum import CurriculumCallback
 
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_FORMAT = 1
-
-
-# ---- curriculum ----------------------------------------------------------------------------------
-class CurriculumSchedule:
-    """Which answers new games draw from at a given step.
-
-    Stage ``k`` uses the first ``stages[k].answers`` answers of a fixed shuffle of the answer
-    list (seeded by ``seed``), from the end of stage ``k-1`` for ``stages[k].steps`` steps; after
-    the last stage every answer is used.
-    """
-
-    def __init__(self, stages: list[CurriculumStage], n_answers: int, seed: int) -> None:
-        self.stages = list(stages)
-        self.n_answers = n_answers
-        self.order = np.random.default_rng(seed).permutation(n_answers)
-        self.boundaries = np.cumsum([s.steps for s in self.stages]).tolist()
-
-    def stage_at(self, step: int) -> int:
-        """Index of the stage in force at ``step`` (``len(stages)`` means the full answer list)."""
-        for k, end in enumerate(self.boundaries):
-            if step < end:
-                return k
-        return len(self.stages)
-
-    def pool(self, stage: int) -> np.ndarray | None:
-        """Answer indices of ``stage`` (sorted), or ``None`` for every answer."""
-        if stage >= len(self.stages) or self.stages[stage].answers >= self.n_answers:
-            return None
-        return np.sort(self.order[: self.stages[stage].answers])
-
-
-class CurriculumCallback(BaseCallback):
-    """Applies the curriculum stage of the current step to the games and to the policy."""
-
-    def __init__(self, schedule: CurriculumSchedule) -> None:
-        super().__init__()
-        self.schedule = schedule
-        self.stage: int | None = None
-
-    def _apply(self) -> None:
-        stage = self.schedule.stage_at(self.model.num_timesteps)
-        if stage != self.stage:
-            pool = self.schedule.pool(stage)
-            self.training_env.set_answer_pool(pool)  # type: ignore[attr-defined]
-            self.model.policy.set_answer_pool(pool)  # type: ignore[operator]
-            self.stage = stage
-            logger.info(
-                "curriculum stage %d at step %d: %s answers",
-                stage,
-                self.model.num_timesteps,
-                "all" if pool is None else len(pool),
-            )
-        size = self.schedule.n_answers if (p := self.schedule.pool(stage)) is None else len(p)
-        self.logger.record("curriculum/answers", size)
-
-    def _on_training_start(self) -> None:
-        self.stage = None  # re-apply after a resume (the policy's pool is not saved in the zip)
-        self._apply()
-
-    def _on_rollout_start(self) -> None:
-        self._apply()
-
-    def _on_step(self) -> bool:
-        return True
-
-    def current_pool(self) -> np.ndarray | None:
-        return self.schedule.pool(self.schedule.stage_at(self.model.num_timesteps))
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"stage": self.stage}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.stage = state.get("stage")
 
 
 # ---- CSV files that survive resumes -------------------------------------------------------------
@@ -293,73 +219,9 @@ class TrainingClock:
 
 
 # ---- checkpoints -----------------------------------------------------------------------------------
-def checkpoint_dir_name(step: int) -> str:
-    return f"step-{step:012d}"
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The newest complete checkpoint directory of a run, or ``None``.
-
-    ``checkpoints/latest`` names it; if that pointer is missing or stale, the newest
-    ``step-*`` directory holding both ``model.zip`` and ``state.pkl`` is used (temporary
-    directories of an interrupted save are never considered).
-    """
-    root = Path(run_dir) / "checkpoints"
-    if not root.is_dir():
-        return None
-    pointer = root / "latest"
-    if pointer.is_file():
-        target = root / pointer.read_text().strip()
-        if (target / "model.zip").is_file() and (target / "state.pkl").is_file():
-            return target
-    complete = sorted(
-        d
-        for d in root.iterdir()
-        if d.is_dir() and d.name.startswith("step-") and (d / "model.zip").is_file() and (d / "state.pkl").is_file()
-    )
-    return complete[-1] if complete else None
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``."""
-    with atomic_open(path, "wb") as f:
-        f.write(data)
-
-
-def rng_state() -> dict[str, Any]:
-    """The global generators that training draws from: torch (action sampling), numpy (minibatch
-    shuffles), Python's ``random``."""
-    return {"torch": th.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}  # noqa: NPY002
-
-
-def set_rng_state(state: dict[str, Any]) -> None:
-    th.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])  # noqa: NPY002  (SB3 shuffles minibatches with it)
-    random.setstate(state["python"])
-
-
 class CheckpointCallback(BaseCallback):
-    """Saves a resumable checkpoint every ``every`` steps, at a rollout boundary, atomically.
-
-    A checkpoint is a directory ``checkpoints/step-<N>/`` with ``model.zip`` (SB3: parameters,
-    optimizer state, ``num_timesteps``, last observation...) and ``state.pkl`` (global random
-    generators, every game's state and generator, the other callbacks' progress, the wall time).
-    Both are written into a temporary directory that is then renamed into place, and
-    ``checkpoints/latest`` is replaced atomically afterwards, so an interruption at any moment
-    leaves the previous checkpoint intact. Only the ``keep`` newest checkpoints are kept.
+    """Saves a resumable checkpoint every ``every`` steps, at a rollout boundary, atomically
+    (:func:`guessgym.training.checkpoints.save_checkpoint`). Only the ``keep`` newest are kept.
 
     Setting ``stop_event`` makes the run save a checkpoint at the next rollout boundary and stop.
     """
@@ -390,52 +252,24 @@ class CheckpointCallback(BaseCallback):
         """Write a checkpoint of the current state (call only at a rollout boundary)."""
         step = int(self.model.num_timesteps)
         self.last_saved = step
-        final = self.root / checkpoint_dir_name(step)
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=f".tmp-{final.name}-"))
-        try:
-            self.model.save(tmp / "model.zip")
-            state = {
-                "format": CHECKPOINT_FORMAT,
-                "num_timesteps": step,
-                "rng": rng_state(),
-                "env": self.training_env.get_state(),  # type: ignore[attr-defined]
-                "model_extra": {
-                    "_last_obs": self.model._last_obs,
-                    "_last_episode_starts": self.model._last_episode_starts,
-                    "_episode_num": self.model._episode_num,
-                    "_n_updates": getattr(self.model, "_n_updates", 0),
-                },
-                "callbacks": {name: cb.state_dict() for name, cb in self.others.items()}
-                | {"checkpoint": self.state_dict()},
-                "wall_time_s": self.clock.elapsed(),
-                "config": self.config.to_dict(),
-            }
-            with open(tmp / "state.pkl", "wb") as f:
-                pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
-                f.flush()
-                os.fsync(f.fileno())
-            with open(tmp / "model.zip", "rb+") as f:
-                os.fsync(f.fileno())
-            _fsync_dir(tmp)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        _fsync_dir(self.root)
-        atomic_write_bytes(self.root / "latest", (final.name + "\n").encode())
-        self._prune()
+        state = {
+            "num_timesteps": step,
+            "rng": rng_state(),
+            "env": self.training_env.get_state(),  # type: ignore[attr-defined]
+            "model_extra": {
+                "_last_obs": self.model._last_obs,
+                "_last_episode_starts": self.model._last_episode_starts,
+                "_episode_num": self.model._episode_num,
+                "_n_updates": getattr(self.model, "_n_updates", 0),
+            },
+            "callbacks": {name: cb.state_dict() for name, cb in self.others.items()}
+            | {"checkpoint": self.state_dict()},
+            "wall_time_s": self.clock.elapsed(),
+            "config": self.config.to_dict(),
+        }
+        final = save_checkpoint(self.root, self.model, state, self.keep)
         logger.info("checkpoint saved at step %d: %s", step, final)
         return final
-
-    def _prune(self) -> None:
-        if self.keep <= 0:
-            return
-        dirs = sorted(d for d in self.root.iterdir() if d.is_dir() and d.name.startswith("step-"))
-        for old in dirs[: -self.keep]:
-            shutil.rmtree(old, ignore_errors=True)
 
     def _on_rollout_start(self) -> None:
         step = self.model.num_timesteps
@@ -459,25 +293,4 @@ class CheckpointCallback(BaseCallback):
         self.last_saved = int(state["last_saved"])
 
 
-def load_checkpoint_state(checkpoint: Path) -> dict[str, Any]:
-    """Read a checkpoint's ``state.pkl`` (checking its format)."""
-    with open(Path(checkpoint) / "state.pkl", "rb") as f:
-        state = pickle.load(f)
-    if state.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{checkpoint} has checkpoint format {state.get('format')}, expected {CHECKPOINT_FORMAT}")
-    return state
-
-
-__all__ = [
-    "CheckpointCallback",
-    "CurriculumCallback",
-    "CurriculumSchedule",
-    "CurveCallback",
-    "EvalCallback",
-    "TrainingClock",
-    "atomic_write_bytes",
-    "latest_checkpoint",
-    "load_checkpoint_state",
-    "rng_state",
-    "set_rng_state",
-]
+__all__ = ["CheckpointCallback", "CurveCallback", "EvalCallback", "TrainingClock"]

@@ -35,22 +35,13 @@ from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
 from ..agents.learned import algorithm_class
 from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
-from ..envs.atomic import atomic_path
+from ..envs.atomic import atomic_path, atomic_write_bytes
 from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
-from .callbacks import (
-    CheckpointCallback,
-    CurriculumCallback,
-    CurriculumSchedule,
-    CurveCallback,
-    EvalCallback,
-    TrainingClock,
-    atomic_write_bytes,
-    latest_checkpoint,
-    load_checkpoint_state,
-    set_rng_state,
-)
+from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, TrainingClock
+from .checkpoints import latest_checkpoint, load_checkpoint_state, set_rng_state
 from .config import TrainConfig
+from .curriculum import CurriculumCallback, CurriculumSchedule
 from .sb3_vec import BatchedVecEnv
 
 logger = logging.getLogger(__name__)
