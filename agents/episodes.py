@@ -21,6 +21,7 @@ Examples:
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -85,8 +86,9 @@ def play_game(
                 solved = int(info["pattern"]) == game.solved_pattern
                 break
     except Exception as exc:
-        exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played answer {answer!r} "
-                     f"of {game.name} (after guesses {played})")
+        if sys.version_info >= (3, 11):  # add_note is new in 3.11
+            exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played answer {answer!r} "
+                         f"of {game.name} (after guesses {played})")
         raise
     seconds = time.perf_counter() - start
     return GameRecord(

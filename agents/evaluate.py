@@ -161,7 +161,9 @@ def select_answers(
     return pool
 
 
-def _progress_callback(progress: bool | Callable[[int, int], None], total: int, desc: str):
+def _progress_callback(
+    progress: bool | Callable[[int, int], None], total: int, desc: str
+) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
     """(callback, closer): a tqdm bar on stderr for ``True``, the caller's function, or nothing."""
     if callable(progress):
         return progress, lambda: None

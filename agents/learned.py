@@ -50,7 +50,7 @@ class LearnedAgent(Agent):
         if not isinstance(model.policy, GuessPolicyMixin):
             raise TypeError("LearnedAgent needs a model whose policy is a guess policy (guessgym.agents.policies)")
         self.model = model
-        self.policy: GuessPolicyMixin = model.policy  # type: ignore[assignment]
+        self.policy: GuessPolicyMixin = model.policy
         self.deterministic = deterministic
         self.trained_game: Game = self.policy.game
         if name is not None:

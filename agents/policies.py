@@ -101,6 +101,14 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         candidate_features: add candidate-set features (and the candidate context of the head).
     """
 
+    # Buffers (registered in __init__ / set_game; declared for type checkers, which see buffers
+    # through Module.__getattr__ as "Tensor | Module").
+    _k: th.Tensor
+    _violation_weights: th.Tensor
+    _answer_positions: th.Tensor
+    _answer_symbols: th.Tensor
+    _pool: th.Tensor
+
     def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True) -> None:
         _check_obs_space(observation_space, game)
         length, n_sym, attempts = game.length, game.n_symbols, game.max_attempts
@@ -233,6 +241,9 @@ class GuessScoringHead(nn.Module):
         guess_bias: add one learned scalar per guess (makes the size depend on the vocabulary).
     """
 
+    encoding: th.Tensor
+    answer_to_guess: th.Tensor
+
     def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False) -> None:
         super().__init__()
         self.length, self.n_symbols = game.length, game.n_symbols
@@ -340,6 +351,20 @@ class GuessPolicyMixin:
     :class:`GuessFeaturesExtractor` and the action net a :class:`GuessScoringHead`.
     """
 
+    # What the mixin uses of the actor-critic policy it is mixed into (typed loosely: the two
+    # policies' own definitions win at run time).
+    action_space: Any
+    action_dist: Any
+    action_net: Any
+    mlp_extractor: Any
+    optimizer: Any
+    optimizer_class: Any
+    optimizer_kwargs: Any
+    features_extractor: Any
+    pi_features_extractor: Any
+    vf_features_extractor: Any
+    _guess_options: dict[str, Any]
+
     def _init_guess(
         self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool
     ) -> None:
@@ -361,25 +386,26 @@ class GuessPolicyMixin:
         if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
             raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
 
-    def _build(self, lr_schedule: Any) -> None:  # type: ignore[override]
-        n = int(self.action_space.n)  # type: ignore[attr-defined]
-        masked = isinstance(self.action_dist, MaskableCategoricalDistribution)  # type: ignore[attr-defined]
+    def _build(self, lr_schedule: Any) -> None:
+        n = int(self.action_space.n)
+        masked = isinstance(self.action_dist, MaskableCategoricalDistribution)
         self.action_dist = MaskableGuessCategoricalDistribution(n) if masked else GuessCategoricalDistribution(n)
-        super()._build(lr_schedule)  # type: ignore[misc]
+        super()._build(lr_schedule)  # type: ignore[misc]  # ActorCriticPolicy._build, through the MRO
         opts = self._guess_options
         self.action_net = GuessScoringHead(
             self.mlp_extractor.latent_dim_pi,
             opts["game"],
             opts["candidate_prior"],
-            opts["guess_bias"],  # type: ignore[attr-defined]
+            opts["guess_bias"],
         )
         # The optimizer was built over the discarded dense layer: rebuild it over the real parameters.
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[attr-defined]
+        parameters = nn.Module.parameters(self)  # type: ignore[arg-type]  # the mixin is always an nn.Module
+        self.optimizer = self.optimizer_class(parameters, lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> Any:
-        context = self.pi_features_extractor.guess_context  # type: ignore[attr-defined]
-        logits = self.action_net(latent_pi, context)  # type: ignore[attr-defined]
-        return self.action_dist.proba_distribution(action_logits=logits)  # type: ignore[attr-defined]
+        context = self.pi_features_extractor.guess_context
+        logits = self.action_net(latent_pi, context)
+        return self.action_dist.proba_distribution(action_logits=logits)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()  # type: ignore[misc]
@@ -392,10 +418,11 @@ class GuessPolicyMixin:
     @property
     def game(self) -> Game:
         """The game whose encodings the policy currently uses."""
-        return self._guess_options["game"]
+        game: Game = self._guess_options["game"]
+        return game
 
     def _extractors(self) -> list[GuessFeaturesExtractor]:
-        found = {id(m): m for m in (self.features_extractor, self.pi_features_extractor, self.vf_features_extractor)}  # type: ignore[attr-defined]
+        found = {id(m): m for m in (self.features_extractor, self.pi_features_extractor, self.vf_features_extractor)}
         return list(found.values())
 
     def set_game(self, game: Game) -> None:
@@ -406,10 +433,10 @@ class GuessPolicyMixin:
         """
         for extractor in self._extractors():
             extractor.set_game(game)
-        self.action_net.set_game(game)  # type: ignore[attr-defined]
+        self.action_net.set_game(game)
         self._guess_options = {**self._guess_options, "game": game}
-        self.action_space = spaces.Discrete(len(game.guesses))  # type: ignore[attr-defined]
-        self.action_dist.action_dim = len(game.guesses)  # type: ignore[attr-defined]
+        self.action_space = spaces.Discrete(len(game.guesses))
+        self.action_dist.action_dim = len(game.guesses)
 
     def set_answer_pool(self, pool: np.ndarray | None) -> None:
         """Restrict candidate features to ``pool`` (curriculum; ``None`` for every answer)."""
@@ -418,9 +445,9 @@ class GuessPolicyMixin:
 
     def action_logits(self, obs: Any) -> th.Tensor:
         """Unmasked scores of every guess for a batch of (tensor) observations."""
-        features = BasePolicy.extract_features(self, obs, self.pi_features_extractor)  # type: ignore[arg-type, attr-defined]
-        latent_pi = self.mlp_extractor.forward_actor(features)  # type: ignore[attr-defined]
-        return self.action_net(latent_pi, self.pi_features_extractor.guess_context)  # type: ignore[attr-defined]
+        features = BasePolicy.extract_features(self, obs, self.pi_features_extractor)  # type: ignore[arg-type]
+        latent_pi = self.mlp_extractor.forward_actor(features)
+        return self.action_net(latent_pi, self.pi_features_extractor.guess_context)
 
 
 class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):

@@ -86,7 +86,7 @@ MIN_CLIQUE = 3
 
 
 @njit(cache=True, nogil=True)
-def _popcount(x: np.int64) -> np.int64:
+def _popcount(x: int) -> int:
     c = 0
     while x:
         x &= x - 1
@@ -105,7 +105,9 @@ def _has_edge(r: np.ndarray, allowed: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def _best_clique(r: np.ndarray, k: int, allowed: int, target: int, max_nodes: int):
+def _best_clique(
+    r: np.ndarray, k: int, allowed: int, target: int, max_nodes: int
+) -> tuple[np.ndarray, int, int, bool]:
     """First clique (lexicographic order) of size ``k`` maximising ``popcount(union of r)``.
 
     Vertices ``i < j`` are adjacent when ``popcount(r[i] & r[j]) == allowed``. Returns

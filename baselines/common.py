@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -68,7 +68,10 @@ def guess_order(game: Game, order: GuessOrder) -> np.ndarray:
     raise ValueError(f"unknown guess order {order!r}; choose 'answers-first' or 'game'")
 
 
-def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
+ChoiceT = TypeVar("ChoiceT", bound=str)
+
+
+def check_choice(value: ChoiceT, allowed: tuple[str, ...], what: str) -> ChoiceT:
     """Validate a string option, naming the allowed values in the error."""
     if value not in allowed:
         raise ValueError(f"{what} must be one of {', '.join(map(repr, allowed))}, got {value!r}")

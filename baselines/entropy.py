@@ -104,7 +104,7 @@ class PatternEntropyAgent(BaselineAgent):
         """``(pool, bits)``: the guesses scored and their feedback-pattern entropy."""
         pool = self.candidate_pool(state)
         key = entropy_key(self.matrix, pool, state.candidates.indices)
-        return pool, entropy_bits(key, len(state.candidates))
+        return pool, np.asarray(entropy_bits(key, len(state.candidates)))
 
     def choose(self, state: SolverState) -> int:
         pool = self.candidate_pool(state)

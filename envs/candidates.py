@@ -139,7 +139,8 @@ class HardModeRule:
         for pos, sym in sorted(self.required_at.items()):
             if codes[pos] != sym:
                 return f"position {pos + 1} must be {alphabet[sym]!r} (green earlier)"
-        for sym in np.flatnonzero(self.min_count):
+        for symbol in np.flatnonzero(self.min_count):
+            sym = int(symbol)
             need = int(self.min_count[sym])
             have = int((codes == sym).sum())
             if have < need:

@@ -102,8 +102,10 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         self.render_mode = render_mode
         self.engine = GameEngine.from_options(1, **options)
         self.game: Game = self.engine.game
-        self.action_space = spaces.Discrete(len(self.game.guesses))
-        self.observation_space = observation_space(self.game)
+        # Gymnasium types Discrete as a Space[np.int64] and Dict as a Space[dict[str, Any]]: the
+        # actions are ints and the observations dicts of arrays all the same.
+        self.action_space = spaces.Discrete(len(self.game.guesses))  # type: ignore[assignment]
+        self.observation_space = observation_space(self.game)  # type: ignore[assignment]
         self._status = self.engine.status[0]  # a view: (answer, attempt, done, candidates)
         self._board = self.engine.grid[0, 0]
         self._tiles = self.engine.grid[1, 0]

@@ -38,7 +38,7 @@ def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     """All ways to write ``total`` as an ordered sum of ``parts`` positive integers."""
     if parts == 1:
         return [(total,)]
-    out = []
+    out: list[tuple[int, ...]] = []
     for first in range(1, total - parts + 2):
         out.extend((first, *rest) for rest in _compositions(total - first, parts - 1))
     return out

@@ -150,7 +150,7 @@ class Game:
             return f"{text!r} is not in the word list ({len(self.guesses)} allowed guesses)"
         return None
 
-    def answer_position(self, answer: int | str) -> int:
+    def answer_position(self, answer: int | np.integer | str) -> int:
         """The index into :attr:`answers` of ``answer`` (a string, or an index checked for range).
 
         Raises:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def board_ansi(rows: list[tuple[str, str]], length: int, max_attempts: int, kind
 
 
 @lru_cache(maxsize=4)
-def _font(size: int):
+def _font(size: int) -> Any:
     from PIL import ImageFont
 
     return ImageFont.load_default(size=size)

@@ -405,12 +405,12 @@ class BatchedGuessEnv(VectorEnv):
         status = self.engine.status
         info: dict[str, Any] = {
             "attempt": np.where(present, status[:, ATTEMPT], 0),
-            "guess": np.where(present, "", None).astype(object),
-            "tiles": np.where(present, "", None).astype(object),
+            "guess": _strings_where(present),
+            "tiles": _strings_where(present),
             "pattern": np.where(present, -1, 0).astype(np.int64),
             "candidates": np.where(present, status[:, COUNT], 0),
             "invalid_action": np.zeros(n, dtype=bool),
-            "invalid_reason": np.where(present, "", None).astype(object),
+            "invalid_reason": _strings_where(present),
             "action_mask": masks if present.all() else masks * present[:, None].astype(np.int8),
         }
         return self._with_presence(info, present)
@@ -473,6 +473,13 @@ class BatchedGuessEnv(VectorEnv):
                 rngs.append(rng)
         self._rngs = rngs
         self._rng_seeds = list(state["rng_seeds"])
+
+
+def _strings_where(present: np.ndarray) -> np.ndarray:
+    """An object array: ``""`` where ``present``, ``None`` elsewhere (as SyncVectorEnv merges infos)."""
+    out = np.full(present.shape, None, dtype=object)
+    out[present] = ""
+    return out
 
 
 def make_batched(num_envs: int = 1, **kwargs: Any) -> BatchedGuessEnv:

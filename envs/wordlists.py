@@ -26,7 +26,8 @@ WordSource = str | os.PathLike[str] | Iterable[str]
 
 
 def _read_data(relative: str) -> tuple[str, ...]:
-    text = resources.files(__package__ or "guessgym.envs").joinpath("data", relative).read_text(encoding="ascii")
+    data = resources.files(__package__ or "guessgym.envs").joinpath("data")
+    text = data.joinpath(relative).read_text(encoding="ascii")
     return tuple(line.strip() for line in text.splitlines() if line.strip())
 
 

@@ -101,7 +101,7 @@ class TextGuess(gym.Wrapper[dict[str, np.ndarray], str, dict[str, np.ndarray], i
 
     def step(self, action: str) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
         """Play the typed guess ``action``; see the class docstring for errors."""
-        return self.env.step(self.guess_to_action(action))
+        return self.env.step(self.guess_to_action(action))  # type: ignore[arg-type]  # the inner env takes ints
 
 
 class TerminateOnInvalidAction(gym.Wrapper[dict[str, np.ndarray], Any, dict[str, np.ndarray], Any]):
@@ -142,7 +142,7 @@ class TerminateOnInvalidAction(gym.Wrapper[dict[str, np.ndarray], Any, dict[str,
             terminated = True
             if self.penalty is not None:
                 reward = self.penalty
-            env = self.env.unwrapped
+            env: Any = self.env.unwrapped  # a GuessEnv (checked when the wrapper was built)
             if "answer" not in info:
                 # GuessEnv has no public accessor for the hidden answer; it is revealed at the end.
                 info["answer"] = env.game.answers[env.engine.answer[0]]

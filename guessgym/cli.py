@@ -149,7 +149,7 @@ def _slug(*parts: str) -> str:
 
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .agents.evaluate import evaluate, resolve_game, select_answers
+    from .agents.evaluate import Backend, evaluate, resolve_game, select_answers
 
     _check_env_id(args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
@@ -164,7 +164,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         select_answers(game, answers, sample, args.seed)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
-    backend = "ray" if args.address and args.backend == "auto" else args.backend
+    backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     agent = make_agent(args.agent, agent_kwargs)
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
     from .agents.base import UnsupportedGameError
@@ -196,6 +196,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from . import main_job
+    from .agents.evaluate import Backend
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -211,7 +212,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # Samples go under results/tmp/ (git-ignored) so a smoke test never overwrites the real tables.
     out = Path(args.out or ("results/tmp/quick" if sample is not None else "results/main"))
 
-    def progress(entry: main_job.Entry):
+    def progress(entry: main_job.Entry) -> tuple[Callable[[int, int], None], Callable[[], None]]:
         if args.no_progress:
             return (lambda done, total: None), (lambda: None)
         return _progress_bar(f"{entry.agent} on {entry.env_id.split('/')[-1]}")
@@ -228,7 +229,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     included = [_included_outcome(main_job, path) for path in args.include or []]
     started = time.perf_counter()
-    backend = "ray" if args.address and args.backend == "auto" else args.backend
+    backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     outcomes = main_job.run_main_job(
         entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address,

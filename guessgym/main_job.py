@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .agents.base import Agent, UnsupportedGameError
-from .agents.evaluate import evaluate
+from .agents.evaluate import Backend, evaluate
 from .agents.registry import make_agent as make_registered_agent
 from .agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves
 from .agents.results import EvaluationResult
@@ -173,7 +173,7 @@ def run_main_job(
     seed: int = 0,
     progress: ProgressFactory | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
-    backend: str = "auto",
+    backend: Backend = "auto",
     ray_address: str | None = None,
 ) -> list[Outcome]:
     """Evaluate every entry; never stops on one agent's failure.

@@ -157,7 +157,7 @@ class EvalCallback(BaseCallback):
 
     def evaluate(self, answers: np.ndarray | None = None) -> dict[str, Any]:
         policy = self.model.policy
-        game = policy.game  # type: ignore[attr-defined]
+        game = policy.game
         policy.set_answer_pool(None)  # type: ignore[operator]
         try:
             result = play_batched(policy_actions(policy), game, self.answers if answers is None else answers)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,11 +192,12 @@ def load_config(path: str | Path) -> TrainConfig:
     path = Path(path)
     text = path.read_text()
     if path.suffix == ".toml":
-        try:
+        if sys.version_info >= (3, 11):
             import tomllib
-        except ModuleNotFoundError as exc:  # Python 3.10
-            raise ValueError(f"{path.name}: TOML configs need Python 3.11 or later; use a .json config") from exc
-        data = tomllib.loads(text)
+
+            data = tomllib.loads(text)
+        else:
+            raise ValueError(f"{path.name}: TOML configs need Python 3.11 or later; use a .json config")
     elif path.suffix == ".json":
         data = json.loads(text)
     else:

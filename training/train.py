@@ -221,7 +221,8 @@ def _train(
         venv.set_state(state["env"])
         for key, value in state["model_extra"].items():
             setattr(model, key, value)
-        for name, cb in (*others.items(), ("checkpoint", checkpointer)):
+        stateful: list[tuple[str, Any]] = [*others.items(), ("checkpoint", checkpointer)]
+        for name, cb in stateful:
             if name in state["callbacks"]:
                 cb.load_state_dict(state["callbacks"][name])
     else:
