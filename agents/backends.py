@@ -34,6 +34,7 @@ from typing import Any
 
 from ..envs.env import GuessEnv
 from ..envs.game import Game
+from ..envs.optional import require
 from .base import Agent
 from .episodes import MAX_INVALID_ACTIONS, play_game
 from .results import GameRecord
@@ -198,12 +199,7 @@ def run_ray(
     progress: ProgressCallback | None, address: str | None,
 ) -> list[GameRecord]:
     """Play the games as Ray tasks (one chunk per task)."""
-    try:
-        import ray
-    except ImportError as exc:
-        raise ImportError(
-            "backend='ray' needs Ray, which is an optional extra: pip install \"guessgym[ray]\""
-        ) from exc
+    ray: Any = require("ray", extra="ray", purpose="backend='ray' evaluations")
     if not ray.is_initialized():
         if address is None:
             # Local workers see this process's source folders (the package need not be installed).

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..envs.optional import require_extra
 from .base import Agent
 
 AgentFactory = Callable[..., Agent]
@@ -94,6 +95,7 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
         path = spec[len("model:"):]
         if not Path(path).exists():
             raise AgentSpecError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
+        require_extra("train", "learned agents (model:PATH)")
         from .learned import load_agent
 
         try:

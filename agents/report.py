@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..envs.atomic import atomic_path
+from ..envs.optional import require
 from .results import FAIL, EvaluationResult
 
 # Colours of the real games' statistics pages.
@@ -264,12 +265,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
 
 # ---- helpers -----------------------------------------------------------------------------------
 def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            "plotting needs matplotlib: pip install \"guessgym[plots]\" (or pip install matplotlib)"
-        ) from exc
+    matplotlib = require("matplotlib", extra="plots", purpose="plots")
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 

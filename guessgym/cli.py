@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .envs.optional import DependencyNotInstalled
+
 PROG = "guessgym"
 AGENT_SPEC_HELP = (
     "a baseline name (see 'guessgym list'), model:PATH for a trained agent (.zip or run directory), "
@@ -446,7 +448,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.func(args) or 0)
-    except UsageError as exc:
+    except (UsageError, DependencyNotInstalled) as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -34,6 +34,7 @@ from .agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves
 from .agents.results import EvaluationResult
 from .baselines import BASELINES
 from .envs.atomic import atomic_write_text
+from .envs.optional import DependencyNotInstalled
 
 logger = logging.getLogger(__name__)
 
@@ -242,10 +243,16 @@ def write_report(
         if o.result is not None:
             stem = o.entry.slug
             o.result.to_json(out / f"{stem}.json")
-            o.result.plot_histogram(out / f"{stem}.png")
+            try:
+                o.result.plot_histogram(out / f"{stem}.png")
+            except DependencyNotInstalled:
+                pass  # reported once below
     if results:
-        written["leaderboard_png"] = plot_leaderboard(results, out / "leaderboard.png")
-        written["win_rate_png"] = plot_win_rate_curves(results, out / "win_rate.png")
+        try:
+            written["leaderboard_png"] = plot_leaderboard(results, out / "leaderboard.png")
+            written["win_rate_png"] = plot_win_rate_curves(results, out / "win_rate.png")
+        except DependencyNotInstalled as exc:  # the tables matter more than the pictures
+            logger.warning("no plots: %s", exc)
     text = report_markdown(outcomes, command=command, sample=sample, seed=seed)
     atomic_write_text(out / "leaderboard.md", text)
     written["leaderboard_md"] = out / "leaderboard.md"

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..envs.optional import require_extra
 from .config import TrainConfig, apply_overrides, load_config
 
 
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``guessgym train``; returns the process exit code."""
     try:
         config = build_config(args)
-    except (OSError, ValueError) as exc:
+        require_extra("train", "training")
+    except (OSError, ValueError, ImportError) as exc:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
     from .train import train
