@@ -8,11 +8,12 @@ same engine with many games. The adapters only draw answers, build observations 
 auto-reset (Gymnasium's functional-env design: one transition core, thin single and batched
 wrappers).
 
-A step of any number of games is one compiled (numba) call, :func:`_play_kernel`, whose argument
-list is kept short on purpose: numba's dispatch costs about 0.1 microsecond per argument, which
-matters when a single environment makes a hundred thousand steps a second. The per-game status
-(answer, attempt, done, candidate count) is therefore one ``(N, 4)`` array, the board and the tiles
-one ``(2, N, cells)`` array, and the reward settings one float vector.
+A step of any number of games is one compiled (numba) call, whose argument list is kept short on
+purpose: numba's dispatch costs about 0.1 microsecond per argument, which matters when a single
+environment makes well over a hundred thousand steps a second. Everything a game is made of
+(answer, attempt, done flag, candidate count, board, tiles, history) is therefore one int64 row of
+:attr:`GameEngine.state` (the attributes ``status``, ``board``, ``tiles`` and ``history`` are views
+of it), the two lookup tables one array, and the settings one float vector.
 
 Examples:
     >>> import numpy as np
@@ -41,10 +42,12 @@ from .scoring import pattern_to_tiles
 RewardMode = Literal["sparse", "shaped"]
 REWARD_MODES = ("sparse", "shaped")
 
-# Columns of GameEngine.status.
+# Columns of GameEngine.status (the first four of a game's state row; the board starts at BOARD).
 ANSWER, ATTEMPT, DONE, COUNT = 0, 1, 2, 3
-# Entries of the float parameter vector of the kernel.
-_WIN, _LOSS, _STEP, _LOG_POOL, _SHAPED, _TRACK, _SOLVED, _MAX_ATTEMPTS = range(8)
+BOARD = 4
+# Entries of the float parameter vector of the kernels.
+_WIN, _LOSS, _STEP, _LOG_POOL, _SHAPED, _TRACK, _SOLVED, _MAX_ATTEMPTS, _N_GUESSES, _CELLS = range(10)
+_N_PARAMS = 10
 
 
 @dataclass(frozen=True)
@@ -116,38 +119,34 @@ class StepResult:
 
 @njit(cache=True, nogil=True, inline="always")
 def _play_game(
-    row: np.ndarray,
-    i: int,
-    a: int,
-    status: np.ndarray,
-    grid: np.ndarray,
-    board_codes: np.ndarray,
-    pattern_tiles: np.ndarray,
-    candidates: np.ndarray,
-    history: np.ndarray,
-    params: np.ndarray,
+    row: np.ndarray, i: int, a: int, state: np.ndarray, tables: np.ndarray, candidates: np.ndarray, params: np.ndarray
 ) -> tuple[float, int, bool]:  # pragma: no cover - compiled
     """The rule of a step, for guess ``a`` in game ``i`` whose pattern row is ``row``.
 
     Writes the board and tile rows, the history, the candidates (if tracked), the attempt and
-    done flag; returns ``(reward, pattern, ended)``.
+    done flag into ``state[i]``; returns ``(reward, pattern, ended)``. ``tables`` holds the board
+    symbols of every guess, then the tiles of every pattern (from row ``params[_N_GUESSES]``).
     """
-    length = board_codes.shape[1]
-    p = np.int64(row[status[i, ANSWER]])
-    turn = status[i, ATTEMPT]
-    start = turn * length
+    game = state[i]
+    length = tables.shape[1]
+    cells = np.int64(params[_CELLS])
+    p = np.int64(row[game[ANSWER]])
+    turn = game[ATTEMPT]
+    start = BOARD + turn * length
+    tiles_row = np.int64(params[_N_GUESSES]) + p
     for c in range(length):
-        grid[0, i, start + c] = board_codes[a, c]
-        grid[1, i, start + c] = pattern_tiles[p, c]
-    history[i, turn, 0] = a
-    history[i, turn, 1] = p
+        game[start + c] = tables[a, c]
+        game[start + cells + c] = tables[tiles_row, c]
+    history = BOARD + 2 * cells + 2 * turn
+    game[history] = a
+    game[history + 1] = p
     turn += 1
-    status[i, ATTEMPT] = turn
+    game[ATTEMPT] = turn
     reward = 0.0 - params[_STEP]  # not -params[_STEP]: no reward of -0.0
     if params[_TRACK] > 0.0:
-        before = status[i, COUNT]
+        before = game[COUNT]
         after = filter_candidates(row, candidates[i], before, p)
-        status[i, COUNT] = after
+        game[COUNT] = after
         if params[_SHAPED] > 0.0:
             reward += (math.log(before) - math.log(max(after, 1))) / params[_LOG_POOL]
     won = p == np.int64(params[_SOLVED])
@@ -156,31 +155,19 @@ def _play_game(
         reward += params[_WIN]
     elif ended:
         reward += params[_LOSS]
-    status[i, DONE] = ended
+    game[DONE] = ended
     return reward, p, ended
 
 
 @njit(cache=True, nogil=True)
 def _play_kernel(
-    rows: np.ndarray,
-    plan: np.ndarray,
-    status: np.ndarray,
-    grid: np.ndarray,
-    board_codes: np.ndarray,
-    pattern_tiles: np.ndarray,
-    candidates: np.ndarray,
-    history: np.ndarray,
-    params: np.ndarray,
-    rewards: np.ndarray,
-    out: np.ndarray,
+    rows: np.ndarray, plan: np.ndarray, state: np.ndarray, tables: np.ndarray, candidates: np.ndarray,
+    params: np.ndarray, rewards: np.ndarray, out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """Play ``plan[k] = (game, action, row)`` (the pattern row is ``rows[row]``) for every ``k``;
     ``rewards[k]`` and ``out[k] = (pattern, terminated)`` receive the results."""
     for k in range(plan.shape[0]):
-        reward, p, ended = _play_game(
-            rows[plan[k, 2]], plan[k, 0], plan[k, 1], status, grid, board_codes, pattern_tiles, candidates,
-            history, params,
-        )
+        reward, p, ended = _play_game(rows[plan[k, 2]], plan[k, 0], plan[k, 1], state, tables, candidates, params)
         rewards[k] = reward
         out[k, 0] = p
         out[k, 1] = ended
@@ -188,24 +175,46 @@ def _play_kernel(
 
 @njit(cache=True, nogil=True)
 def _play_one_kernel(
-    rows: np.ndarray,
-    r: int,
-    i: int,
-    a: int,
-    status: np.ndarray,
-    grid: np.ndarray,
-    board_codes: np.ndarray,
-    pattern_tiles: np.ndarray,
-    candidates: np.ndarray,
-    history: np.ndarray,
+    rows: np.ndarray, r: int, i: int, a: int, state: np.ndarray, tables: np.ndarray, candidates: np.ndarray,
     params: np.ndarray,
 ) -> tuple[float, int, bool, int, int]:  # pragma: no cover - compiled
     """:func:`_play_game` for one game, with scalars in and out (no plan or result arrays):
     ``(reward, pattern, ended, attempt, candidates)``; pattern -2 if the game had already ended."""
-    if status[i, DONE]:
-        return 0.0, -2, False, status[i, ATTEMPT], status[i, COUNT]
-    reward, p, ended = _play_game(rows[r], i, a, status, grid, board_codes, pattern_tiles, candidates, history, params)
-    return reward, p, ended, status[i, ATTEMPT], status[i, COUNT]
+    if state[i, DONE]:
+        return 0.0, -2, False, state[i, ATTEMPT], state[i, COUNT]
+    reward, p, ended = _play_game(rows[r], i, a, state, tables, candidates, params)
+    return reward, p, ended, state[i, ATTEMPT], state[i, COUNT]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _start_game(
+    i: int, answer: int, state: np.ndarray, candidates: np.ndarray, pool: np.ndarray, params: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """A new game in slot ``i``: empty board, every pool answer a candidate (if tracked)."""
+    game = state[i]
+    game[:] = 0
+    game[ANSWER] = answer
+    if params[_TRACK] > 0.0:
+        candidates[i, : pool.shape[0]] = pool
+        game[COUNT] = pool.shape[0]
+    else:
+        game[COUNT] = -1
+
+
+@njit(cache=True, nogil=True)
+def _start_kernel(
+    idx: np.ndarray, answers: np.ndarray, state: np.ndarray, candidates: np.ndarray, pool: np.ndarray,
+    params: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    for k in range(idx.shape[0]):
+        _start_game(idx[k], answers[k], state, candidates, pool, params)
+
+
+@njit(cache=True, nogil=True)
+def _start_one_kernel(
+    i: int, answer: int, state: np.ndarray, candidates: np.ndarray, pool: np.ndarray, params: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    _start_game(i, answer, state, candidates, pool, params)
 
 
 class GameEngine:
@@ -220,12 +229,14 @@ class GameEngine:
             candidate count and shaped rewards; training with sparse rewards may turn it off.
 
     Attributes:
-        status: ``(num_games, 4)`` int64: answer index, attempts used, done flag, candidate count
-            (``-1`` when candidates are not tracked); read it through the properties.
-        grid: ``(2, num_games, max_attempts * length)`` int64: the board (``grid[0]``; 0 empty,
-            ``k + 1`` is ``alphabet[k]``) and the tiles (``grid[1]``; 0 empty, 1 grey, 2 yellow,
-            3 green).
-        history: ``(num_games, max_attempts, 2)`` int64: (action, pattern) of each valid guess.
+        state: ``(num_games, 4 + 2 * cells + 2 * max_attempts)`` int64, one row per game; the
+            following are views of it.
+        status: ``(num_games, 4)``: answer index, attempts used, done flag, candidate count
+            (``-1`` when candidates are not tracked); also read through the properties.
+        board: ``(num_games, cells)``: 0 empty, ``k + 1`` is ``alphabet[k]`` (``cells =
+            max_attempts * length``).
+        tiles: ``(num_games, cells)``: 0 empty, 1 grey, 2 yellow, 3 green.
+        history: ``(num_games, max_attempts, 2)``: (action, pattern) of each valid guess.
     """
 
     def __init__(
@@ -253,24 +264,25 @@ class GameEngine:
         length, cells = game.length, game.max_attempts * game.length
         self.n_guesses = len(game.guesses)
         self.n_answers = len(game.answers)
-        # Lookup tables: tiles (+1, as on the board) and tile strings of every pattern code.
+        # Lookup tables: the board symbols of every guess, then the tiles of every pattern code
+        # (both +1, as on the board); and the tile strings of every pattern code.
         codes = np.arange(3**length, dtype=np.int64)
-        self.pattern_tiles = np.stack([codes // 3**i % 3 for i in range(length)], axis=1) + 1
+        pattern_tiles = np.stack([codes // 3**i % 3 for i in range(length)], axis=1) + 1
+        self.tables = np.concatenate([game.guess_codes.astype(np.int64) + 1, pattern_tiles])
         #: Tile strings by pattern code; the extra last entry ``""`` is what index -1 reads.
         self.tile_strings: tuple[str, ...] = (*(pattern_to_tiles(int(p), length) for p in codes), "")
-        self.board_codes = game.guess_codes.astype(np.int64) + 1
 
-        self.status = np.zeros((n, 4), dtype=np.int64)
-        self.status[:, DONE] = 1
-        self.grid = np.zeros((2, n, cells), dtype=np.int64)
-        self.history = np.zeros((n, game.max_attempts, 2), dtype=np.int64)
+        self.cells = cells
+        self.state = np.zeros((n, BOARD + 2 * cells + 2 * game.max_attempts), dtype=np.int64)
+        self.state[:, DONE] = 1
         # Game i's candidates are candidates[i, :status[i, COUNT]], in answer order.
         self.candidates = np.zeros((n, self.n_answers if self.track_candidates else 1), dtype=np.int32)
         self.hard: list[HardModeRule | None] = [None] * n
         self.pool: np.ndarray | None = None
         self._pool_list = np.arange(self.n_answers, dtype=np.int32)
-        self._params = np.zeros(8, dtype=np.float64)
+        self._params = np.zeros(_N_PARAMS, dtype=np.float64)
         self._set_params()
+        self._views()
         # Masks handed out while a game runs (easy mode) or after it ended: shared and read-only.
         self._allowed = np.ones(self.n_guesses, dtype=np.int8)
         self._none = np.zeros(self.n_guesses, dtype=np.int8)
@@ -320,7 +332,18 @@ class GameEngine:
         self._params[:] = (
             r.win_reward, r.loss_reward, r.step_penalty, math.log(pool) if pool > 1 else 1.0,
             float(r.shaped), float(self.track_candidates), float(g.solved_pattern), float(g.max_attempts),
+            float(self.n_guesses), float(self.cells),
         )
+
+    def _views(self) -> None:
+        """The named views of :attr:`state` (rebuilt after unpickling, which copies arrays)."""
+        cells, state = self.cells, self.state
+        self.status = state[:, :BOARD]
+        self.board = state[:, BOARD : BOARD + cells]
+        self.tiles = state[:, BOARD + cells : BOARD + 2 * cells]
+        self.history = state[:, BOARD + 2 * cells :].reshape(self.num_games, self.game.max_attempts, 2)
+        # the trailing arguments of every one-game kernel call, looked up once
+        self._kernel_state = (self.state, self.tables, self.candidates, self._params)
 
     # ---- views of the state ---------------------------------------------------------------------
     @property
@@ -342,16 +365,6 @@ class GameEngine:
     def n_candidates(self) -> np.ndarray:
         """Answers still consistent with every game's tiles (a view; -1 when not tracked)."""
         return self.status[:, COUNT]
-
-    @property
-    def board(self) -> np.ndarray:
-        """``(num_games, cells)`` symbols (a view)."""
-        return self.grid[0]
-
-    @property
-    def tiles(self) -> np.ndarray:
-        """``(num_games, cells)`` tiles (a view)."""
-        return self.grid[1]
 
     def candidates_of(self, i: int) -> np.ndarray:
         """Indices into ``game.answers`` still consistent with game ``i``'s tiles (a copy)."""
@@ -397,30 +410,17 @@ class GameEngine:
     # ---- the rules --------------------------------------------------------------------------------
     def start(self, idx: np.ndarray, answers: np.ndarray) -> None:
         """Start new games in slots ``idx`` with the given answer indices."""
-        self.status[idx, ANSWER] = answers
-        self.status[idx, ATTEMPT] = 0
-        self.status[idx, DONE] = 0
-        self.grid[:, idx] = 0
-        if self.track_candidates:
-            self.candidates[idx, : len(self._pool_list)] = self._pool_list
-            self.status[idx, COUNT] = len(self._pool_list)
-        else:
-            self.status[idx, COUNT] = -1
-        if self.game.hard_mode:
-            for i in np.atleast_1d(idx):
+        idx = np.asarray(idx, dtype=np.int64)
+        _start_kernel(idx, np.asarray(answers, dtype=np.int64), self.state, self.candidates, self._pool_list,
+                      self._params)
+        if self._hard_mode:
+            for i in idx:
                 self.hard[int(i)] = HardModeRule(self.game)
 
     def start_one(self, i: int, answer: int) -> None:
         """Start a new game in slot ``i`` (the one-game fast path of :meth:`start`)."""
-        status = self.status[i]
-        status[ANSWER] = answer
-        status[ATTEMPT] = 0
-        status[DONE] = 0
-        status[COUNT] = len(self._pool_list) if self.track_candidates else -1
-        self.grid[:, i] = 0
-        if self.track_candidates:
-            self.candidates[i, : len(self._pool_list)] = self._pool_list
-        if self.game.hard_mode:
+        _start_one_kernel(i, answer, self.state, self.candidates, self._pool_list, self._params)
+        if self._hard_mode:
             self.hard[i] = HardModeRule(self.game)
 
     def violation(self, i: int, action: int) -> str | None:
@@ -458,15 +458,11 @@ class GameEngine:
             if reason is not None:
                 attempt, count = int(self.status[i, ATTEMPT]), int(self.status[i, COUNT])
                 return self.rewards.invalid_action_penalty, False, -1, attempt, count, reason
-        dense = self._dense
-        if dense is not None:
-            rows, r = dense, action
+        if self._dense is not None:
+            result = _play_one_kernel(self._dense, action, i, action, *self._kernel_state)
         else:
-            rows, r = self.matrix.row(action)[None, :], 0
-        reward, pattern, ended, attempt, count = _play_one_kernel(
-            rows, r, i, action, self.status, self.grid, self.board_codes, self.pattern_tiles, self.candidates,
-            self.history, self._params,
-        )
+            result = _play_one_kernel(self.matrix.row(action)[None, :], 0, i, action, *self._kernel_state)
+        reward, pattern, ended, attempt, count = result
         if pattern == -2:
             raise RuntimeError("a game was stepped after it ended without a reset")
         if self._hard_mode:
@@ -511,8 +507,7 @@ class GameEngine:
         plan = np.stack([idx, chosen, row_of], axis=1)
         step_rewards = np.empty(idx.size, dtype=np.float64)
         out = np.empty((idx.size, 2), dtype=np.int64)
-        _play_kernel(rows, plan, self.status, self.grid, self.board_codes, self.pattern_tiles, self.candidates,
-                     self.history, self._params, step_rewards, out)
+        _play_kernel(rows, plan, self.state, self.tables, self.candidates, self._params, step_rewards, out)
         rewards[idx] = step_rewards
         patterns[idx] = out[:, 0]
         terminated[idx] = out[:, 1].astype(bool)
@@ -555,9 +550,7 @@ class GameEngine:
         """Everything needed to continue exactly from here (arrays copied)."""
         return {
             "game_fingerprint": self.game.fingerprint,
-            "status": self.status.copy(),
-            "grid": self.grid.copy(),
-            "history": self.history.copy(),
+            "state": self.state.copy(),
             "candidates": None
             if not self.track_candidates
             else [self.candidates[i, : self.status[i, COUNT]].copy() for i in range(self.num_games)],
@@ -569,11 +562,9 @@ class GameEngine:
         """Restore a state returned by :meth:`get_state` (same game and number of games)."""
         if state["game_fingerprint"] != self.game.fingerprint:
             raise ValueError("the saved engine state belongs to a different game")
-        if len(state["status"]) != self.num_games:
-            raise ValueError(f"the saved state has {len(state['status'])} games, this engine has {self.num_games}")
-        self.status[:] = state["status"]
-        self.grid[:] = state["grid"]
-        self.history[:] = state["history"]
+        if len(state["state"]) != self.num_games:
+            raise ValueError(f"the saved state has {len(state['state'])} games, this engine has {self.num_games}")
+        self.state[:] = state["state"]
         if self.track_candidates:
             if state["candidates"] is None:
                 raise ValueError("the saved state has no candidate sets but this engine tracks them")
@@ -589,6 +580,7 @@ class GameEngine:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._views()
         self._allowed.flags.writeable = False
         self._none.flags.writeable = False
         self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache)
@@ -596,6 +588,6 @@ class GameEngine:
 
 
 __all__ = [
-    "ANSWER", "ATTEMPT", "COUNT", "DONE", "GAME_KEYS", "REWARD_KEYS", "GameEngine", "RewardConfig", "RewardMode",
+    "ANSWER", "ATTEMPT", "BOARD", "COUNT", "DONE", "REWARD_KEYS", "GameEngine", "RewardConfig", "RewardMode",
     "StepResult",
 ]

@@ -107,8 +107,8 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         self.action_space = spaces.Discrete(len(self.game.guesses))  # type: ignore[assignment]
         self.observation_space = observation_space(self.game)  # type: ignore[assignment]
         self._status = self.engine.status[0]  # a view: (answer, attempt, done, candidates)
-        self._board = self.engine.grid[0, 0]
-        self._tiles = self.engine.grid[1, 0]
+        self._board = self.engine.board[0]
+        self._tiles = self.engine.tiles[0]
         self._n_guesses = len(self.game.guesses)
         self._tile_strings = self.engine.tile_strings
 
@@ -237,8 +237,8 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         self.__dict__.update(state)
         # views into the engine's arrays are unpickled as copies: point them at the engine again
         self._status = self.engine.status[0]
-        self._board = self.engine.grid[0, 0]
-        self._tiles = self.engine.grid[1, 0]
+        self._board = self.engine.board[0]
+        self._tiles = self.engine.tiles[0]
 
 
 def observation_space(game: Game) -> spaces.Dict:

@@ -379,8 +379,7 @@ class BatchedGuessEnv(VectorEnv):
 
     def observations(self, with_mask: bool = True) -> dict[str, np.ndarray]:
         """The observation of every sub-game (``with_mask=False`` leaves out ``action_mask``)."""
-        grid = self.engine.grid
-        obs = {"board": grid[0].copy(), "tiles": grid[1].copy()}
+        obs = {"board": self.engine.board.copy(), "tiles": self.engine.tiles.copy()}
         if with_mask:
             obs["action_mask"] = self._observation_masks()
         return obs
