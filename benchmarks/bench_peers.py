@@ -65,6 +65,18 @@ def measure(run):
     print(json.dumps({"rate": best}))
 """
 
+# The old gym API (reset returns the observation, step a 4-tuple) of gym-wordle and alt-gym-wordle.
+OLD_GYM_LOOP = r"""
+env = WordleEnv()
+acts = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
+def run(n):
+    env.reset()
+    for a in acts[:n]:
+        if env.step(a)[2]:
+            env.reset()
+measure(run)
+"""
+
 RUNNERS: dict[str, str] = {
     "guessgym": COMMON + r"""
 import numpy as np, gymnasium as gym, guessgym
@@ -114,30 +126,16 @@ except Exception as exc:
     print(json.dumps({"missing": f"{type(exc).__name__}: {exc}"})); sys.exit(0)
 if not hasattr(WordleEnv, "seed"):  # gym 0.19's no-op Env.seed, removed in the gym that installs today
     WordleEnv.seed = lambda self, seed=None: [seed]
-env = WordleEnv()
-acts = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
-def run(n):
-    env.reset()
-    for a in acts[:n]:
-        if env.step(a)[2]:
-            env.reset()
-measure(run)
-""",
+"""
+    + OLD_GYM_LOOP,
     "alt-gym-wordle": COMMON + r"""
 try:
     import numpy as np
     from gym_wordle.envs.wordle_env import WordleEnv
 except Exception as exc:
     print(json.dumps({"missing": f"{type(exc).__name__}: {exc}"})); sys.exit(0)
-env = WordleEnv()
-acts = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
-def run(n):
-    env.reset()
-    for a in acts[:n]:
-        if env.step(a)[2]:
-            env.reset()
-measure(run)
-""",
+"""
+    + OLD_GYM_LOOP,
 }
 
 

@@ -122,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the revision to compare against (e.g. a commit hash)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the best of each side is kept")
+    parser.add_argument("--only", help="measure only the rows whose kind or id contains this text (e.g. batched)")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="guessgym-base-") as tmp:
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             results = []
             for kind, env_id, steps in ROWS:
+                if args.only and args.only not in kind and args.only not in env_id:
+                    continue
                 old = new = 0.0
                 for _ in range(args.rounds):
                     old = max(old, measure(base, kind, env_id, steps))

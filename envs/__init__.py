@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from .registration import ENV_SPECS, register_envs
 
 if TYPE_CHECKING:
+    from .engine import GameEngine, RewardConfig
     from .env import GuessEnv
     from .game import Game, make_game, nerdle, wordle
+    from .vector import BatchedGuessEnv
     from .wrappers import TerminateOnInvalidAction, TextGuess
 
 register_envs()
@@ -32,13 +34,16 @@ _LAZY = {
     "nerdle": "game",
     "wordle": "game",
     "GuessEnv": "env",
+    "BatchedGuessEnv": "vector",
+    "GameEngine": "engine",
+    "RewardConfig": "engine",
     "TextGuess": "wrappers",
     "TerminateOnInvalidAction": "wrappers",
 }
 
 __all__ = [
-    "ENV_SPECS", "Game", "GuessEnv", "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle",
-    "register_envs", "wordle",
+    "ENV_SPECS", "BatchedGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig", "TerminateOnInvalidAction",
+    "TextGuess", "make_game", "nerdle", "register_envs", "wordle",
 ]
 
 

@@ -161,16 +161,25 @@ def _play_game(
 
 @njit(cache=True, nogil=True)
 def _play_kernel(
-    rows: np.ndarray, plan: np.ndarray, state: np.ndarray, tables: np.ndarray, candidates: np.ndarray,
-    params: np.ndarray, rewards: np.ndarray, out: np.ndarray,
-) -> None:  # pragma: no cover - compiled
-    """Play ``plan[k] = (game, action, row)`` (the pattern row is ``rows[row]``) for every ``k``;
-    ``rewards[k]`` and ``out[k] = (pattern, terminated)`` receive the results."""
-    for k in range(plan.shape[0]):
-        reward, p, ended = _play_game(rows[plan[k, 2]], plan[k, 0], plan[k, 1], state, tables, candidates, params)
-        rewards[k] = reward
-        out[k, 0] = p
-        out[k, 1] = ended
+    rows: np.ndarray, row_of: np.ndarray, idx: np.ndarray, actions: np.ndarray, state: np.ndarray,
+    tables: np.ndarray, candidates: np.ndarray, params: np.ndarray, rewards: np.ndarray, patterns: np.ndarray,
+    terminated: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """Play ``actions[k]`` in game ``idx[k]`` (pattern row ``rows[row_of[k]]``) for every ``k``;
+    ``rewards``, ``patterns`` and ``terminated`` (one entry per game) receive the results. Returns
+    the number of games in ``idx`` that had already ended; if any, nothing is played."""
+    ended_before = 0
+    for k in range(idx.shape[0]):
+        ended_before += state[idx[k], DONE] != 0
+    if ended_before:
+        return ended_before
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        reward, p, ended = _play_game(rows[row_of[k]], i, actions[k], state, tables, candidates, params)
+        rewards[i] = reward
+        patterns[i] = p
+        terminated[i] = ended
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -283,6 +292,7 @@ class GameEngine:
         self._params = np.zeros(_N_PARAMS, dtype=np.float64)
         self._set_params()
         self._views()
+        self._all = np.arange(n, dtype=np.int64)
         # Masks handed out while a game runs (easy mode) or after it ended: shared and read-only.
         self._allowed = np.ones(self.n_guesses, dtype=np.int8)
         self._none = np.zeros(self.n_guesses, dtype=np.int8)
@@ -431,15 +441,6 @@ class GameEngine:
         reason = rule.violation(action)
         return None if reason is None else f"hard mode: {self.game.guesses[action]!r} is not allowed: {reason}"
 
-    def _rows_for(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pattern rows the kernel reads, and for each planned guess its row index."""
-        dense = self.matrix.dense
-        if dense is not None:
-            return dense, actions
-        # On-demand matrix (too large to hold): the rows of the guesses played, stacked.
-        unique, inverse = np.unique(actions, return_inverse=True)
-        return np.stack([self.matrix.row(int(a)) for a in unique]), inverse.astype(np.int64)
-
     def play_one(self, i: int, action: int) -> tuple[float, bool, int, int, int, str | None]:
         """Play ``action`` in game ``i``.
 
@@ -484,13 +485,14 @@ class GameEngine:
         patterns = np.full(n, -1, dtype=np.int64)
         invalid = np.zeros(n, dtype=bool)
         reasons: np.ndarray | None = None
-        idx = np.arange(n, dtype=np.int64) if idx is None else np.asarray(idx, dtype=np.int64)
-        if idx.size == 0:
-            return StepResult(rewards, terminated, patterns, invalid, reasons)
-        if self.status[idx, DONE].any():
-            raise RuntimeError("a game was stepped after it ended without a reset")
-        chosen = actions[idx]
-        if self.game.hard_mode:
+        if idx is None:
+            idx, chosen = self._all, actions
+        else:
+            idx = np.asarray(idx, dtype=np.int64)
+            chosen = actions[idx]
+        if self._hard_mode and idx.size:
+            if self.status[idx, DONE].any():
+                raise RuntimeError("a game was stepped after it ended without a reset")
             reasons = np.full(n, "", dtype=object)
             keep = np.ones(idx.size, dtype=bool)
             for k, i in enumerate(idx):
@@ -501,19 +503,18 @@ class GameEngine:
                     reasons[i] = reason
                     rewards[i] = self.rewards.invalid_action_penalty
             idx, chosen = idx[keep], chosen[keep]
-            if idx.size == 0:
-                return StepResult(rewards, terminated, patterns, invalid, reasons)
-        rows, row_of = self._rows_for(chosen)
-        plan = np.stack([idx, chosen, row_of], axis=1)
-        step_rewards = np.empty(idx.size, dtype=np.float64)
-        out = np.empty((idx.size, 2), dtype=np.int64)
-        _play_kernel(rows, plan, self.state, self.tables, self.candidates, self._params, step_rewards, out)
-        rewards[idx] = step_rewards
-        patterns[idx] = out[:, 0]
-        terminated[idx] = out[:, 1].astype(bool)
-        if self.game.hard_mode:
-            for k, i in enumerate(idx):
-                self.hard[int(i)].add(int(chosen[k]), int(out[k, 0]))  # type: ignore[union-attr]
+        if idx.size:
+            if self._dense is not None:
+                rows, row_of = self._dense, chosen
+            else:  # on-demand matrix (too large to hold): the rows of the guesses played, stacked
+                unique, inverse = np.unique(chosen, return_inverse=True)
+                rows = np.stack([self.matrix.row(int(a)) for a in unique])
+                row_of = inverse.astype(np.int64)
+            if _play_kernel(rows, row_of, idx, chosen, *self._kernel_state, rewards, patterns, terminated):
+                raise RuntimeError("a game was stepped after it ended without a reset")
+            if self._hard_mode:
+                for k, i in enumerate(idx):
+                    self.hard[int(i)].add(int(chosen[k]), int(patterns[i]))  # type: ignore[union-attr]
         return StepResult(rewards, terminated, patterns, invalid, reasons)
 
     # ---- masks ------------------------------------------------------------------------------------

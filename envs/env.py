@@ -18,7 +18,33 @@ INFO_KEYS = (
 END_INFO_KEYS = ("answer",)
 
 
-class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
+class EngineViews:
+    """Read-only views shared by the single and the batched environment (both hold ``engine``)."""
+
+    engine: GameEngine
+
+    @property
+    def game(self) -> Game:
+        """The game every sub-game plays."""
+        return self.engine.game
+
+    @property
+    def guesses(self) -> tuple[str, ...]:
+        """The guess vocabulary; actions index it."""
+        return self.engine.game.guesses
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The possible answers."""
+        return self.engine.game.answers
+
+    @property
+    def rewards(self) -> RewardConfig:
+        """The reward settings."""
+        return self.engine.rewards
+
+
+class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     """Wordle or Nerdle as a Gymnasium environment.
 
     ## Description
@@ -101,7 +127,6 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
         self.engine = GameEngine.from_options(1, **options)
-        self.game: Game = self.engine.game
         # Gymnasium types Discrete as a Space[np.int64] and Dict as a Space[dict[str, Any]]: the
         # actions are ints and the observations dicts of arrays all the same.
         self.action_space = spaces.Discrete(len(self.game.guesses))  # type: ignore[assignment]
@@ -112,22 +137,7 @@ class GuessEnv(gym.Env[dict[str, np.ndarray], int]):
         self._n_guesses = len(self.game.guesses)
         self._tile_strings = self.engine.tile_strings
 
-    # ---- public read-only views ---------------------------------------------------------------
-    @property
-    def guesses(self) -> tuple[str, ...]:
-        """The guess vocabulary; actions index it."""
-        return self.game.guesses
-
-    @property
-    def answers(self) -> tuple[str, ...]:
-        """The possible answers."""
-        return self.game.answers
-
-    @property
-    def rewards(self) -> RewardConfig:
-        """The reward settings."""
-        return self.engine.rewards
-
+    # ---- public read-only views (and those of EngineViews) -------------------------------------
     @property
     def matrix_cache(self) -> bool:
         return self.engine.matrix_cache
@@ -259,4 +269,4 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
         raise ValueError(f"render_mode {render_mode!r} is not supported; choose one of {allowed} or None")
 
 
-__all__ = ["END_INFO_KEYS", "INFO_KEYS", "GuessEnv", "check_render_mode", "observation_space"]
+__all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "check_render_mode", "observation_space"]

@@ -45,9 +45,8 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .engine import ANSWER, ATTEMPT, COUNT, DONE, GameEngine, RewardConfig, StepResult
-from .env import GuessEnv, check_render_mode, observation_space
-from .game import Game
+from .engine import ANSWER, ATTEMPT, COUNT, DONE, GameEngine, StepResult
+from .env import EngineViews, GuessEnv, check_render_mode, observation_space
 
 #: Reset options understood by :meth:`BatchedGuessEnv.reset`.
 RESET_OPTIONS = ("answer", "reset_mask")
@@ -113,7 +112,7 @@ class _MaskPool:
         }
 
 
-class BatchedGuessEnv(VectorEnv):
+class BatchedGuessEnv(EngineViews, VectorEnv):
     """``num_envs`` games of Wordle or Nerdle advanced together with numpy.
 
     ## Description
@@ -182,7 +181,6 @@ class BatchedGuessEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self.engine = GameEngine.from_options(self.num_envs, track_candidates=track_candidates, **options)
-        self.game: Game = self.engine.game
         self.single_action_space = spaces.Discrete(len(self.game.guesses))
         self.single_observation_space = observation_space(self.game)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -197,22 +195,7 @@ class BatchedGuessEnv(VectorEnv):
         self._rng_seeds: list[int | None] = [None] * self.num_envs
         self._mask_pool = _MaskPool((self.num_envs, self._n_guesses))
 
-    # ---- read-only views ------------------------------------------------------------------------
-    @property
-    def guesses(self) -> tuple[str, ...]:
-        """The guess vocabulary; actions index it."""
-        return self.game.guesses
-
-    @property
-    def answers(self) -> tuple[str, ...]:
-        """The possible answers."""
-        return self.game.answers
-
-    @property
-    def rewards(self) -> RewardConfig:
-        """The reward settings."""
-        return self.engine.rewards
-
+    # ---- read-only views (and those of EngineViews) -----------------------------------------------
     @property
     def track_candidates(self) -> bool:
         return self.engine.track_candidates
@@ -432,7 +415,7 @@ class BatchedGuessEnv(VectorEnv):
             "action_mask": masks,
         }
         info = self._with_presence(info, np.ones(n, dtype=bool))
-        ended = status[:, DONE].astype(bool) & ~resetting
+        ended = played.terminated  # the games that reset this step have not ended
         if ended.any():
             answer = np.full(n, None, dtype=object)
             answer[ended] = self._answer_strings[status[ended, ANSWER]]

@@ -8,8 +8,13 @@ The entry point is :func:`guessgym.training.train.train`::
     model_path = train(load_config("configs/mini-nerdle.toml"))
     model_path = train(config, resume=True)  # after an interruption
 
-``import training`` stays light (no torch, no stable-baselines3): the command line registers
-``guessgym train`` through :mod:`guessgym.training.cli` without loading them.
+``import guessgym.training`` stays light (no torch, no stable-baselines3): the command line
+registers ``guessgym train`` through :mod:`guessgym.training.cli` without loading them. Training
+needs the ``train`` extra (``pip install "guessgym[train]"``); without it ``guessgym train`` says
+so in one line. The modules: :mod:`~guessgym.training.config` (the documented config),
+:mod:`~guessgym.training.curriculum`, :mod:`~guessgym.training.checkpoints` (format, random
+generators, resume), :mod:`~guessgym.training.callbacks`, :mod:`~guessgym.training.sb3_vec` (the
+stable-baselines3 ``VecEnv`` over the batched engine) and :mod:`~guessgym.training.train`.
 """
 
 from __future__ import annotations
