@@ -24,7 +24,7 @@ from .matrix import PatternMatrix
 from .scoring import GREEN, YELLOW, pattern_to_list
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def filter_candidates(row: np.ndarray, candidates: np.ndarray, count: int, pattern: int) -> int:  # pragma: no cover
     """Keep, in place and in order, the first ``count`` candidates whose entry of ``row`` is
     ``pattern``; return how many were kept. The one candidate filter of the package."""
