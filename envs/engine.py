@@ -370,16 +370,6 @@ class GameEngine:
         """Valid guesses played in every game (a view)."""
         return self.status[:, ATTEMPT]
 
-    @property
-    def done(self) -> np.ndarray:
-        """Which games have ended, as bools (a copy)."""
-        return self.status[:, DONE].astype(bool)
-
-    @property
-    def n_candidates(self) -> np.ndarray:
-        """Answers still consistent with every game's tiles (a view; -1 when not tracked)."""
-        return self.status[:, COUNT]
-
     def candidates_of(self, i: int) -> np.ndarray:
         """Indices into ``game.answers`` still consistent with game ``i``'s tiles (a copy)."""
         if not self.track_candidates:
