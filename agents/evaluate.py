@@ -19,7 +19,7 @@ Examples:
     (127, 114, 13)
     >>> evaluate(First(), nerdle(5), max_attempts=25).win_rate
     1.0
-    >>> evaluate(First(), "guessgym/MicroNerdle-v0", sample=5, seed=1).n_games
+    >>> evaluate(First(), "guessgym/MicroNerdle-v1", sample=5, seed=1).n_games
     5
 """
 
@@ -35,9 +35,10 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
-from ..envs.engine import REWARD_KEYS
+from ..envs.engine import REWARD_KEYS, RewardConfig
 from ..envs.env import GuessEnv
 from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
+from ..envs.options import check_bool
 from . import backends
 from .base import Agent
 from .results import EvaluationResult
@@ -55,7 +56,7 @@ def resolve_game(
     """The game to play, the registered id (if any) and the extra GuessEnv options.
 
     Args:
-        env: a registered id such as ``"guessgym/Wordle-v0"``, a :class:`~guessgym.envs.game.Game`, or a
+        env: a registered id such as ``"guessgym/Wordle-v1"``, a :class:`~guessgym.envs.game.Game`, or a
             (possibly wrapped) :class:`~guessgym.envs.env.GuessEnv` whose game and rules are used (its
             reward settings play no part in an evaluation).
         env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); reward
@@ -69,7 +70,9 @@ def resolve_game(
     env_kwargs = dict(env_kwargs or {})
     options: dict[str, Any] = {}
     if "matrix_cache" in env_kwargs:
-        options["matrix_cache"] = bool(env_kwargs["matrix_cache"])
+        options["matrix_cache"] = check_bool("matrix_cache", env_kwargs["matrix_cache"])
+    # reward options play no part in an evaluation, but a wrong one is still an error
+    RewardConfig(**{k: v for k, v in env_kwargs.items() if k in REWARD_KEYS})
     if isinstance(env, str):
         game_kwargs, rest = split_env_options(env_kwargs)
         extra = sorted(set(rest) - {"matrix_cache", "render_mode", *REWARD_KEYS})
@@ -200,7 +203,7 @@ def evaluate(
 
     Args:
         agent: any :class:`~guessgym.agents.base.Agent` (picklable for the parallel backends).
-        env: a registered id (``"guessgym/Wordle-v0"``), a :class:`~guessgym.envs.game.Game`, or a
+        env: a registered id (``"guessgym/Wordle-v1"``), a :class:`~guessgym.envs.game.Game`, or a
             (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used.
         answers: play only these answers (strings or indices into ``game.answers``).
         sample: play a seeded random sample of this many answers (of ``answers`` if given).

@@ -19,7 +19,7 @@ Conventions, stated once because reports differ on them:
 Plots use matplotlib with the Agg backend and are optional (the ``plots`` extra).
 
 Examples:
-    >>> r = EvaluationResult("demo", "plays the first candidate", "guessgym/X-v0", "x", 6,
+    >>> r = EvaluationResult("demo", "plays the first candidate", "guessgym/X-v1", "x", 6,
     ...     [GameRecord("aa", 1, True), GameRecord("ab", 3, True), GameRecord("ba", 6, False)])
     >>> r.n_games, round(r.win_rate, 4), r.mean_guesses, r.distribution["X"]
     (3, 0.6667, 2.0, 1)

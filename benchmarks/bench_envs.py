@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     results["generation"] = measure_generation(args.repeat, not args.skip_naive)
     results["steps"] = {
         env_id: measure_steps(env_id, args.steps, args.repeat)
-        for env_id in ("guessgym/Wordle-v0", "guessgym/Nerdle-v0")
+        for env_id in ("guessgym/Wordle-v1", "guessgym/Nerdle-v1")
     }
 
     rows: list[tuple[str, str, str, str, str]] = []

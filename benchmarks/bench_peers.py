@@ -9,7 +9,7 @@ matters is the ratio of guessgym to the fastest peer.
 
 Contenders (a peer that is not installed is reported as such, not measured):
 
-* ``guessgym``: ``gymnasium.make("guessgym/Wordle-v0")`` (the env checker and order wrappers
+* ``guessgym``: ``gymnasium.make("guessgym/Wordle-v1")`` (the env checker and order wrappers
   included), observation, reward, flags and the full info dict every step;
 * ``textarena``: TextArena's ``WordleEnv`` stepped directly (its raw env, the faster of its two
   forms; no ``get_observation`` call). Its constructor downloads NLTK corpora to build its word
@@ -80,7 +80,7 @@ measure(run)
 RUNNERS: dict[str, str] = {
     "guessgym": COMMON + r"""
 import numpy as np, gymnasium as gym, guessgym
-env = gym.make("guessgym/Wordle-v0")
+env = gym.make("guessgym/Wordle-v1")
 acts = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
 def run(n):
     env.reset(seed=0)

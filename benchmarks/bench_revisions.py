@@ -90,14 +90,14 @@ print(json.dumps({"rate": best}))
 """
 
 ROWS = [
-    ("single", "guessgym/Wordle-v0", 60_000),
-    ("single", "guessgym/WordleHard-v0", 20_000),
-    ("single", "guessgym/Nerdle-v0", 60_000),
-    ("batched", "guessgym/Wordle-v0", 64 * 400),
-    ("batched", "guessgym/MiniNerdle-v0", 64 * 400),
-    ("batched", "guessgym/Nerdle-v0", 64 * 400),
-    ("sb3", "guessgym/Wordle-v0", 64 * 400),
-    ("sb3", "guessgym/Nerdle-v0", 64 * 400),
+    ("single", "guessgym/Wordle-v1", 60_000),
+    ("single", "guessgym/WordleHard-v1", 20_000),
+    ("single", "guessgym/Nerdle-v1", 60_000),
+    ("batched", "guessgym/Wordle-v1", 64 * 400),
+    ("batched", "guessgym/MiniNerdle-v1", 64 * 400),
+    ("batched", "guessgym/Nerdle-v1", 64 * 400),
+    ("sb3", "guessgym/Wordle-v1", 64 * 400),
+    ("sb3", "guessgym/Nerdle-v1", 64 * 400),
 ]
 
 

@@ -41,11 +41,11 @@ from guessgym import envs  # noqa: E402
 from guessgym.envs.vector import BatchedGuessEnv  # noqa: E402
 
 GAMES = {
-    "wordle": "guessgym/Wordle-v0",
-    "mini-nerdle": "guessgym/MiniNerdle-v0",
-    "micro-nerdle": "guessgym/MicroNerdle-v0",
-    "nerdle": "guessgym/Nerdle-v0",
-    "wordle-hard": "guessgym/WordleHard-v0",
+    "wordle": "guessgym/Wordle-v1",
+    "mini-nerdle": "guessgym/MiniNerdle-v1",
+    "micro-nerdle": "guessgym/MicroNerdle-v1",
+    "nerdle": "guessgym/Nerdle-v1",
+    "wordle-hard": "guessgym/WordleHard-v1",
 }
 
 

@@ -5,10 +5,10 @@
     import gymnasium as gym
     import guessgym  # noqa: F401  (registers guessgym/*)
 
-    env = gym.make("guessgym/Wordle-v0")
+    env = gym.make("guessgym/Wordle-v1")
     obs, info = env.reset(seed=0, options={"answer": "crane"})
 
-``gym.make("guessgym:guessgym/Wordle-v0")`` imports the package for you.
+``gym.make("guessgym:guessgym/Wordle-v1")`` imports the package for you.
 
 The names below are loaded on first use, so importing this package costs no more than Gymnasium.
 """

@@ -34,9 +34,11 @@ from typing import Any, Literal
 import numpy as np
 from numba import njit
 
+from .answer_stream import AnswerStream
 from .candidates import HardModeRule, filter_candidates
 from .game import GAME_KEYS, Game, make_game
 from .matrix import PatternMatrix
+from .options import check_bool, check_choice, check_number
 from .scoring import pattern_to_tiles
 
 RewardMode = Literal["sparse", "shaped"]
@@ -71,7 +73,7 @@ class RewardConfig:
         >>> RewardConfig(reward_mode="dense")
         Traceback (most recent call last):
         ...
-        ValueError: reward_mode must be 'sparse' or 'shaped', got 'dense'
+        ValueError: reward_mode must be one of 'sparse', 'shaped'; got 'dense'
     """
 
     reward_mode: RewardMode = "sparse"
@@ -81,13 +83,9 @@ class RewardConfig:
     invalid_action_penalty: float = -0.1
 
     def __post_init__(self) -> None:
-        if self.reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be 'sparse' or 'shaped', got {self.reward_mode!r}")
+        check_choice("reward_mode", self.reward_mode, REWARD_MODES)
         for name in ("win_reward", "loss_reward", "step_penalty", "invalid_action_penalty"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, check_number(name, getattr(self, name)))
 
     @property
     def shaped(self) -> bool:
@@ -327,9 +325,13 @@ class GameEngine:
         if unknown:
             allowed = ["game", *GAME_KEYS, *REWARD_KEYS, "matrix_cache"]
             raise TypeError(f"unknown environment argument(s) {unknown}; allowed: {', '.join(allowed)}")
+        matrix_cache = check_bool("matrix_cache", matrix_cache)
+        track_candidates = check_bool("track_candidates", track_candidates)
         game_options = {k: v for k, v in options.items() if k in GAME_KEYS}
         if game is None:
             game = make_game(**game_options)
+        elif not isinstance(game, Game):
+            raise TypeError(f"game must be a guessgym Game (see guessgym.envs.make_game), got {type(game).__name__}")
         rewards = RewardConfig(**{k: v for k, v in options.items() if k in REWARD_KEYS})
         return cls(game, num_games, rewards=rewards, matrix_cache=matrix_cache, track_candidates=track_candidates)
 
@@ -405,11 +407,11 @@ class GameEngine:
             self._pool_list = arr.astype(np.int32)
         self._set_params()
 
-    def draw_answer(self, rng: np.random.Generator) -> int:
-        """An answer index drawn uniformly from the pool with ``rng`` (one ``integers`` call)."""
+    def draw_answer(self, stream: AnswerStream) -> int:
+        """An answer index drawn uniformly from the pool with ``stream``."""
         if self.pool is None:
-            return int(rng.integers(self.n_answers))
-        return int(self.pool[rng.integers(len(self.pool))])
+            return stream.draw(self.n_answers)
+        return int(self.pool[stream.draw(len(self.pool))])
 
     # ---- the rules --------------------------------------------------------------------------------
     def start(self, idx: np.ndarray, answers: np.ndarray) -> None:
@@ -446,6 +448,12 @@ class GameEngine:
         Raises:
             RuntimeError: if game ``i`` has ended (or never started).
         """
+        dense = self._dense
+        if dense is not None and not self._hard_mode:  # the common case first, with the fewest checks
+            reward, pattern, ended, attempt, count = _play_one_kernel(dense, action, i, action, *self._kernel_state)
+            if pattern == -2:
+                raise RuntimeError("a game was stepped after it ended without a reset")
+            return reward, ended, pattern, attempt, count, None
         if self._hard_mode:
             if self.status[i, DONE]:
                 raise RuntimeError("a game was stepped after it ended without a reset")
@@ -453,8 +461,8 @@ class GameEngine:
             if reason is not None:
                 attempt, count = int(self.status[i, ATTEMPT]), int(self.status[i, COUNT])
                 return self.rewards.invalid_action_penalty, False, -1, attempt, count, reason
-        if self._dense is not None:
-            result = _play_one_kernel(self._dense, action, i, action, *self._kernel_state)
+        if dense is not None:
+            result = _play_one_kernel(dense, action, i, action, *self._kernel_state)
         else:
             result = _play_one_kernel(self.matrix.row(action)[None, :], 0, i, action, *self._kernel_state)
         reward, pattern, ended, attempt, count = result

@@ -8,8 +8,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, GameEngine, RewardConfig
 from .game import Game
+from .mask_pool import ConstantMasks
 
 #: The keys of ``info`` returned by ``reset`` and ``step``; ``"answer"`` only once the game ends.
 INFO_KEYS = (
@@ -80,7 +82,9 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     * A rejected hard-mode guess earns ``invalid_action_penalty`` (default -0.1) and nothing else.
 
     ## Starting State
-    An empty board; the answer is drawn uniformly with ``self.np_random``, or fixed with
+    An empty board; the answer is drawn uniformly from a child stream of ``self.np_random``'s seed
+    (:class:`~guessgym.envs.answer_stream.AnswerStream`: an action space seeded with the same value
+    cannot follow it), or fixed with
     ``reset(options={"answer": "crane"})`` (a string or an index into ``env.unwrapped.answers``).
 
     ## Episode End
@@ -100,7 +104,7 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     * ``"answer"`` (str): the hidden answer, only once the game has ended.
 
     ## Arguments
-    ``gymnasium.make("guessgym/Wordle-v0", **kwargs)`` or ``GuessEnv(render_mode, **kwargs)``:
+    ``gymnasium.make("guessgym/Wordle-v1", **kwargs)`` or ``GuessEnv(render_mode, **kwargs)``:
 
     * ``game``: a ready :class:`~guessgym.envs.game.Game`; otherwise one is built from
     * ``kind`` (``"wordle"``/``"nerdle"``), ``length``, ``word_list`` (Wordle preset),
@@ -115,9 +119,18 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     ## Implementation
     The rules of a step live in :class:`~guessgym.envs.engine.GameEngine`, which this class runs
     with one game; :class:`~guessgym.envs.vector.BatchedGuessEnv` runs the same engine with many.
-    The observation's ``action_mask`` and ``info["action_mask"]`` are one fresh array per step.
+    The observation's ``action_mask`` and ``info["action_mask"]`` are one read-only array per step,
+    whose memory is reused once nobody holds it (:mod:`~guessgym.envs.mask_pool`); answers come
+    from :class:`~guessgym.envs.answer_stream.AnswerStream`.
 
     ## Version History
+    * v1: answers of ``reset`` without ``options["answer"]`` come from a child stream of the seed
+      (:class:`~guessgym.envs.answer_stream.AnswerStream`). In v0 they were
+      ``np_random.integers(n)``, the very call ``Discrete.sample()`` makes: with
+      ``env.reset(seed=s); env.action_space.seed(s)`` and a guess list that starts with the
+      answers (Nerdle), a random agent guessed the answer first time, in every episode. Episodes
+      with a fixed answer, and so every evaluation over an answer list, are unchanged. The
+      observation's ``action_mask`` is read-only (its memory is reused when nobody holds it).
     * v0: initial release.
     """
 
@@ -136,6 +149,10 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
         self._tiles = self.engine.tiles[0]
         self._n_guesses = len(self.game.guesses)
         self._tile_strings = self.engine.tile_strings
+        self._guesses = self.game.guesses
+        self._answer_stream: AnswerStream | None = None
+        self._masks = ConstantMasks(self._n_guesses)
+        self._hard_mode = self.game.hard_mode
 
     # ---- public read-only views (and those of EngineViews) -------------------------------------
     @property
@@ -170,9 +187,12 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
             if options.get("answer") is not None:
                 answer = self.game.answer_position(options["answer"])
         if answer is None:
-            answer = self.engine.draw_answer(self.np_random)
+            stream = self._answer_stream
+            if seed is not None or stream is None or stream.source is not self.np_random:
+                stream = self._answer_stream = AnswerStream.from_generator(self.np_random)
+            answer = self.engine.draw_answer(stream)
         self.engine.start_one(0, answer)
-        mask = self.engine.mask(0, False).copy()
+        mask = self._masks.get(False)
         obs = {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": mask}
         info = self._info("", -1, 0, int(self._status[COUNT]), "", mask)
         if self.render_mode == "human":
@@ -188,11 +208,11 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
             if self._status[ATTEMPT] == 0:
                 raise RuntimeError("step() was called before reset(); call reset() to start a game") from None
             raise RuntimeError("step() was called after the game ended; call reset() to start a new game") from None
-        mask = self.engine.mask(0, terminated).copy()
+        mask = self._mask(terminated) if self._hard_mode else self._masks.get(terminated)
         obs = {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": mask}
         if reason is not None:
             return obs, reward, False, False, self._info("", -1, attempt, count, reason, mask)
-        info = self._info(self.game.guesses[action], pattern, attempt, count, "", mask)
+        info = self._info(self._guesses[action], pattern, attempt, count, "", mask)
         if terminated:
             info["answer"] = self.game.answers[self._status[ANSWER]]
         if self.render_mode == "human":
@@ -217,6 +237,12 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     def board_rows(self) -> list[tuple[str, str]]:
         """The played guesses with their tile strings, oldest first."""
         return self.engine.board_rows(0)
+
+    def _mask(self, ended: bool) -> np.ndarray:
+        """The observation mask: read-only, recycled when unheld (see :mod:`~guessgym.envs.mask_pool`)."""
+        if not ended and self.engine.restricted(0):
+            return self.engine.mask(0, False)  # a fresh array while hard mode restricts the guesses
+        return self._masks.get(ended)
 
     def _check_action(self, action: Any) -> int:
         n = self._n_guesses

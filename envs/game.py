@@ -17,6 +17,7 @@ Examples:
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -35,11 +36,14 @@ from .equations import (
     explain_invalid_equation,
     generate_equations,
 )
+from .options import check_bool, check_choice, check_int
 from .scoring import KERNEL_VERSION, all_green, encode
 
 GameKind = Literal["wordle", "nerdle"]
 
 NERDLE_NAMES = {5: "micro-nerdle", 6: "mini-nerdle", 7: "midi-nerdle", 8: "nerdle"}
+#: The named guess vocabularies of Nerdle (besides a custom list).
+NERDLE_GUESS_PRESETS = ("answers", "all")
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,8 +74,8 @@ class Game:
     guess_vocabulary: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+        object.__setattr__(self, "max_attempts", check_int("max_attempts", self.max_attempts, minimum=1))
+        object.__setattr__(self, "hard_mode", check_bool("hard_mode", self.hard_mode))
 
     # ---- derived, computed once -------------------------------------------------------------
     @cached_property
@@ -216,8 +220,10 @@ def wordle(
     Raises:
         ValueError: for a bad length, preset, or a malformed list (naming the offending entry).
     """
-    if not 3 <= length <= 9:
+    if not 3 <= check_int("length", length) <= 9:
         raise ValueError(f"Wordle length must be 3 to 9, got {length}")
+    if word_list is not None:
+        check_choice("word_list", word_list, wordlists.PRESETS)
     preset = word_list if word_list is not None else ("nyt" if length == 5 else "english")
     if answers is None and guesses is None:
         ans, gue = wordlists.preset_lists(preset, length)
@@ -261,8 +267,13 @@ def nerdle(
         max_attempts: guesses allowed per game.
         hard_mode: revealed hints must be used in later guesses.
     """
-    if not NERDLE_MIN_LENGTH <= length <= NERDLE_MAX_LENGTH:
+    if not NERDLE_MIN_LENGTH <= check_int("length", length) <= NERDLE_MAX_LENGTH:
         raise ValueError(f"Nerdle length must be 5 to 8, got {length}")
+    if isinstance(guesses, str) and guesses not in NERDLE_GUESS_PRESETS and not os.path.exists(guesses):
+        raise ValueError(
+            f"guesses must be one of {', '.join(map(repr, NERDLE_GUESS_PRESETS))}, a list of equations or "
+            f"the path of a file with one per line; got {guesses!r} (no such file)"
+        )
     alphabet = NERDLE_ALPHABET
     if answers is None:
         ans = generate_equations(length)
@@ -274,7 +285,7 @@ def nerdle(
             reason = explain_invalid_equation(eq, allow_lone_zero=False)
             if reason is not None:
                 raise ValueError(f"answer entry {i} {eq!r} is not a valid answer equation: {reason}")
-    if isinstance(guesses, str) and guesses in ("answers", "all"):
+    if isinstance(guesses, str) and guesses in NERDLE_GUESS_PRESETS:
         vocab = guesses
         if guesses == "answers":
             gue = ans
@@ -290,7 +301,8 @@ def nerdle(
             if reason is not None:
                 raise ValueError(f"guess entry {i} {eq!r} is not a valid equation: {reason}")
     wordlists.check_answers_are_guesses(ans, gue)
-    name = NERDLE_NAMES[length] + ("" if vocab == "answers" else f"-{vocab}") + ("-hard" if hard_mode else "")
+    name = (NERDLE_NAMES[length] + ("" if answers is None else "-custom-answers")
+            + ("" if vocab == "answers" else f"-{vocab}") + ("-hard" if hard_mode else ""))
     return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab)
 
 
@@ -303,7 +315,7 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
     """The one way to build a :class:`Game` from a registered id and/or game keyword arguments.
 
     Args:
-        env_id: a registered guessgym id (``"guessgym/WordleHard-v0"``); its keyword arguments
+        env_id: a registered guessgym id (``"guessgym/WordleHard-v1"``); its keyword arguments
             are the starting point, and ``kwargs`` override them. ``None``: ``kwargs`` alone.
         kwargs: ``kind`` (``"wordle"``, default, or ``"nerdle"``), ``length``, ``word_list``
             (Wordle), ``answers``, ``guesses``, ``max_attempts``, ``hard_mode``: see
@@ -315,9 +327,9 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
             that do; split environment options first with :func:`split_env_options`).
 
     Examples:
-        >>> make_game("guessgym/WordleHard-v0").name
+        >>> make_game("guessgym/WordleHard-v1").name
         'wordle-5-nyt-hard'
-        >>> make_game("guessgym/MiniNerdle-v0", max_attempts=4).max_attempts
+        >>> make_game("guessgym/MiniNerdle-v1", max_attempts=4).max_attempts
         4
         >>> make_game(kind="nerdle", length=5).name
         'micro-nerdle'
@@ -357,6 +369,7 @@ def _game_from_options(
     max_attempts: int = 6,
     hard_mode: bool = False,
 ) -> Game:
+    check_choice("kind", kind, ("wordle", "nerdle"))
     if kind == "wordle":
         return wordle(
             5 if length is None else length, word_list, answers=answers, guesses=guesses,

@@ -10,13 +10,23 @@ import gymnasium as gym
 
 #: The registered ids and the keyword arguments each one fixes (the rest are GuessEnv defaults).
 ENV_SPECS: dict[str, dict[str, object]] = {
-    "guessgym/Wordle-v0": {"kind": "wordle", "length": 5},
-    "guessgym/WordleHard-v0": {"kind": "wordle", "length": 5, "hard_mode": True},
-    "guessgym/Nerdle-v0": {"kind": "nerdle", "length": 8},
-    "guessgym/MidiNerdle-v0": {"kind": "nerdle", "length": 7},
-    "guessgym/MiniNerdle-v0": {"kind": "nerdle", "length": 6},
-    "guessgym/MicroNerdle-v0": {"kind": "nerdle", "length": 5},
+    "guessgym/Wordle-v1": {"kind": "wordle", "length": 5},
+    "guessgym/WordleHard-v1": {"kind": "wordle", "length": 5, "hard_mode": True},
+    "guessgym/Nerdle-v1": {"kind": "nerdle", "length": 8},
+    "guessgym/MidiNerdle-v1": {"kind": "nerdle", "length": 7},
+    "guessgym/MiniNerdle-v1": {"kind": "nerdle", "length": 6},
+    "guessgym/MicroNerdle-v1": {"kind": "nerdle", "length": 5},
 }
+
+#: Why the ids are at v1 (Gymnasium's rule: a change to seeded episodes bumps the version).
+V1_CHANGE = (
+    "v1 draws reset's random answers from a child stream of the seed (AnswerStream), which a "
+    "same-seeded action space cannot follow; episodes with a fixed answer are unchanged"
+)
+
+#: Each earlier id and the id that replaced it. ``gymnasium.make`` of an old id raises Gymnasium's
+#: ``DeprecatedEnv`` naming the new one; a saved evaluation of every answer carries over unchanged.
+SUPERSEDED: dict[str, str] = {env_id.replace("-v1", "-v0"): env_id for env_id in ENV_SPECS}
 
 #: The entry points every id is registered with.
 ENTRY_POINT = "guessgym.envs.env:GuessEnv"
@@ -35,10 +45,18 @@ def register_envs() -> None:
             )
 
 
+def current_id(env_id: str) -> str:
+    """The id that replaced ``env_id`` (itself if current or unknown)."""
+    return SUPERSEDED.get(env_id, env_id)
+
+
 def is_guessgym_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's own environment class."""
     spec = gym.registry.get(env_id)
     return spec is not None and spec.entry_point == ENTRY_POINT
 
 
-__all__ = ["ENTRY_POINT", "ENV_SPECS", "VECTOR_ENTRY_POINT", "is_guessgym_id", "register_envs"]
+__all__ = [
+    "ENTRY_POINT", "ENV_SPECS", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_guessgym_id",
+    "register_envs",
+]

@@ -6,7 +6,7 @@ every sub-game in the engine's arrays (answers, boards, tiles, attempts, candida
 advances them together: one compiled (numba) pass reads every sub-game's feedback from the cached
 pattern matrix, writes the board rows and compacts the candidate lists; infos are built with vectorised lookups
 (tile strings by pattern code, guess strings by action); the vocabulary-sized masks are recycled
-rather than reallocated (see :class:`_MaskPool`). The rules of a step are those of
+rather than reallocated (see :class:`~guessgym.envs.mask_pool.MaskPool`). The rules of a step are those of
 :class:`~guessgym.envs.engine.GameEngine`, the same engine :class:`~guessgym.envs.env.GuessEnv` runs
 with one game; this class only draws answers, builds observations and infos, and auto-resets.
 That makes it more than ten times faster than
@@ -15,8 +15,8 @@ sub-game in Python and then merges per-game info dicts key by key
 (``benchmarks/bench_vector_env.py`` measures both).
 
 Equivalence with the single environment is exact, including randomness: sub-game ``i`` owns its
-own ``np.random.Generator`` seeded like the ``i``-th environment of a ``SyncVectorEnv``
-(``seed + i``), and draws its answers with the same call as ``GuessEnv.reset``. For identical
+own :class:`~guessgym.envs.answer_stream.AnswerStream` seeded like the ``i``-th environment of a
+``SyncVectorEnv`` (``seed + i``), the stream ``GuessEnv.reset`` draws its answers from. For identical
 seeds and actions, observations, rewards, terminations and infos equal those of
 ``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (``tests/test_vector_env.py``).
 
@@ -34,82 +34,22 @@ Examples:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, DONE, GameEngine, StepResult
 from .env import EngineViews, GuessEnv, check_render_mode, observation_space
+from .mask_pool import MaskPool
 
 #: Reset options understood by :meth:`BatchedGuessEnv.reset`.
 RESET_OPTIONS = ("answer", "reset_mask")
-
-
-class _MaskPool:
-    """Recycles the memory of observation masks that nobody holds any more.
-
-    An observation mask is ``(num_envs, n_guesses)`` int8: 0.8 MB per step for 64 Wordle games,
-    more than everything else in a step. Allocating one per step makes every step page-fault
-    (the allocator hands such blocks back to the system), and refilling it is a memory-bound
-    pass. So masks are handed out *read-only* and kept here: an array whose only references are
-    this pool's is provably unused by the caller (a view would hold a reference through
-    ``.base``), and, being read-only, still holds what was written into it. Reusing it then only
-    rewrites the rows whose state changed. Up to ``capacity`` arrays are kept; beyond that plain
-    allocations are made.
-    """
-
-    def __init__(self, shape: tuple[int, int], capacity: int = 8) -> None:
-        self.shape = shape
-        self.capacity = capacity
-        self._arrays: list[np.ndarray] = []
-        self._done: list[np.ndarray | None] = []  # which rows are zero (easy mode), None: unknown
-        # The count of an array referenced by nothing but a pool list, measured the same way as
-        # for the pooled arrays (interpreters differ in how loop variables count).
-        self._free_count = self._refcounts([np.empty(0, dtype=np.int8)])[0]
-
-    @staticmethod
-    def _refcounts(arrays: list[np.ndarray]) -> list[int]:
-        return [sys.getrefcount(arr) for arr in arrays]
-
-    def get(self) -> tuple[int, np.ndarray]:
-        """A free array (writeable until :meth:`publish`) and its slot (-1 if not pooled)."""
-        for slot, count in enumerate(self._refcounts(self._arrays)):
-            if count == self._free_count:
-                arr = self._arrays[slot]
-                arr.flags.writeable = True
-                return slot, arr
-        arr = np.empty(self.shape, dtype=np.int8)
-        if len(self._arrays) < self.capacity:
-            self._arrays.append(arr)
-            self._done.append(None)
-            return len(self._arrays) - 1, arr
-        return -1, arr
-
-    def previous(self, slot: int) -> np.ndarray | None:
-        return None if slot < 0 else self._done[slot]
-
-    def publish(self, slot: int, arr: np.ndarray, done: np.ndarray | None) -> np.ndarray:
-        """Record what ``arr`` holds (the zero rows, or None if not a pure done-mask) and freeze it."""
-        if slot >= 0:
-            self._done[slot] = None if done is None else done.copy()
-        arr.flags.writeable = False
-        return arr
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {
-            "shape": self.shape,
-            "capacity": self.capacity,
-            "_arrays": [],
-            "_done": [],
-            "_free_count": self._free_count,
-        }
 
 
 class BatchedGuessEnv(EngineViews, VectorEnv):
@@ -163,6 +103,8 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
     the full list. Running games are not disturbed.
 
     ## Version History
+    * v1: answers from :class:`~guessgym.envs.answer_stream.AnswerStream` (matches ``GuessEnv`` v1;
+      states saved by v0 cannot be restored).
     * v0: initial release (matches ``GuessEnv`` v0).
     """
 
@@ -191,9 +133,8 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         self._guess_strings = np.array([*self.game.guesses, ""], dtype=object)
         self._answer_strings = np.array(self.game.answers, dtype=object)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
-        self._rngs: list[np.random.Generator | None] = [None] * self.num_envs
-        self._rng_seeds: list[int | None] = [None] * self.num_envs
-        self._mask_pool = _MaskPool((self.num_envs, self._n_guesses))
+        self._streams: list[AnswerStream | None] = [None] * self.num_envs
+        self._mask_pool = MaskPool((self.num_envs, self._n_guesses))
 
     # ---- read-only views (and those of EngineViews) -----------------------------------------------
     @property
@@ -228,7 +169,7 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
 
     # ---- masks ---------------------------------------------------------------------------------
     def _observation_masks(self) -> np.ndarray:
-        """The masks of an observation: read-only int8, recycled (see :class:`_MaskPool`)."""
+        """The masks of an observation: read-only int8, recycled (see :class:`~guessgym.envs.mask_pool.MaskPool`)."""
         slot, masks = self._mask_pool.get()
         previous = self._mask_pool.previous(slot)
         engine = self.engine
@@ -286,8 +227,8 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         else:
             idx = np.arange(self.num_envs)
         for i in idx:
-            if seeds[i] is not None or self._rngs[i] is None:
-                self._rngs[i], self._rng_seeds[i] = seeding.np_random(seeds[i])
+            if seeds[i] is not None or self._streams[i] is None:
+                self._streams[i] = AnswerStream.from_seed(seeds[i])
         answers = self._answers_option(options.get("answer"), idx)
         self.start_games(idx, answers)
         self._autoreset[idx] = False
@@ -349,15 +290,14 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         return arr
 
     def start_games(self, idx: np.ndarray, answers: np.ndarray | None = None) -> None:
-        """Start new games in sub-games ``idx``, drawing answers with their generators unless given."""
+        """Start new games in sub-games ``idx``, drawing answers from their streams unless given."""
         if answers is None:
             answers = np.empty(len(idx), dtype=np.int64)
             for k, i in enumerate(idx):
-                rng = self._rngs[i]
-                if rng is None:
-                    rng, self._rng_seeds[i] = seeding.np_random(None)
-                    self._rngs[i] = rng
-                answers[k] = self.engine.draw_answer(rng)
+                stream = self._streams[i]
+                if stream is None:
+                    stream = self._streams[i] = AnswerStream.from_seed(None)
+                answers[k] = self.engine.draw_answer(stream)
         self.engine.start(idx, answers)
 
     def observations(self, with_mask: bool = True) -> dict[str, np.ndarray]:
@@ -437,24 +377,19 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         return {
             "engine": self.engine.get_state(),
             "autoreset": self._autoreset.copy(),
-            "rngs": [None if r is None else r.bit_generator.state for r in self._rngs],
-            "rng_seeds": list(self._rng_seeds),
+            "answer_streams": [None if s is None else s.get_state() for s in self._streams],
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restore a state returned by :meth:`get_state` (same game and ``num_envs``)."""
+        if "answer_streams" not in state:
+            raise ValueError(
+                "this state was saved by guessgym < 0.3 (the v0 environments, whose answers came from "
+                "another random stream): it cannot be continued by the v1 environments"
+            )
         self.engine.set_state(state["engine"])
         self._autoreset[:] = state["autoreset"]
-        rngs: list[np.random.Generator | None] = []
-        for s in state["rngs"]:
-            if s is None:
-                rngs.append(None)
-            else:
-                rng, _ = seeding.np_random(0)
-                rng.bit_generator.state = s
-                rngs.append(rng)
-        self._rngs = rngs
-        self._rng_seeds = list(state["rng_seeds"])
+        self._streams = [None if s is None else AnswerStream.restored(s) for s in state["answer_streams"]]
 
 
 def _strings_where(present: np.ndarray) -> np.ndarray:

@@ -58,19 +58,46 @@ def preset_lists(preset: str, length: int) -> tuple[tuple[str, ...], tuple[str, 
 
 def load_words(source: WordSource, what: str) -> tuple[str, ...]:
     """Read words from a file path (one per line, blank lines and ``#`` comments skipped) or an
-    iterable of strings. Entries are stripped and lower-cased; order is kept."""
+    iterable of strings. Entries are stripped and lower-cased; order is kept.
+
+    Files are UTF-8 (a byte-order mark is skipped) or UTF-16 with a byte-order mark.
+
+    Raises:
+        FileNotFoundError: the path does not exist (or is a directory: ``IsADirectoryError``).
+        ValueError: the file is not text in those encodings (naming the file and the byte).
+        TypeError: ``source`` is neither a path nor an iterable of strings.
+    """
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return tuple(s.strip().lower() for s in lines if s.strip() and not s.lstrip().startswith("#"))
+        return _read_word_file(Path(source), what)
+    if not isinstance(source, Iterable):
+        raise TypeError(
+            f"{what}s must be a list of words or the path of a file with one per line, "
+            f"got {source!r} ({type(source).__name__})"
+        )
     words = []
     for i, item in enumerate(source):
         if not isinstance(item, str):
             raise TypeError(f"{what} entry {i} is {item!r} ({type(item).__name__}), expected a string")
         words.append(item.strip().lower())
     return tuple(words)
+
+
+def _read_word_file(path: Path, what: str) -> tuple[str, ...]:
+    if path.is_dir():
+        raise IsADirectoryError(f"{what} file {str(path)!r} is a directory; expected a file with one entry per line")
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
+    data = path.read_bytes()
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{what} file {str(path)!r} is not {encoding.replace('-sig', '')} text "
+            f"(byte {exc.start}: {exc.reason}); save it as UTF-8, one entry per line"
+        ) from None
+    lines = text.splitlines()
+    return tuple(s.strip().lower() for s in lines if s.strip() and not s.lstrip().startswith("#"))
 
 
 def validate_words(

@@ -10,7 +10,7 @@
 Examples:
     >>> import gymnasium as gym
     >>> from guessgym import envs
-    >>> env = TextGuess(gym.make("guessgym/Wordle-v0"))
+    >>> env = TextGuess(gym.make("guessgym/Wordle-v1"))
     >>> obs, info = env.reset(seed=0, options={"answer": "crane"})
     >>> obs, reward, terminated, truncated, info = env.step("SLATE")
     >>> info["guess"], info["tiles"], terminated
@@ -39,7 +39,7 @@ def _game_of(env: gym.Env) -> Game:
     if not isinstance(game, Game):
         raise TypeError(
             f"{type(env.unwrapped).__name__} has no Game; these wrappers need a guessgym GuessEnv "
-            "(e.g. gymnasium.make('guessgym/Wordle-v0'))"
+            "(e.g. gymnasium.make('guessgym/Wordle-v1'))"
         )
     return game
 

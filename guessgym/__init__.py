@@ -15,14 +15,14 @@ agent registry) by name, without loading numba or the word lists::
     import gymnasium as gym
     import guessgym
 
-    env = gym.make("guessgym/Wordle-v0")
+    env = gym.make("guessgym/Wordle-v1")
 """
 
 from __future__ import annotations
 
 from .envs.registration import register_envs
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 register_envs()
 

@@ -40,6 +40,10 @@ class UsageError(Exception):
 
 
 # ---- parsing helpers ---------------------------------------------------------------------------
+#: ``key=False`` means what it says on a command line written by a Python user.
+PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+
+
 def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str, Any]:
     """``['{"a": 1}']`` or ``['a=1', 'b=x']`` -> dict; values are JSON when they parse, else text.
 
@@ -67,7 +71,8 @@ def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str
         try:
             result[key] = json.loads(raw)
         except json.JSONDecodeError:
-            result[key] = raw
+            # Python spellings of the JSON constants (hard_mode=False), else the text itself
+            result[key] = PYTHON_CONSTANTS.get(raw.strip(), raw)
     return result
 
 
@@ -252,6 +257,7 @@ def _included_outcome(main_job: Any, path: str) -> Any:
     """A saved result (e.g. a learned agent's, written by scripts/train_results.py) as a row of the
     leaderboard, labelled so nobody mistakes it for a run of this job."""
     from .agents.results import EvaluationResult
+    from .envs.registration import SUPERSEDED, V1_CHANGE
 
     try:
         result = EvaluationResult.from_json(path)
@@ -259,6 +265,10 @@ def _included_outcome(main_job: Any, path: str) -> Any:
         raise UsageError(f"--include {path}: not a readable evaluation result ({exc})") from None
     result.meta.setdefault("label", "saved result")
     result.meta.setdefault("note", f"read from {path}, not re-run by this job")
+    if result.env_id in SUPERSEDED and "sample" in result.meta and result.meta["sample"] is None:
+        # an evaluation of every answer fixes each episode's answer: the version bump left it unchanged
+        old, result.env_id = result.env_id, SUPERSEDED[result.env_id]
+        result.meta["note"] += f" (measured on {old}; {V1_CHANGE})"
     entry = main_job.Entry(result.env_id or result.game, result.agent, label=result.meta["label"],
                            note=result.meta["note"])
     return main_job.Outcome(entry, result=result)
@@ -357,7 +367,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="evaluate one agent on one game",
                        description="Play an agent on every answer (or a sample) and print the table.")
-    p.add_argument("--env", default="guessgym/Wordle-v0", help="registered environment id (default: %(default)s)")
+    p.add_argument("--env", default="guessgym/Wordle-v1", help="registered environment id (default: %(default)s)")
     p.add_argument("--agent", required=True, help=AGENT_SPEC_HELP)
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help="agent arguments: key=value ... or one JSON object")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. guesses=all")
@@ -404,7 +414,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_assist)
 
     p = sub.add_parser("play", help="play in the terminal")
-    p.add_argument("--env", default="guessgym/Wordle-v0", help="environment id (default: %(default)s)")
+    p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV")
     p.add_argument("--seed", type=int, help="seed of the hidden answer")
     p.add_argument("--answer", help="fix the hidden answer (for practice or a friend)")

@@ -38,8 +38,8 @@ from .envs.optional import DependencyNotInstalled
 
 logger = logging.getLogger(__name__)
 
-WORDLE = "guessgym/Wordle-v0"
-NERDLE = "guessgym/Nerdle-v0"
+WORDLE = "guessgym/Wordle-v1"
+NERDLE = "guessgym/Nerdle-v1"
 
 #: Answers per game in a ``--quick`` run.
 QUICK_SAMPLE = 100
@@ -77,7 +77,7 @@ class Entry:
 
     @property
     def slug(self) -> str:
-        """A file-name stem unique within the job, e.g. ``"Nerdle-v0__unique-chars__guesses-all"``."""
+        """A file-name stem unique within the job, e.g. ``"Nerdle-v1__unique-chars__guesses-all"``."""
         env = self.env_id.split("/")[-1]
         parts = [env, self.agent] + [f"{k}-{v}" for k, v in sorted(self.env_kwargs.items())]
         parts += [f"{k}-{v}" for k, v in sorted(self.agent_kwargs.items())]

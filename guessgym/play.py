@@ -18,7 +18,7 @@ from .envs.env import GuessEnv
 
 
 def run_play(
-    env_id: str = "guessgym/Wordle-v0",
+    env_id: str = "guessgym/Wordle-v1",
     *,
     seed: int | None = None,
     answer: str | None = None,

@@ -101,17 +101,17 @@ def wordle_minimax(report: Report, jobs: int) -> None:
     report.add(
         "Lists: 2,309 answers, 12,947 allowed guesses (`word_list=\"nyt\"`), all 2,309 answers played. "
         "Our runs: `make_baseline(\"least-worst\")`, `make_baseline(\"expected-size\")` on "
-        "`guessgym/Wordle-v0`, and `make_baseline(\"least-worst\")` on `guessgym/WordleHard-v0` "
+        "`guessgym/Wordle-v1`, and `make_baseline(\"least-worst\")` on `guessgym/WordleHard-v1` "
         "(the report's hard variant: attempts drawn from the remaining candidates).\n"
     )
     runs = [
-        ("least-worst", "guessgym/Wordle-v0", {}, "Least worst (variant 1)",
+        ("least-worst", "guessgym/Wordle-v1", {}, "Least worst (variant 1)",
          {"opener": "RAISE", "mean": "3.55", "max": "5", "dist": "1: 1 game, 2: 2.9%, 3: 42.3%, 4: 51.0%, 5: 3.7%",
           "fail": "0"}),
-        ("expected-size", "guessgym/Wordle-v0", {}, "Expected (variant 2)",
+        ("expected-size", "guessgym/Wordle-v1", {}, "Expected (variant 2)",
          {"opener": "not stated", "mean": "3.57", "max": "6 (10 games)", "dist": "more 3s than 4s; 10 games take 6",
           "fail": "0"}),
-        ("least-worst", "guessgym/WordleHard-v0", {}, "Least worst, hard mode",
+        ("least-worst", "guessgym/WordleHard-v1", {}, "Least worst, hard mode",
          {"opener": "RAISE (implied)", "mean": "3.67", "max": "> 6", "dist": "more 2s than easy mode",
           "fail": "13"}),
     ]
@@ -403,10 +403,10 @@ def clique_section(report: Report, lengths: list[int], jobs: int) -> None:
 def unique_chars(report: Report, jobs: int) -> None:
     report.add("## nerdle_unique_chars_greedy.txt: most-unique-characters greedy over every classic answer\n")
     res = evaluate(
-        make_baseline("unique-chars"), "guessgym/Nerdle-v0", env_kwargs={"guesses": "all"}, max_attempts=10,
+        make_baseline("unique-chars"), "guessgym/Nerdle-v1", env_kwargs={"guesses": "all"}, max_attempts=10,
         record_guesses=True, progress=_progress("unique-chars"),
     )
-    report.save_result(res, "unique-chars__Nerdle-v0__guesses-all")
+    report.save_result(res, "unique-chars__Nerdle-v1__guesses-all")
     dist = res.distribution
     n = res.n_games
     paper_theory = {3: 37956, 4: 69048, 5: 25367, 6: 7267, "X": 1459}

@@ -16,7 +16,7 @@ from guessgym.cli import UsageError, main, parse_answers, parse_kwargs
 from guessgym.envs.game import nerdle
 from guessgym.envs.scoring import all_green, pattern_to_tiles, score
 
-MICRO = "guessgym/MicroNerdle-v0"
+MICRO = "guessgym/MicroNerdle-v1"
 
 
 class FirstAgent(CandidateAgent):
@@ -86,7 +86,7 @@ def test_evaluate_prints_table_and_writes_files(tmp_path: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert code == 0
     assert "### first on micro-nerdle" in out and "| first | micro-nerdle | 127 |" in out
-    stem = "MicroNerdle-v0__FirstAgent"
+    stem = "MicroNerdle-v1__FirstAgent"
     data = json.loads((tmp_path / f"{stem}.json").read_text())
     assert len(data["records"]["answer"]) == 127 and data["records"]["played"][0]
     assert (tmp_path / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
@@ -105,7 +105,7 @@ def test_evaluate_options(capsys: pytest.CaptureFixture[str]) -> None:
     ("argv", "message"),
     [
         (["evaluate", "--env", MICRO, "--agent", "no-such-agent"], "unknown agent 'no-such-agent'; known agents:"),
-        (["evaluate", "--env", "guessgym/Nope-v0", "--agent", FIRST], "unknown environment 'guessgym/Nope-v0'; known:"),
+        (["evaluate", "--env", "guessgym/Nope-v1", "--agent", FIRST], "unknown environment 'guessgym/Nope-v1'; known:"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "offset"], "not key=value"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "speed=3"], "bad arguments for agent"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "1+1=3"], "not in the answer list"),
@@ -148,7 +148,7 @@ def test_list_and_python_dash_m() -> None:
     done = subprocess.run([sys.executable, "-m", "guessgym", "list"], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
-    assert "guessgym/Wordle-v0" in done.stdout and "Main job" in done.stdout
+    assert "guessgym/Wordle-v1" in done.stdout and "Main job" in done.stdout
 
 
 def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -284,7 +284,7 @@ def test_play_lost_and_coloured(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_play_hard_mode_refusal_is_explained() -> None:
     out = io.StringIO()
-    code = main(["play", "--env", "guessgym/WordleHard-v0", "--answer", "crane", "--color", "never"],
+    code = main(["play", "--env", "guessgym/WordleHard-v1", "--answer", "crane", "--color", "never"],
                 stdin=io.StringIO("crate\nmoist\ncrane\n"), stdout=out)
     text = out.getvalue()
     assert code == 0
@@ -301,30 +301,30 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         main_job.Entry(MICRO, "least-worst", parallel=True),
         main_job.Entry(MICRO, "random-consistent", agent_kwargs={"seed": 1}, label="seed 1", note="a test"),
         main_job.Entry(MICRO, "clique"),  # Wordle only: not applicable
-        main_job.Entry("guessgym/MiniNerdle-v0", "least-worst", max_attempts=3),
+        main_job.Entry("guessgym/MiniNerdle-v1", "least-worst", max_attempts=3),
     )
     monkeypatch.setattr(main_job, "MAIN_JOB", entries)
     code = main(["compare", "--out", str(tmp_path), "--jobs", "2", "--no-progress"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "done  least-worst on guessgym/MicroNerdle-v0" in out
-    assert "n/a   clique on guessgym/MicroNerdle-v0: " in out
+    assert "done  least-worst on guessgym/MicroNerdle-v1" in out
+    assert "n/a   clique on guessgym/MicroNerdle-v1: " in out
     report = (tmp_path / "leaderboard.md").read_text()
     assert report in out  # the same report is printed
-    assert "## guessgym/MicroNerdle-v0" in report and "## guessgym/MiniNerdle-v0" in report
+    assert "## guessgym/MicroNerdle-v1" in report and "## guessgym/MiniNerdle-v1" in report
     assert "| random-consistent (seed 1) | micro-nerdle | 127 |" in report
     assert "* random-consistent (seed 1) plays game `micro-nerdle`: a test." in report
-    assert "| clique | guessgym/MicroNerdle-v0 | not applicable: " in report
+    assert "| clique | guessgym/MicroNerdle-v1 | not applicable: " in report
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == sorted([
         "leaderboard.md", "leaderboard.png", "win_rate.png",
-        "MicroNerdle-v0__least-worst.json", "MicroNerdle-v0__least-worst.png",
-        "MicroNerdle-v0__random-consistent__seed-1.json", "MicroNerdle-v0__random-consistent__seed-1.png",
-        "MiniNerdle-v0__least-worst__m3.json", "MiniNerdle-v0__least-worst__m3.png",
+        "MicroNerdle-v1__least-worst.json", "MicroNerdle-v1__least-worst.png",
+        "MicroNerdle-v1__random-consistent__seed-1.json", "MicroNerdle-v1__random-consistent__seed-1.png",
+        "MiniNerdle-v1__least-worst__m3.json", "MiniNerdle-v1__least-worst__m3.png",
     ])
     from guessgym.agents.results import EvaluationResult
 
-    mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v0__least-worst__m3.json")
+    mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v1__least-worst__m3.json")
     assert mini.max_attempts == 3 and mini.n_games == 206
     assert main(["compare", "--agents", "nope", "--out", str(tmp_path)]) == 2
     assert "not in the main job" in capsys.readouterr().err
@@ -375,7 +375,7 @@ def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
     main_job.write_report(outcomes, tmp_path, sample=10)
     report = (tmp_path / "leaderboard.md").read_text()
     assert "a seeded sample of 10 answers per game" in report
-    assert "| broken | guessgym/MicroNerdle-v0 | error: RuntimeError: boom |" in report
+    assert "| broken | guessgym/MicroNerdle-v1 | error: RuntimeError: boom |" in report
 
 
 def test_the_main_job_definition() -> None:

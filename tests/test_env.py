@@ -27,9 +27,9 @@ from guessgym.envs.scoring import pattern_to_tiles, score
 MaskedAction = Callable[[np.random.Generator, np.ndarray], int]
 
 HARD_VARIANTS = [
-    ("guessgym/WordleHard-v0", {}),
-    ("guessgym/MiniNerdle-v0", {"hard_mode": True}),
-    ("guessgym/Nerdle-v0", {"hard_mode": True}),
+    ("guessgym/WordleHard-v1", {}),
+    ("guessgym/MiniNerdle-v1", {"hard_mode": True}),
+    ("guessgym/Nerdle-v1", {"hard_mode": True}),
 ]
 
 
@@ -86,9 +86,9 @@ def test_registration(env_id: str) -> None:
 
 def test_registered_games() -> None:
     made = {env_id: gym.make(env_id).unwrapped.game for env_id in envs.ENV_SPECS}
-    assert made["guessgym/Wordle-v0"].name == "wordle-5-nyt" and not made["guessgym/Wordle-v0"].hard_mode
-    assert made["guessgym/WordleHard-v0"].hard_mode
-    assert [made[f"guessgym/{n}Nerdle-v0"].length for n in ("", "Midi", "Mini", "Micro")] == [8, 7, 6, 5]
+    assert made["guessgym/Wordle-v1"].name == "wordle-5-nyt" and not made["guessgym/Wordle-v1"].hard_mode
+    assert made["guessgym/WordleHard-v1"].hard_mode
+    assert [made[f"guessgym/{n}Nerdle-v1"].length for n in ("", "Midi", "Mini", "Micro")] == [8, 7, 6, 5]
 
 
 def test_gymnasium_check_env(env_id: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -256,9 +256,9 @@ def test_bad_reset_answers_name_the_value(env_id: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"reward_mode": "dense"}, "reward_mode must be 'sparse' or 'shaped', got 'dense'"),
+        ({"reward_mode": "dense"}, "reward_mode must be one of 'sparse', 'shaped'; got 'dense'"),
         ({"render_mode": "video"}, "render_mode 'video' is not supported"),
-        ({"kind": "chess"}, "kind must be 'wordle' or 'nerdle', got 'chess'"),
+        ({"kind": "chess"}, "kind must be one of 'wordle', 'nerdle'; got 'chess'"),
         ({"kind": "nerdle", "word_list": "nyt"}, "word_list applies to Wordle only"),
         ({"length": 12}, "Wordle length must be 3 to 9, got 12"),
     ],
@@ -269,12 +269,12 @@ def test_bad_constructor_arguments(kwargs: dict[str, Any], message: str) -> None
 
 
 def test_custom_games_through_make(isolated_cache: Path) -> None:
-    env = gym.make("guessgym/Wordle-v0", answers=["cigar", "rebut"], guesses=["cigar", "rebut", "crane"],
+    env = gym.make("guessgym/Wordle-v1", answers=["cigar", "rebut"], guesses=["cigar", "rebut", "crane"],
                    max_attempts=3)
     assert env.action_space.n == 3 and env.observation_space["board"].shape == (15,)
-    env = gym.make("guessgym/Wordle-v0", length=4)
+    env = gym.make("guessgym/Wordle-v1", length=4)
     assert env.unwrapped.game.name == "wordle-4-english"
-    env = gym.make("guessgym/Wordle-v0", game=nerdle(6))
+    env = gym.make("guessgym/Wordle-v1", game=nerdle(6))
     assert env.unwrapped.game.name == "mini-nerdle"
 
 
@@ -334,7 +334,7 @@ def test_info_values(env_id: str) -> None:
 
 
 def test_hard_mode_violation_is_rejected_without_using_an_attempt() -> None:
-    env = gym.make("guessgym/WordleHard-v0")
+    env = gym.make("guessgym/WordleHard-v1")
     game = env.unwrapped.game
     gi = game.guess_index
     assert "``invalid_action_penalty`` (default -0.1)" in GuessEnv.__doc__
@@ -358,7 +358,7 @@ def test_hard_mode_violation_is_rejected_without_using_an_attempt() -> None:
 
 
 def test_hard_mode_penalty_is_configurable() -> None:
-    env = gym.make("guessgym/WordleHard-v0", invalid_action_penalty=-1.0)
+    env = gym.make("guessgym/WordleHard-v1", invalid_action_penalty=-1.0)
     gi = env.unwrapped.game.guess_index
     env.reset(seed=0, options={"answer": "shire"})
     env.step(gi["raise"])

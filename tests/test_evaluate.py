@@ -110,9 +110,9 @@ def test_every_answer_played_once_and_matches_reference() -> None:
 
 
 def test_micro_nerdle_by_id_matches_reference() -> None:
-    result = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0")
+    result = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1")
     game = nerdle(5)
-    assert result.env_id == "guessgym/MicroNerdle-v0" and result.game == "micro-nerdle"
+    assert result.env_id == "guessgym/MicroNerdle-v1" and result.game == "micro-nerdle"
     assert result.n_games == len(game.answers) == 127
     expected = [reference_first_candidate(game, a, 6)[:2] for a in game.answers]
     assert [(r.guesses, r.solved) for r in result.records] == expected
@@ -121,27 +121,27 @@ def test_micro_nerdle_by_id_matches_reference() -> None:
 
 
 def test_wrapped_env_uses_its_game_and_rules() -> None:
-    env = gym.make("guessgym/MicroNerdle-v0", reward_mode="shaped", step_penalty=0.5)
+    env = gym.make("guessgym/MicroNerdle-v1", reward_mode="shaped", step_penalty=0.5)
     result = evaluate(FirstCandidate(), env, answers=["1+2=3"])
-    assert result.env_id == "guessgym/MicroNerdle-v0"
+    assert result.env_id == "guessgym/MicroNerdle-v1"
     assert result.records[0].solved
-    hard = gym.make("guessgym/WordleHard-v0")
+    hard = gym.make("guessgym/WordleHard-v1")
     assert evaluate(FirstCandidate(), hard, sample=3).game == "wordle-5-nyt-hard"
 
 
 def test_env_kwargs_for_a_registered_id() -> None:
-    result = evaluate(FirstCandidate(), "guessgym/Wordle-v0", env_kwargs={"answers": list(WORDS)})
+    result = evaluate(FirstCandidate(), "guessgym/Wordle-v1", env_kwargs={"answers": list(WORDS)})
     assert result.n_games == len(WORDS)
     assert result.meta["env_kwargs"] == {"answers": list(WORDS)}
     with pytest.raises(ValueError, match="bad keyword arguments"):
-        evaluate(FirstCandidate(), "guessgym/Wordle-v0", env_kwargs={"colour": "blue"})
+        evaluate(FirstCandidate(), "guessgym/Wordle-v1", env_kwargs={"colour": "blue"})
     with pytest.raises(ValueError, match="cannot be applied"):
         evaluate(FirstCandidate(), small_wordle(), env_kwargs={"hard_mode": True})
 
 
 def test_unknown_env_id_names_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown environment id 'guessgym/Nope-v0'.*Wordle-v0"):
-        evaluate(FirstCandidate(), "guessgym/Nope-v0")
+    with pytest.raises(ValueError, match="unknown environment id 'guessgym/Nope-v1'.*Wordle-v1"):
+        evaluate(FirstCandidate(), "guessgym/Nope-v1")
 
 
 def test_sample_is_seeded_sorted_and_deterministic() -> None:
@@ -186,17 +186,17 @@ def test_unknown_answers_are_named() -> None:
 
 # ---- how games end -----------------------------------------------------------------------------------
 def test_max_attempts_override() -> None:
-    six = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0")
+    six = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1")
     assert six.n_failed > 0
-    long = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0", max_attempts=25)
+    long = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1", max_attempts=25)
     assert long.max_attempts == 25 and long.win_rate == 1.0
     assert long.win_rate_at(6) == pytest.approx(six.win_rate)
-    short = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0", max_attempts=2)
+    short = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1", max_attempts=2)
     assert all(r.guesses <= 2 for r in short.records)
     assert short.n_solved == sum(1 for r in six.records if r.solved and r.guesses <= 2)
     assert all(r.guesses == 2 for r in short.records if not r.solved)
     with pytest.raises(ValueError, match="at least 1"):
-        evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0", max_attempts=0)
+        evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1", max_attempts=0)
 
 
 def test_agent_stuck_on_refused_actions_loses_with_reason() -> None:
@@ -217,7 +217,7 @@ def test_out_of_space_action_error_names_the_game() -> None:
 
 def test_unsupported_game_raises_before_playing() -> None:
     with pytest.raises(UnsupportedGameError, match="Wordle only"):
-        evaluate(WordleOnly(), "guessgym/MicroNerdle-v0", n_jobs=2)
+        evaluate(WordleOnly(), "guessgym/MicroNerdle-v1", n_jobs=2)
     assert evaluate(WordleOnly(), small_wordle()).n_games == len(WORDS)
 
 
@@ -246,10 +246,10 @@ def test_argument_checks() -> None:
 
 # ---- backends ---------------------------------------------------------------------------------------
 def test_serial_and_process_results_identical() -> None:
-    serial = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0", record_guesses=True)
+    serial = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1", record_guesses=True)
     calls: list[tuple[int, int]] = []
     parallel = evaluate(
-        FirstCandidate(), "guessgym/MicroNerdle-v0", record_guesses=True, n_jobs=2, chunk_size=10,
+        FirstCandidate(), "guessgym/MicroNerdle-v1", record_guesses=True, n_jobs=2, chunk_size=10,
         progress=lambda d, t: calls.append((d, t)),
     )
     assert parallel.meta["backend"] == "process" and parallel.meta["n_jobs"] == 2

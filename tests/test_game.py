@@ -73,7 +73,7 @@ def test_derived_fields_are_consistent(factory) -> None:
         ({"length": 2}, "Wordle length must be 3 to 9, got 2"),
         ({"length": 10}, "Wordle length must be 3 to 9, got 10"),
         ({"length": 6, "word_list": "nyt"}, "'nyt' only has 5-letter words, got length=6"),
-        ({"word_list": "klingon"}, "unknown word list 'klingon'"),
+        ({"word_list": "klingon"}, "word_list must be one of 'nyt', 'original', 'english'; got 'klingon'"),
         ({"max_attempts": 0}, "max_attempts must be at least 1, got 0"),
     ],
 )

@@ -96,16 +96,16 @@ def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path
 
     listing = run(str(env_dir / "bin" / "guessgym"), "list")
     assert listing.returncode == 0, listing.stderr
-    assert "guessgym/Nerdle-v0" in listing.stdout and "least-worst" in listing.stdout
+    assert "guessgym/Nerdle-v1" in listing.stdout and "least-worst" in listing.stdout
 
-    evaluated = run(str(env_dir / "bin" / "guessgym"), "evaluate", "--env", "guessgym/MicroNerdle-v0",
+    evaluated = run(str(env_dir / "bin" / "guessgym"), "evaluate", "--env", "guessgym/MicroNerdle-v1",
                     "--agent", "expected-size", "--answers", "20", "--no-progress")
     assert evaluated.returncode == 0, evaluated.stderr
     assert "| expected-size | micro-nerdle | 20 | 100.00 |" in evaluated.stdout
 
     model = work / "model.zip"
     model.write_bytes(b"not a model")
-    learned = run(str(env_dir / "bin" / "guessgym"), "evaluate", "--env", "guessgym/MicroNerdle-v0",
+    learned = run(str(env_dir / "bin" / "guessgym"), "evaluate", "--env", "guessgym/MicroNerdle-v1",
                   "--agent", f"model:{model}", "--no-progress")
     assert learned.returncode == 2
     assert learned.stderr.count("\n") == 1 and 'pip install "guessgym[train]"' in learned.stderr

@@ -22,13 +22,13 @@ class FirstCandidate(CandidateAgent):
 def test_ray_backend_matches_serial_on_a_local_instance() -> None:
     if ray.is_initialized():  # pragma: no cover - another test left Ray running
         ray.shutdown()
-    serial = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v0", record_guesses=True)
+    serial = evaluate(FirstCandidate(), "guessgym/MicroNerdle-v1", record_guesses=True)
     calls: list[tuple[int, int]] = []
     try:
         # evaluate() starts the local instance itself: 2 CPUs, no dashboard, the project's
         # source folders on the workers' PYTHONPATH.
         result = evaluate(
-            FirstCandidate(), "guessgym/MicroNerdle-v0", record_guesses=True, backend="ray", n_jobs=2,
+            FirstCandidate(), "guessgym/MicroNerdle-v1", record_guesses=True, backend="ray", n_jobs=2,
             chunk_size=32, progress=lambda d, t: calls.append((d, t)),
         )
         assert ray.is_initialized()

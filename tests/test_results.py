@@ -21,7 +21,7 @@ def make(agent: str, outcomes: list[int | None], game: str = "toy", max_attempts
         GameRecord(f"w{i:02d}", n if n is not None else max_attempts, n is not None, seconds=seconds)
         for i, n in enumerate(outcomes)
     ]
-    return EvaluationResult(agent, f"{agent} plays", "guessgym/Toy-v0", game, max_attempts, records)
+    return EvaluationResult(agent, f"{agent} plays", "guessgym/Toy-v1", game, max_attempts, records)
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_json_round_trip(result: EvaluationResult, tmp_path: Path) -> None:
     assert back.records == result.records and back.records[0].played == ("aa", "bb", "w00")
     assert back.records[0].seconds == 0.25
     assert (back.agent, back.description, back.env_id, back.game, back.max_attempts) == (
-        "demo", "demo plays", "guessgym/Toy-v0", "toy", 6)
+        "demo", "demo plays", "guessgym/Toy-v1", "toy", 6)
     assert back.summary()["mean_solved"] == pytest.approx(result.mean_guesses)
     path = tmp_path / "sub" / "demo.json"
     result.to_json(path)

@@ -36,7 +36,7 @@ def tiny_config(tmp_path: Path, name: str, **changes) -> TrainConfig:
     """A few-second Micro Nerdle run with checkpoints, evaluations and a curriculum stage."""
     base = dict(
         run_name=name,
-        env_id="guessgym/MicroNerdle-v0",
+        env_id="guessgym/MicroNerdle-v1",
         total_steps=3 * 512,
         num_envs=8,
         n_steps=64,
@@ -157,7 +157,7 @@ def test_learns_micro_nerdle_from_a_uniform_start(tmp_path: Path) -> None:
     MaskablePPO run must win at least 95% of Micro Nerdle's 127 answers."""
     config = TrainConfig(
         run_name="learn",
-        env_id="guessgym/MicroNerdle-v0",
+        env_id="guessgym/MicroNerdle-v1",
         total_steps=16_384,
         num_envs=16,
         n_steps=32,
@@ -275,7 +275,7 @@ def test_resume_guards(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="learning_rate"):
         train(tiny_config(tmp_path, "g", total_steps=1024, curriculum=[], learning_rate=1e-2), resume=True)
     with pytest.raises(ValueError, match="maskable_ppo"):
-        train(tiny_config(tmp_path, "hard", env_id="guessgym/WordleHard-v0", algorithm="ppo"))
+        train(tiny_config(tmp_path, "hard", env_id="guessgym/WordleHard-v1", algorithm="ppo"))
     # resuming a finished run with the same budget returns the model without training again
     assert train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]), resume=True).name == "model.zip"
 
@@ -322,7 +322,7 @@ def test_learned_agent_in_the_shared_evaluation_loop(tmp_path: Path) -> None:
     evaluate = pytest.importorskip("guessgym.agents.evaluate").evaluate
     path = train(tiny_config(tmp_path, "ev", total_steps=1024, curriculum=[]))
     agent = load_agent(path, name="ppo-micro")
-    result = evaluate(agent, "guessgym/MicroNerdle-v0")
+    result = evaluate(agent, "guessgym/MicroNerdle-v1")
     assert result.n_games == 127 and result.agent == "ppo-micro"
     expected, _ = play_every_answer(load_agent(path), nerdle(5))
     assert result.win_rate == pytest.approx(expected)

@@ -48,11 +48,11 @@ def _random_actions(rng: np.random.Generator, masks: np.ndarray, p_masked: float
 @pytest.mark.parametrize(
     "env_id, kwargs",
     [
-        ("guessgym/MiniNerdle-v0", {}),
-        ("guessgym/MicroNerdle-v0", {"reward_mode": "shaped", "step_penalty": 0.05}),
-        ("guessgym/WordleHard-v0", {}),
+        ("guessgym/MiniNerdle-v1", {}),
+        ("guessgym/MicroNerdle-v1", {"reward_mode": "shaped", "step_penalty": 0.05}),
+        ("guessgym/WordleHard-v1", {}),
         (
-            "guessgym/Wordle-v0",
+            "guessgym/Wordle-v1",
             {"answers": SMALL_WORDLE["answers"], "guesses": SMALL_WORDLE["guesses"], "hard_mode": True},
         ),
     ],

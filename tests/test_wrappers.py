@@ -89,7 +89,7 @@ NERDLE_ERRORS = [
 
 @pytest.mark.parametrize(("text", "message"), WORDLE_ERRORS)
 def test_wordle_text_errors_name_the_guess(text: str, message: str) -> None:
-    env = TextGuess(gym.make("guessgym/Wordle-v0"))
+    env = TextGuess(gym.make("guessgym/Wordle-v1"))
     env.reset(seed=0)
     with pytest.raises(ValueError) as excinfo:
         env.step(text)
@@ -100,7 +100,7 @@ def test_wordle_text_errors_name_the_guess(text: str, message: str) -> None:
 
 @pytest.mark.parametrize(("text", "message"), NERDLE_ERRORS)
 def test_nerdle_text_errors_name_the_guess(text: str, message: str) -> None:
-    env = TextGuess(gym.make("guessgym/Nerdle-v0"))
+    env = TextGuess(gym.make("guessgym/Nerdle-v1"))
     env.reset(seed=0)
     with pytest.raises(ValueError) as excinfo:
         env.step(text)
@@ -108,14 +108,14 @@ def test_nerdle_text_errors_name_the_guess(text: str, message: str) -> None:
 
 
 def test_non_string_actions_are_a_type_error() -> None:
-    env = TextGuess(gym.make("guessgym/Wordle-v0"))
+    env = TextGuess(gym.make("guessgym/Wordle-v1"))
     env.reset(seed=0)
     with pytest.raises(TypeError, match="expects the guess as a string"):
         env.step(3)  # type: ignore[arg-type]
 
 
 def test_every_valid_equation_with_the_all_vocabulary() -> None:
-    env = TextGuess(gym.make("guessgym/Nerdle-v0", guesses="all"))
+    env = TextGuess(gym.make("guessgym/Nerdle-v1", guesses="all"))
     env.reset(seed=0, options={"answer": "6-1+9=14"})
     _, _, _, _, info = env.step("0+12/3=4")
     assert info["guess"] == "0+12/3=4" and info["attempt"] == 1
@@ -123,7 +123,7 @@ def test_every_valid_equation_with_the_all_vocabulary() -> None:
 
 
 def test_hard_mode_violations_pass_through_as_invalid_actions() -> None:
-    env = TextGuess(gym.make("guessgym/WordleHard-v0"))
+    env = TextGuess(gym.make("guessgym/WordleHard-v1"))
     env.reset(seed=0, options={"answer": "shire"})
     env.step("RAISE")
     _, reward, terminated, _, info = env.step("moult")
@@ -132,7 +132,7 @@ def test_hard_mode_violations_pass_through_as_invalid_actions() -> None:
 
 
 def test_text_wrapper_pickles() -> None:
-    env = TextGuess(gym.make("guessgym/MiniNerdle-v0"))
+    env = TextGuess(gym.make("guessgym/MiniNerdle-v1"))
     env.reset(seed=0, options={"answer": "3*4=12"})
     env.step("12/4=3")
     clone = pickle.loads(pickle.dumps(env))
@@ -148,7 +148,7 @@ def test_text_wrapper_needs_a_guess_env() -> None:
 
 
 def test_invalid_action_ends_the_episode() -> None:
-    env = TerminateOnInvalidAction(gym.make("guessgym/WordleHard-v0"))
+    env = TerminateOnInvalidAction(gym.make("guessgym/WordleHard-v1"))
     gi = env.unwrapped.game.guess_index
     for _ in range(2):  # twice: reset clears the end
         obs, info = env.reset(seed=0, options={"answer": "shire"})
@@ -166,7 +166,7 @@ def test_invalid_action_ends_the_episode() -> None:
 
 
 def test_custom_penalty_and_text_composition() -> None:
-    env = TerminateOnInvalidAction(TextGuess(gym.make("guessgym/WordleHard-v0")), penalty=-5.0)
+    env = TerminateOnInvalidAction(TextGuess(gym.make("guessgym/WordleHard-v1")), penalty=-5.0)
     env.reset(seed=0, options={"answer": "shire"})
     env.step("raise")
     _, reward, terminated, _, info = env.step("MOULT")

@@ -6,7 +6,7 @@ line of documentation below. Config files are JSON or TOML with the same keys
 keys reaching into dictionaries (``env_kwargs.reward_mode=shaped``, ``net_arch.pi=[128,128]``).
 
 Examples:
-    >>> cfg = TrainConfig.from_dict({"env_id": "guessgym/MicroNerdle-v0", "total_steps": 5000})
+    >>> cfg = TrainConfig.from_dict({"env_id": "guessgym/MicroNerdle-v1", "total_steps": 5000})
     >>> cfg = apply_overrides(cfg, ["seed=3", "curriculum=[[20, 1000]]"])
     >>> cfg.seed, cfg.curriculum[0].answers
     (3, 20)
@@ -53,7 +53,7 @@ class TrainConfig:
 
     Attributes:
         run_name: the run's directory under ``log_dir`` (checkpoints, logs, final model).
-        env_id: a registered guessgym id (``guessgym/MiniNerdle-v0``, ``guessgym/Wordle-v0``...).
+        env_id: a registered guessgym id (``guessgym/MiniNerdle-v1``, ``guessgym/Wordle-v1``...).
         env_kwargs: keyword arguments on top of the id's (game: ``answers``, ``guesses``,
             ``word_list``, ``hard_mode``...; rewards: ``reward_mode``, ``step_penalty``...).
         algorithm: ``maskable_ppo`` (sb3-contrib, uses ``action_masks()``), ``ppo`` or ``a2c``.
@@ -89,7 +89,7 @@ class TrainConfig:
     """
 
     run_name: str = "mini-nerdle"
-    env_id: str = "guessgym/MiniNerdle-v0"
+    env_id: str = "guessgym/MiniNerdle-v1"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     algorithm: str = "maskable_ppo"
     total_steps: int = 200_000

@@ -1,0 +1,79 @@
+"""Type checks for keyword arguments: a bool is a bool, an int an int, a choice one of its values.
+
+Keyword arguments reach the games and environments from code, from ``gymnasium.make`` and from
+the command line, where ``hard_mode="False"`` (a non-empty string, so truthy) or ``length=6.0``
+would otherwise be taken at face value. Every game and environment argument goes through one of
+these functions, which either return the value as the plain Python type or raise an error naming
+the argument, the value given and what is allowed.
+
+Examples:
+    >>> check_bool("hard_mode", "False")
+    Traceback (most recent call last):
+    ...
+    TypeError: hard_mode must be a bool (True or False), got 'False' (str)
+    >>> check_int("length", 6.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: length must be an int, got 6.0 (float)
+    >>> check_choice("reward_mode", "dense", ("sparse", "shaped"))
+    Traceback (most recent call last):
+    ...
+    ValueError: reward_mode must be one of 'sparse', 'shaped'; got 'dense'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def _shown(value: Any) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` as a bool; only ``True``/``False`` (or NumPy booleans) are accepted."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be a bool (True or False), got {_shown(value)}")
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an int (NumPy integers too; not a bool, not a float such as ``6.0``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {_shown(value)}")
+    value = int(value)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        if maximum is None:
+            allowed = f"at least {minimum}"
+        elif minimum is None:
+            allowed = f"at most {maximum}"
+        else:
+            allowed = f"{minimum} to {maximum}"
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return value
+
+
+def check_number(name: str, value: Any) -> float:
+    """``value`` as a finite float (ints accepted; not a bool, not a string)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a finite number, got {_shown(value)}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of the strings ``allowed``."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    choices = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {choices}; got {_shown(value)}")
+    raise ValueError(f"{name} must be one of {choices}; got {value!r}")
+
+
+__all__ = ["check_bool", "check_choice", "check_int", "check_number"]
