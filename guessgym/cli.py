@@ -20,7 +20,9 @@ import importlib
 import json
 import logging
 import re
+import shlex
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -154,6 +156,26 @@ def _slug(*parts: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(p.split("/")[-1] for p in parts if p))
 
 
+def check_output_dir(path: Path, option: str) -> None:
+    """Fail before any work is done if ``path`` cannot be (or become) a folder this user can write.
+
+    Raises:
+        UsageError: ``path`` (or a parent) is a file, or the nearest existing folder is read-only.
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path}: this is a file; give a folder (it is created if missing)")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{option} {path}: {existing} is a file, so the folder cannot be created")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {existing} ({exc.strerror or exc})") from None
+
+
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .agents.evaluate import Backend, evaluate, resolve_game, select_answers
@@ -169,8 +191,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     try:  # validate the cheap things before building a possibly slow agent
         game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
         select_answers(game, answers, sample, args.seed)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
+    if args.out:
+        check_output_dir(Path(args.out), "--out")
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     agent = make_agent(args.agent, agent_kwargs)
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
@@ -190,15 +214,35 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         result.meta["agent_kwargs"] = agent_kwargs
     print(result.to_markdown())
     if args.out:
-        out = Path(args.out)
         extras = [f"{k}-{v}" for k, v in sorted({**env_kwargs, **agent_kwargs}.items())]
         stem = _slug(args.env, _agent_slug(args.agent), *extras)
         if args.max_attempts is not None:
             stem += f"__m{args.max_attempts}"
-        result.to_json(out / f"{stem}.json")
-        result.plot_histogram(out / f"{stem}.png")
-        print(f"\nwrote {out / (stem + '.json')} and {out / (stem + '.png')}")
+        save_result(result, Path(args.out), stem)
     return 0
+
+
+def save_result(result: Any, out: Path, stem: str) -> None:
+    """Write ``stem.json`` and ``stem.png`` into ``out``; finished games are never lost to an output
+    error: the JSON then goes to the temporary folder and the message says where."""
+    path = out / f"{stem}.json"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        result.to_json(path)
+    except OSError as exc:
+        fallback = Path(tempfile.gettempdir()) / f"{stem}.json"
+        result.to_json(fallback)
+        raise UsageError(f"--out: could not write {path} ({exc.strerror or exc}); "
+                         f"the results were saved to {fallback} instead") from None
+    try:
+        result.plot_histogram(out / f"{stem}.png")
+    except DependencyNotInstalled as exc:
+        print(f"\nwrote {path} (no histogram: {exc})")
+        return
+    except OSError as exc:
+        print(f"\nwrote {path} (no histogram: {exc.strerror or exc})")
+        return
+    print(f"\nwrote {path} and {out / (stem + '.png')}")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -207,6 +251,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.sample is not None and args.sample < 1:
+        raise UsageError(f"--sample must be at least 1 (answers per game), got {args.sample}")
     try:
         entries = main_job.select_entries(
             main_job.MAIN_JOB,
@@ -218,6 +264,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     sample = args.sample if args.sample is not None else (main_job.QUICK_SAMPLE if args.quick else None)
     # Samples go under results/tmp/ (git-ignored) so a smoke test never overwrites the real tables.
     out = Path(args.out or ("results/tmp/quick" if sample is not None else "results/main"))
+    check_output_dir(out, "--out")
 
     def progress(entry: main_job.Entry) -> tuple[Callable[[int, int], None], Callable[[], None]]:
         if args.no_progress:
@@ -242,12 +289,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         on_outcome=report, backend=backend, ray_address=args.address,
     )
     outcomes += included
-    command = "guessgym compare" + (" --quick" if args.quick else "")
-    command += f" --sample {args.sample}" if args.sample else ""
-    command += "".join(f" --include {p}" for p in args.include or [])
+    command = " ".join([PROG, *map(shlex.quote, args.argv)])
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
     print()
-    print(main_job.report_markdown(outcomes, command=command, sample=sample, seed=args.seed))
+    print(written["leaderboard_md"].read_text(encoding="utf-8"))
     print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
           f"in {main_job.elapsed(started)}")
     return 1 if any(o.error for o in outcomes) else 0
@@ -454,6 +499,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     args.stdin = stdin
     args.stdout = stdout
+    args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -23,6 +23,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -229,15 +230,55 @@ def run_main_job(
     return outcomes
 
 
+def same_scope(result: EvaluationResult, sample: int | None, seed: int) -> bool:
+    """Whether ``result`` evaluated the answers a run with ``sample`` and ``seed`` evaluates."""
+    if "sample" not in result.meta or result.meta["sample"] != sample:
+        return False
+    return sample is None or result.meta.get("seed") == seed
+
+
+def earlier_outcomes(out_dir: Path, replaced: set[str], sample: int | None, seed: int) -> list[Outcome]:
+    """The results in ``out_dir`` left by earlier runs of the same scope, except the ``replaced`` stems.
+
+    A partial run (``--agents``/``--envs``) thus adds to a complete leaderboard instead of
+    replacing it; each kept row is labelled *earlier run*, with its file and date under the table.
+    Files of another scope (a sample where this run covers every answer, or the reverse) stay on
+    disk but out of the table.
+    """
+    kept: list[Outcome] = []
+    for path in sorted(out_dir.glob("*.json")):
+        if path.stem in replaced:
+            continue
+        try:
+            result = EvaluationResult.from_json(path)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not an evaluation result
+        if not same_scope(result, sample, seed):
+            continue
+        when = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+        label, note = result.meta.get("label") or "", result.meta.get("note") or ""
+        result.meta["label"] = f"{label}, earlier run" if label else "earlier run"
+        kept_from = f"kept from {path.name} ({when}), not re-run by this command"
+        result.meta["note"] = f"{note}; {kept_from}" if note else kept_from
+        result.meta["kept"] = True
+        entry = Entry(result.env_id or result.game, result.agent, label=result.meta["label"], note=result.meta["note"])
+        kept.append(Outcome(entry, result=result))
+    return kept
+
+
 def write_report(
     outcomes: Sequence[Outcome], out_dir: str | Path, *, command: str = "guessgym compare",
-    sample: int | None = None, seed: int = 0,
+    sample: int | None = None, seed: int = 0, keep_earlier: bool = True,
 ) -> dict[str, Path]:
-    """Write ``leaderboard.md``, one JSON and one histogram per result, ``leaderboard.png`` and
-    ``win_rate.png`` into ``out_dir``; return the paths written by kind."""
+    """Write one JSON and one histogram per result, then ``leaderboard.md``, ``leaderboard.png`` and
+    ``win_rate.png`` into ``out_dir``; return the paths written by kind.
+
+    With ``keep_earlier`` (the default), results already in ``out_dir`` of the same scope that this
+    run did not replace stay in the leaderboard (see :func:`earlier_outcomes`): a partial run never
+    shrinks a complete table. An entry that failed keeps its earlier result file.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    results = [o.result for o in outcomes if o.result is not None]
     written: dict[str, Path] = {}
     for o in outcomes:
         if o.result is not None:
@@ -247,6 +288,10 @@ def write_report(
                 o.result.plot_histogram(out / f"{stem}.png")
             except DependencyNotInstalled:
                 pass  # reported once below
+    if keep_earlier:
+        replaced = {o.entry.slug for o in outcomes if o.result is not None}
+        outcomes = [*outcomes, *earlier_outcomes(out, replaced, sample, seed)]
+    results = [o.result for o in outcomes if o.result is not None]
     if results:
         try:
             written["leaderboard_png"] = plot_leaderboard(results, out / "leaderboard.png")
@@ -264,10 +309,15 @@ def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym com
     """The Markdown report: one ranked table per environment, then the rows that did not run."""
     results = [o.result for o in outcomes if o.result is not None]
     scope = "every answer" if sample is None else f"a seeded sample of {sample} answers per game (seed {seed})"
+    kept = sum(bool(r.meta.get("kept")) for r in results)
+    ran = len(outcomes) - kept
+    origin = (f"Produced by `{command}` ({ran} {'entry' if ran == 1 else 'entries'}; {kept} more "
+              f"{'row' if kept == 1 else 'rows'}, marked *earlier run*, kept from earlier runs in this "
+              "folder)" if kept else f"Produced by `{command}`")
     lines = [
         "# Baselines leaderboard",
         "",
-        f"Produced by `{command}` over {scope}; Python {platform.python_version()}.",
+        f"{origin} over {scope}; Python {platform.python_version()}.",
         "Ranked by win rate, then mean guesses. *mean* is over solved games; *mean X=m+1* counts",
         "each failure as max_attempts + 1 guesses. *distribution*: games solved in k guesses, X = failed.",
         "*s/game*: wall-clock seconds per game including the agent's search (memoised solvers pay",
@@ -326,8 +376,10 @@ __all__ = [
     "Outcome",
     "QUICK_SAMPLE",
     "WORDLE",
+    "earlier_outcomes",
     "report_markdown",
     "run_main_job",
+    "same_scope",
     "select_entries",
     "write_report",
 ]

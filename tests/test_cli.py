@@ -394,3 +394,68 @@ def test_compare_quick_end_to_end(tmp_path: Path) -> None:
     """The real main job on a sample of answers (about a minute on two cores)."""
     assert main(["compare", "--quick", "--out", str(tmp_path), "--no-progress"]) == 0
     assert (tmp_path / "leaderboard.md").read_text().count("| 1 |") == 2
+
+
+def test_a_partial_compare_adds_to_the_full_leaderboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``--agents X`` once replaced the whole leaderboard with one row under an "every answer" header."""
+    from guessgym import main_job
+
+    entries = (main_job.Entry(MICRO, "least-worst"), main_job.Entry(MICRO, "random-consistent"))
+    monkeypatch.setattr(main_job, "MAIN_JOB", entries)
+    assert main(["compare", "--out", str(tmp_path), "--no-progress"]) == 0
+    full = (tmp_path / "leaderboard.md").read_text()
+    assert "| least-worst | micro-nerdle | 127 |" in full and "earlier run" not in full
+    assert main(["compare", "--out", str(tmp_path), "--no-progress", "--agents", "random-consistent"]) == 0
+    merged = (tmp_path / "leaderboard.md").read_text()
+    assert f"Produced by `guessgym compare --out {tmp_path} --no-progress --agents random-consistent` " \
+           "(1 entry; 1 more row, marked *earlier run*, kept from earlier runs in this folder)" in merged
+    assert "| least-worst (earlier run) | micro-nerdle | 127 |" in merged
+    assert "| random-consistent | micro-nerdle | 127 |" in merged
+    assert "kept from MicroNerdle-v1__least-worst.json (" in merged
+    # a run of another scope (a sample) neither shows nor replaces the full results
+    assert main(["compare", "--out", str(tmp_path), "--no-progress", "--sample", "5", "--agents", "least-worst"]) == 0
+    sampled = (tmp_path / "leaderboard.md").read_text()
+    assert "| least-worst | micro-nerdle | 5 |" in sampled and "random-consistent" not in sampled
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv", [["--sample", "0"], ["--sample", "-3"], ["--jobs", "0"], ["--agents", "nope"]])
+def test_compare_checks_its_arguments_before_running(tmp_path: Path, argv: list[str],
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "leaderboard.md").write_text("the previous leaderboard")
+    assert main(["compare", "--out", str(tmp_path), *argv]) == 2
+    assert "error:" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["leaderboard.md"]
+    assert (tmp_path / "leaderboard.md").read_text() == "the previous leaderboard"
+
+
+def test_output_folders_are_checked_before_playing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    for out, message in [(a_file, "this is a file"), (a_file / "sub", "is a file, so the folder cannot be created")]:
+        for command in (["evaluate", "--agent", "least-worst", "--env", MICRO], ["compare"]):
+            assert main([*command, "--out", str(out), "--no-progress"]) == 2
+            err = capsys.readouterr()
+            assert message in err.err and "done" not in err.out and "| least-worst" not in err.out
+
+
+def test_finished_games_survive_an_output_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from guessgym.agents.results import EvaluationResult
+
+    real_to_json = EvaluationResult.to_json
+
+    def failing(self: EvaluationResult, path: str | Path) -> Path:
+        if Path(path).parent == tmp_path / "out":
+            raise OSError(28, "No space left on device")
+        return real_to_json(self, path)
+
+    monkeypatch.setattr(EvaluationResult, "to_json", failing)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    code = main(["evaluate", "--agent", "least-worst", "--env", MICRO, "--answers", "4", "--no-progress",
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "No space left on device" in err and "the results were saved to" in err
+    saved = EvaluationResult.from_json(tmp_path / "MicroNerdle-v1__least-worst.json")
+    assert saved.n_games == 4
