@@ -26,9 +26,11 @@ import math
 import multiprocessing
 import os
 import pickle
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,6 +114,24 @@ def _limit_threads() -> None:
 _PROCESS_JOB: Job | None = None
 
 
+class WorkerDied(RuntimeError):
+    """A worker process of the process backend ended without returning its games."""
+
+
+def check_not_bootstrapping() -> None:
+    """Refuse to evaluate inside a worker that is still importing the parent's script.
+
+    A spawned worker imports the main script; one without an ``if __name__ == "__main__":`` guard
+    would run its evaluation again (for minutes) instead of serving the parent. Failing at once
+    ends the worker, which the parent reports as :class:`WorkerDied` with what to do.
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        raise RuntimeError(
+            "an evaluation was started while a worker process was importing the main script: "
+            "put the evaluation under `if __name__ == \"__main__\":`"
+        )
+
+
 def _init_process_worker(job: Job) -> None:
     global _PROCESS_JOB
     _PROCESS_JOB = job
@@ -187,6 +207,13 @@ def run_process(
                         done += 1
                     if progress is not None:
                         progress(done, total)
+        except BrokenProcessPool:
+            raise WorkerDied(
+                f"a worker process died before finishing its games ({done} of {total} were played). "
+                "If the evaluation was started from a script, put it under "
+                "`if __name__ == \"__main__\":` (the process backend spawns workers that import the "
+                "script); if a worker ran out of memory, use fewer jobs or backend=\"serial\""
+            ) from None
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -194,20 +221,53 @@ def run_process(
     return _complete(records)
 
 
+#: Seconds to wait for a TCP connection to an explicit Ray address before giving up.
+RAY_CONNECT_TIMEOUT = 5.0
+
+
+def connect_ray(address: str | None, n_jobs: int = 1) -> Any:
+    """The ``ray`` module, initialised: a local instance (``address=None``) or the cluster at ``address``.
+
+    Nothing happens if Ray is already initialised. An explicit ``host:port`` (or ``ray://host:port``)
+    is first probed with a TCP connection, so an unreachable address fails within
+    :data:`RAY_CONNECT_TIMEOUT` seconds instead of Ray's minutes of retries.
+
+    Raises:
+        ConnectionError: no cluster at ``address`` (``"auto"`` with none running, or unreachable),
+            with what to do.
+    """
+    ray: Any = require("ray", extra="ray", purpose="backend='ray' evaluations")
+    if ray.is_initialized():
+        return ray
+    if address is None:
+        # Local workers see this process's source folders (the package need not be installed).
+        runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(_source_paths())}}
+        ray.init(num_cpus=max(1, n_jobs), include_dashboard=False, log_to_driver=False,
+                 configure_logging=False, runtime_env=runtime_env)
+        return ray
+    advice = "start one with `ray start --head`, or leave out the address for a local instance"
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if sep and host and port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT).close()
+        except OSError as exc:
+            raise ConnectionError(
+                f"no Ray cluster reachable at {address!r} within {RAY_CONNECT_TIMEOUT:g} s "
+                f"({exc.strerror or exc}); {advice}"
+            ) from None
+    try:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    except ConnectionError as exc:
+        raise ConnectionError(f"no Ray cluster at {address!r} ({exc}); {advice}") from None
+    return ray
+
+
 def run_ray(
     job: Job, items: Sequence[tuple[int, int]], n_jobs: int, chunk_size: int,
     progress: ProgressCallback | None, address: str | None,
 ) -> list[GameRecord]:
     """Play the games as Ray tasks (one chunk per task)."""
-    ray: Any = require("ray", extra="ray", purpose="backend='ray' evaluations")
-    if not ray.is_initialized():
-        if address is None:
-            # Local workers see this process's source folders (the package need not be installed).
-            runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(_source_paths())}}
-            ray.init(num_cpus=max(1, n_jobs), include_dashboard=False, log_to_driver=False,
-                     configure_logging=False, runtime_env=runtime_env)
-        else:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    ray = connect_ray(address, n_jobs)
     remote = ray.remote(num_cpus=1)(_ray_chunk)
     job_ref = ray.put(job)
     chunks = chunked(items, chunk_size)

@@ -227,7 +227,11 @@ def evaluate(
     Raises:
         guessgym.agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
         ValueError: unknown env id or answers, bad sample size, bad backend.
+        guessgym.agents.backends.WorkerDied: a worker process ended without its games (the
+            message says what to do, e.g. add an ``if __name__ == "__main__":`` guard).
+        ConnectionError: ``backend="ray"`` and the cluster at ``ray_address`` cannot be reached.
     """
+    backends.check_not_bootstrapping()
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if int(n_jobs) < 1:

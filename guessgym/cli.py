@@ -196,6 +196,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.out:
         check_output_dir(Path(args.out), "--out")
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
+    if backend == "ray":
+        connect_ray_or_fail(args.address, args.jobs)
     agent = make_agent(args.agent, agent_kwargs)
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
     from .agents.base import UnsupportedGameError
@@ -220,6 +222,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             stem += f"__m{args.max_attempts}"
         save_result(result, Path(args.out), stem)
     return 0
+
+
+def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
+    """Connect to Ray before any game is played; an unreachable cluster is a one-line error."""
+    from .agents.backends import connect_ray
+
+    try:
+        connect_ray(address, n_jobs)
+    except ConnectionError as exc:
+        raise UsageError(f"--address: {exc}") from None
 
 
 def save_result(result: Any, out: Path, stem: str) -> None:
@@ -284,6 +296,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     included = [_included_outcome(main_job, path) for path in args.include or []]
     started = time.perf_counter()
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
+    if backend == "ray":
+        connect_ray_or_fail(args.address, args.jobs)
     outcomes = main_job.run_main_job(
         entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address,

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -10,6 +14,7 @@ import numpy as np
 import pytest
 
 from guessgym import envs  # noqa: F401  (registers the ids)
+from guessgym.agents.backends import WorkerDied
 from guessgym.agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
 from guessgym.agents.evaluate import evaluate, select_answers
 from guessgym.envs.game import Game, nerdle, wordle
@@ -274,3 +279,37 @@ def test_ray_missing_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
     with pytest.raises(ImportError, match=r'pip install "guessgym\[ray\]"'):
         evaluate(FirstCandidate(), small_wordle(), backend="ray", n_jobs=2)
+
+
+class DiesInWorkers(FirstCandidate):
+    """Plays the first candidate, but a worker process is killed when it starts its third game."""
+
+    name = "dies-in-workers"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parent = os.getpid()
+        self.games = 0
+
+    def seed_episode(self, seed: int) -> None:
+        self.games += 1
+        if os.getpid() != self.parent and self.games == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_dead_worker_stops_the_evaluation_with_advice() -> None:
+    with pytest.raises(WorkerDied, match=r"died before finishing its games.*if __name__ == \"__main__\":"):
+        evaluate(DiesInWorkers(), nerdle(5), n_jobs=2, backend="process", progress=False)
+
+
+def test_a_script_without_a_main_guard_fails_fast(tmp_path: Path) -> None:
+    """The spawned workers import the script; each would run the evaluation again."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from guessgym.agents.evaluate import evaluate\n"
+        "from guessgym.agents.registry import make_agent\n"
+        "evaluate(make_agent('least-worst'), 'guessgym/MicroNerdle-v1', n_jobs=2, backend='process', progress=False)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "WorkerDied" in done.stderr and 'if __name__ == "__main__":' in done.stderr

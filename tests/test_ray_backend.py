@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from guessgym.agents.base import CandidateAgent, SolverState
@@ -38,3 +45,30 @@ def test_ray_backend_matches_serial_on_a_local_instance() -> None:
     assert result.meta["backend"] == "ray"
     assert result.records == serial.records
     assert len(calls) == 4 and calls[-1] == (127, 127)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [("auto", "no Ray cluster at 'auto'"), (f"127.0.0.1:{_closed_port()}", "no Ray cluster reachable at")],
+)
+def test_no_cluster_at_the_address_is_a_one_line_error(address: str, message: str, tmp_path: Path) -> None:
+    """The README's own ``--address auto`` example printed a traceback when no cluster ran."""
+    env = {**os.environ, "RAY_ADDRESS": ""}
+    env.pop("RAY_ADDRESS")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "guessgym", "evaluate", "--agent", "least-worst", "--env", "guessgym/MicroNerdle-v1",
+         "--address", address, "--no-progress"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("guessgym evaluate: error: --address: ") and message in last
+    assert "ray start --head" in last and "Traceback" not in done.stderr
+    assert time.perf_counter() - started < 60
