@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import pickle
+import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,34 @@ def options_of(factory: AgentFactory) -> list[str]:
     return [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
 
 
+def _takes_any_keyword(factory: AgentFactory) -> bool:
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return True  # unknown: let the call decide
+    return any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _import_user_module(name: str) -> Any:
+    """Import ``name``; if it is not found, look in the current folder too, as ``python -m`` does.
+
+    The ``guessgym`` console script, unlike ``python -m guessgym``, does not put the current folder
+    on ``sys.path``, so ``--agent myagent:MyAgent`` next to ``myagent.py`` would not import.
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        if exc.name != name.split(".")[0] or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.insert(0, cwd)
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            sys.path.remove(cwd)
+            raise exc from None
+
+
 def make_agent(spec: str, **kwargs: Any) -> Agent:
     """Build the agent a spec names (see the module docstring), with its keyword arguments.
 
@@ -102,11 +134,16 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             agent: Any = load_agent(path, **kwargs)
         except (TypeError, ValueError) as exc:
             raise AgentSpecError(f"cannot load {path!r}: {exc}") from None
+        except (zipfile.BadZipFile, EOFError, KeyError, OSError, pickle.UnpicklingError) as exc:
+            raise AgentSpecError(
+                f"cannot load {path!r}: not a readable stable-baselines3 model ({type(exc).__name__}: {exc}); "
+                "the file may be truncated or corrupt"
+            ) from None
     else:
         if ":" in spec:
             module_name, _, attr = spec.partition(":")
             try:
-                factory = getattr(importlib.import_module(module_name), attr)
+                factory = getattr(_import_user_module(module_name), attr)
             except (ImportError, AttributeError) as exc:
                 raise AgentSpecError(
                     f"cannot import agent {spec!r}: {exc} (a module on the Python path: run from the folder that "
@@ -120,10 +157,16 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
                     "or model:PATH.zip, or module:Class"
                 )
             factory = factories[spec]
+        allowed = options_of(factory)
+        unknown = sorted(set(kwargs) - set(allowed))
+        if unknown and not _takes_any_keyword(factory):
+            raise AgentSpecError(
+                f"unknown argument(s) {', '.join(unknown)} for agent {spec!r}; "
+                f"it accepts: {', '.join(allowed) if allowed else 'none'}"
+            )
         try:
             agent = factory(**kwargs)
         except TypeError as exc:
-            allowed = options_of(factory)
             raise AgentSpecError(
                 f"bad arguments for agent {spec!r}: {exc}; it accepts: {', '.join(allowed) if allowed else 'none'}"
             ) from None

@@ -224,6 +224,12 @@ def wordle(
         raise ValueError(f"Wordle length must be 3 to 9, got {length}")
     if word_list is not None:
         check_choice("word_list", word_list, wordlists.PRESETS)
+    for what, source in (("answers", answers), ("guesses", guesses)):
+        if isinstance(source, str) and source in NERDLE_GUESS_PRESETS and not os.path.exists(source):
+            raise ValueError(
+                f"{what}={source!r} is a Nerdle preset; Wordle's lists come from word_list "
+                f"({', '.join(wordlists.PRESETS)}) or a list of words or a file path"
+            )
     preset = word_list if word_list is not None else ("nyt" if length == 5 else "english")
     if answers is None and guesses is None:
         ans, gue = wordlists.preset_lists(preset, length)

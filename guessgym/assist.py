@@ -21,6 +21,7 @@ the terminal loop over injectable streams.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
@@ -221,12 +222,22 @@ def run_assist(
     def say(text: str = "") -> None:
         out.write(text + "\n")
 
-    session = AssistSession(game, _as_candidate(make_solver(solver_name), solver_name), solver_name)
+    try:
+        session = AssistSession(game, _as_candidate(make_solver(solver_name), solver_name), solver_name)
+    except ValueError as exc:  # UnsupportedGameError: this solver cannot play this game
+        raise AssistError(f"solver {solver_name!r} cannot play {game.name}: {exc}") from None
     noun = "word" if game.kind == "wordle" else "equation"
-    say(f"{game.name}: {len(game.answers):,} possible answers, {game.max_attempts} attempts"
+    say(f"{game.name}: {_possible(len(game.answers))}, {game.max_attempts} attempts"
         + (", hard mode" if game.hard_mode else "") + f"; solver {solver_name}.")
     say(f"Play the proposed {noun} in the game, then type its tiles under it ({TILE_HELP}). 'help' for more.")
     while True:
+        if session._current is None and len(game.guesses) * session.remaining() > SLOW_PROPOSAL:
+            say(f"thinking: {solver_name} weighs {len(game.guesses):,} guesses against "
+                f"{_possible(session.remaining())} ...")
+            out.flush()
+            started = time.perf_counter()
+            session.current()
+            say(f"(took {time.perf_counter() - started:.1f} s)")
         word = _display(session.current_word(), game)
         label = f"guess {session.attempt()}: "
         say(f"{label}{word}")
@@ -248,9 +259,9 @@ def run_assist(
             elif lowered == "undo":
                 step = session.undo()
                 say(f"took back {game.guesses[step.guess]} {pattern_to_tiles(step.pattern, game.length)}; "
-                    f"{session.remaining():,} possible answers")
+                    f"{_possible(session.remaining())}")
             elif lowered in ("list", "ls"):
-                n = int(rest) if rest else 20
+                n = _list_size(rest)
                 words = session.words(n)
                 more = session.remaining() - len(words)
                 say(" ".join(words) + (f" ... and {more:,} more" if more > 0 else ""))
@@ -272,14 +283,41 @@ def run_assist(
                 except AssistError:
                     session._current = previous
                     raise
-                if session.solved:
+                if session.solved and _finished(session, stdin, out, say):
                     return 0
             else:
                 _report(session, line, say)
-                if session.solved:
+                if session.solved and _finished(session, stdin, out, say):
                     return 0
         except (AssistError, ValueError) as exc:  # ValueError: unsupported game for a new solver
             say(f"error: {exc}")
+
+
+#: guesses x candidates above which the next proposal may take seconds: say so first.
+SLOW_PROPOSAL = 50_000_000
+
+
+def _possible(n: int) -> str:
+    return f"{n:,} possible answer{'' if n == 1 else 's'}"
+
+
+def _list_size(text: str) -> int:
+    if not text:
+        return 20
+    if not text.isdigit() or int(text) < 1:
+        raise AssistError(f"usage: list [N], N a positive whole number of answers to show; got {text!r}")
+    return int(text)
+
+
+def _finished(session: AssistSession, stdin: TextIO, out: TextIO, say: Callable[[str], None]) -> bool:
+    """After an all-green row: finish, unless the user takes the row back (it was mistyped)."""
+    line = _read(stdin, out, "press Enter to finish, or type 'undo' if those tiles were mistyped> ")
+    if line is not None and line.lower() == "undo":
+        step = session.undo()
+        say(f"took back {session.game.guesses[step.guess]} {pattern_to_tiles(step.pattern, session.game.length)}; "
+            f"{_possible(session.remaining())}")
+        return False
+    return True
 
 
 def _report(session: AssistSession, tiles: str, say: Callable[[str], None]) -> None:
@@ -292,9 +330,9 @@ def _report(session: AssistSession, tiles: str, say: Callable[[str], None]) -> N
     if left == 1:
         say(f"1 possible answer: {session.words(1)[0]}")
     elif left <= 8:
-        say(f"{left} possible answers: {' '.join(session.words())}")
+        say(f"{_possible(left)}: {' '.join(session.words())}")
     else:
-        say(f"{left:,} possible answers")
+        say(_possible(left))
     if session.attempt() > session.game.max_attempts:
         say(f"(the game allows {session.game.max_attempts} attempts; carrying on anyway)")
 

@@ -386,7 +386,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         return run_play(args.env, seed=args.seed, answer=args.answer, env_kwargs=env_kwargs, color=color,
                         hints=args.hints, stdin=args.stdin, stdout=args.stdout)
-    except (ValueError, TypeError) as exc:
+    except BrokenPipeError:
+        raise
+    except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
 
 

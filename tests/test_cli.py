@@ -107,7 +107,7 @@ def test_evaluate_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["evaluate", "--env", MICRO, "--agent", "no-such-agent"], "unknown agent 'no-such-agent'; known agents:"),
         (["evaluate", "--env", "guessgym/Nope-v1", "--agent", FIRST], "unknown environment 'guessgym/Nope-v1'; known:"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "offset"], "not key=value"),
-        (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "speed=3"], "bad arguments for agent"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--agent-kwargs", "speed=3"], "unknown argument(s) speed"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "1+1=3"], "not in the answer list"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--answers", "500"], "sample must be between 1 and 127"),
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--env-kwargs", "colour=red"], "bad keyword arguments"),
@@ -459,3 +459,79 @@ def test_finished_games_survive_an_output_error(tmp_path: Path, monkeypatch: pyt
     assert code == 2 and "No space left on device" in err and "the results were saved to" in err
     saved = EvaluationResult.from_json(tmp_path / "MicroNerdle-v1__least-worst.json")
     assert saved.n_games == 4
+
+
+# ---- one line and exit status 2, never a traceback -------------------------------------------------
+def test_assist_solver_that_cannot_play_the_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["assist", "--game", "mini-nerdle", "--solver", "clique"], stdin=io.StringIO("")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("guessgym assist: error: solver 'clique' cannot play mini-nerdle: clique is defined")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_assist_list_arguments_and_undo_after_all_green() -> None:
+    answer = "8-5=3"
+    rows = first_candidate_game(answer)
+    last_guess, last_tiles = rows[-1]
+    script = ["list abc", "list -3", "list 2", *[t for _, t in rows], "undo", last_tiles, ""]
+    out = io.StringIO()
+    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
+                stdout=out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "error: usage: list [N], N a positive whole number of answers to show; got 'abc'" in text
+    assert "got '-3'" in text and "... and 125 more" in text
+    assert f"took back {last_guess} {last_tiles}; " in text
+    assert "1 possible answers" not in text
+    assert text.count(f"solved in {len(rows)} guesses: {answer}") == 2
+
+
+def test_a_truncated_model_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("stable_baselines3")
+    for name, content in [("empty.zip", b""), ("cut.zip", b"PK\x03\x04\x14\x00\x00\x00")]:
+        (tmp_path / name).write_bytes(content)
+        assert main(["evaluate", "--env", MICRO, "--agent", f"model:{tmp_path / name}", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert "not a readable stable-baselines3 model" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ("answers=DIR", "is a directory; expected a file"),
+        ("answers=DIR/missing.txt", "does not exist"),
+        ("guesses=all", "guesses='all' is a Nerdle preset"),
+        ("hard_mode=maybe", "hard_mode must be a bool (True or False), got 'maybe' (str)"),
+        ("reward_mode=dense", "reward_mode must be one of 'sparse', 'shaped'; got 'dense'"),
+    ],
+)
+def test_bad_env_kwargs_are_one_line_errors(kwargs: str, message: str, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    kwargs = kwargs.replace("DIR", str(tmp_path))
+    for command in (["evaluate", "--agent", FIRST, "--no-progress"], ["play"]):
+        code = main([*command, "--env", "guessgym/Wordle-v1", "--env-kwargs", kwargs], stdin=io.StringIO(""))
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_hard_mode_false_from_the_command_line_means_false(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parse_kwargs(["hard_mode=False", "x=True", "y=None", "z=false"]) == \
+        {"hard_mode": False, "x": True, "y": None, "z": False}
+
+
+def test_module_class_agents_import_from_the_current_folder(tmp_path: Path) -> None:
+    """The console script does not put the current folder on sys.path as ``python -m`` does."""
+    (tmp_path / "myagent.py").write_text(
+        "from guessgym.agents.base import CandidateAgent\n"
+        "class First(CandidateAgent):\n"
+        "    name = 'first'\n"
+        "    def choose(self, state):\n"
+        "        return int(state.game.answer_to_guess[state.candidates.indices[0]])\n"
+    )
+    script = Path(sys.executable).with_name("guessgym")
+    command = [str(script)] if script.exists() else [sys.executable, "-c", "import sys; from guessgym.cli import main; "
+                                                       "sys.path[:] = [p for p in sys.path if p]; sys.exit(main())"]
+    done = subprocess.run([*command, "evaluate", "--agent", "myagent:First", "--env", MICRO, "--answers", "5",
+                           "--no-progress"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "| first | micro-nerdle | 5 |" in done.stdout
