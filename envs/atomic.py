@@ -17,7 +17,10 @@ Examples:
 from __future__ import annotations
 
 import os
+import re
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +34,7 @@ def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[
     exception. Use it for writers that take a file name (``savefig``, ``model.save``)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=target.name + ".", suffix=suffix, dir=target.parent)
+    fd, name = tempfile.mkstemp(prefix=f"{target.name}.{_owner()}.", suffix=suffix, dir=target.parent)
     os.close(fd)
     tmp = Path(name)
     try:
@@ -72,12 +75,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary folder beside ``path``; on a clean exit its files are flushed to disk and
     it replaces ``path`` (an existing folder there is removed first); on an exception it is
-    deleted. Temporary folders are named ``.tmp-<name>-*`` so that cleaners can recognise them."""
+    deleted. Temporary folders are named ``.tmp-<name>-<owner>-*`` so that
+    :func:`remove_stale_temporaries` can recognise them."""
     import shutil
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}-"))
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}-{_owner()}-"))
     try:
         yield tmp
         for file in tmp.rglob("*"):
@@ -92,6 +96,81 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+# ---- temporaries left by killed writers ----------------------------------------------------------
+
+#: Temporary names carry their writer as ``<host>~<pid>``; a temporary of another machine is only
+#: removed once it is this old (its writer cannot be asked whether it still runs).
+FOREIGN_STALE_SECONDS = 24 * 3600
+
+_OWNER = re.compile(r"(?:^|[.-])([A-Za-z0-9_]+)~(\d+)[.-]")
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:32] or "host"
+
+
+def _owner() -> str:
+    return f"{_host()}~{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def is_temporary(path: Path) -> bool:
+    """Whether ``path`` is named like a temporary of :func:`atomic_path` or :func:`atomic_directory`."""
+    return path.name.endswith(".tmp") or path.name.startswith(".tmp-")
+
+
+def is_stale(path: Path, now: float | None = None) -> bool:
+    """Whether the temporary ``path`` was left by a writer that no longer runs.
+
+    A temporary of this machine is stale when its process has ended; one of another machine
+    (a shared folder), or one without a writer in its name (written by guessgym < 0.3), when it
+    is older than :data:`FOREIGN_STALE_SECONDS`.
+    """
+    match = _OWNER.search(path.name)
+    if match is not None and match.group(1) == _host():
+        pid = int(match.group(2))
+        return pid != os.getpid() and not _alive(pid)
+    try:
+        age = (time.time() if now is None else now) - path.stat().st_mtime
+    except OSError:
+        return False
+    return age > FOREIGN_STALE_SECONDS
+
+
+def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
+    """Delete the temporaries in ``folder`` (not its subfolders) whose writers are gone; return them.
+
+    Never touches a temporary that a live process on this machine is writing.
+    """
+    import shutil
+
+    removed: list[Path] = []
+    try:
+        entries = list(Path(folder).iterdir())
+    except OSError:
+        return removed
+    for path in entries:
+        if is_temporary(path) and is_stale(path):
+            try:
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+            except OSError:
+                continue
+            removed.append(path)
+    return removed
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:

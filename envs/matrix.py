@@ -2,8 +2,12 @@
 
 ``PatternMatrix.for_game(game)`` is the one way the package obtains patterns in bulk. A full
 matrix is built by the numba kernel of :mod:`guessgym.envs.scoring` and stored under the cache directory as
-``patterns-<fingerprint>.npy``, written to a temporary file and renamed into place so that a crash
-never leaves a truncated cache behind. When the matrix would exceed ``max_bytes`` (for example
+``patterns-<fingerprint>.<checksum>.npy``, written to a temporary file and renamed into place so that a
+crash never leaves a truncated cache behind. The checksum (:mod:`guessgym.envs.checksum`) is part
+of the name, so file and checksum cannot get out of step, and is verified when the file is loaded
+(once per process and game); a file that fails is reported, deleted and rebuilt. Temporaries left
+by killed builds are removed before a build (:func:`~guessgym.envs.atomic.remove_stale_temporaries`).
+When the matrix would exceed ``max_bytes`` (for example
 every valid classic Nerdle equation as a guess: 67,346 x 17,723), nothing is stored and rows or
 sub-matrices are computed on demand instead.
 
@@ -14,13 +18,16 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from .atomic import atomic_open
+from .atomic import atomic_open, remove_stale_temporaries
+from .checksum import SCHEME, array_checksum
 from .game import Game
 from .scoring import pattern_dtype, pattern_matrix, score
 
@@ -43,6 +50,53 @@ def atomic_save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` atomically (temporary file in the same folder, then rename)."""
     with atomic_open(path, "wb") as f:
         np.save(f, array)
+
+
+#: ``patterns-<fingerprint>.<scheme>-<checksum>.npy``
+CACHE_NAME = re.compile(
+    r"^patterns-(?P<fingerprint>[0-9a-f]+)\.(?P<scheme>[a-z0-9]+)-(?P<checksum>[0-9a-f]{16})\.npy$"
+)
+
+
+def cached_files(fingerprint: str | None = None) -> list[Path]:
+    """The pattern-matrix cache files (of one game fingerprint, or all), newest first."""
+    folder = cache_dir()
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in folder.glob("patterns-*.npy"):
+        match = CACHE_NAME.match(path.name)
+        if match and (fingerprint is None or match["fingerprint"] == fingerprint):
+            found.append(path)
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def _load_verified(path: Path, shape: tuple[int, int], dtype: np.dtype) -> np.ndarray | None:
+    """The matrix in ``path`` if it has the right shape, type and checksum; else delete it (warning)."""
+    match = CACHE_NAME.match(path.name)
+    assert match is not None
+    try:
+        dense = np.load(path, mmap_mode=None, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty (e.g. zero-length) file
+        problem = f"unreadable ({exc})"
+    else:
+        if dense.shape != shape or dense.dtype != dtype:
+            problem = f"shape {dense.shape} {dense.dtype}, expected {shape} {dtype}"
+        elif match["scheme"] != SCHEME or array_checksum(dense) != match["checksum"]:
+            problem = "its data does not match its checksum (the file was changed or damaged)"
+        else:
+            try:
+                os.utime(path)  # for least-recently-used pruning (guessgym cache --prune)
+            except OSError:
+                pass
+            return dense
+    warnings.warn(f"pattern-matrix cache {path} is {problem}: deleting it and rebuilding", RuntimeWarning,
+                  stacklevel=4)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+    return None
 
 
 class PatternMatrix:
@@ -82,20 +136,20 @@ class PatternMatrix:
 
     @staticmethod
     def _load_or_build(game: Game, cache: bool) -> np.ndarray:
-        path = cache_dir() / f"patterns-{game.fingerprint}.npy"
         expected = (len(game.guesses), len(game.answers))
-        if cache and path.is_file():
-            try:
-                dense = np.load(path, mmap_mode=None, allow_pickle=False)
-                if dense.shape == expected and dense.dtype == pattern_dtype(game.length):
+        if cache:
+            for path in cached_files(game.fingerprint):
+                dense = _load_verified(path, expected, pattern_dtype(game.length))
+                if dense is not None:
                     return dense
-                logger.warning("ignoring cache %s: shape %s, expected %s", path, dense.shape, expected)
-            except (OSError, ValueError, EOFError) as exc:  # EOFError: an empty (e.g. zero-length) file
-                logger.warning("ignoring unreadable cache %s: %s", path, exc)
         dense = pattern_matrix(game.guess_codes, game.answer_codes, game.n_symbols)
         if cache:
+            folder = cache_dir()
+            remove_stale_temporaries(folder)
+            path = folder / f"patterns-{game.fingerprint}.{SCHEME}-{array_checksum(dense)}.npy"
             try:
                 atomic_save_npy(path, dense)
+                (folder / f"patterns-{game.fingerprint}.npy").unlink(missing_ok=True)  # guessgym < 0.3's
             except OSError as exc:  # a read-only home must not break the game
                 logger.warning("could not write cache %s: %s", path, exc)
         return dense

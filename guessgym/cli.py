@@ -392,6 +392,22 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from .envs.cache import clear_cache, describe_cache, format_size, parse_size, prune_cache
+
+    if args.clear and args.prune is not None:
+        raise UsageError("give --clear or --prune SIZE, not both")
+    if args.clear or args.prune is not None:
+        try:
+            removed = clear_cache() if args.clear else prune_cache(parse_size(args.prune))
+        except ValueError as exc:
+            raise UsageError(f"--prune: {exc}") from None
+        freed = sum(e.size for e in removed)
+        print(f"removed {len(removed)} {'entry' if len(removed) == 1 else 'entries'}, {format_size(freed)}")
+    print(describe_cache())
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
     from .agents.registry import describe, registered
@@ -407,7 +423,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("  module:Class         your own Agent subclass")
     print("Main job (guessgym compare):")
     for entry in MAIN_JOB:
-        print(f"  {entry.describe()}" + (f"  [{entry.label}]" if entry.label else ""))
+        described = entry.describe()
+        print(f"  {described}" + (f"  [{entry.label}]" if entry.label and entry.label not in described else ""))
+    from .envs.matrix import cache_dir
+
+    print(f"Cache: {cache_dir()} (guessgym cache shows, prunes or clears it; GUESSGYM_CACHE_DIR moves it)")
     return 0
 
 
@@ -483,8 +503,20 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--hints", action="store_true", help="show how many answers remain after each guess")
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("list", help="environments, agents and the main job")
+    p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)
+
+    from .envs.matrix import cache_dir
+
+    p = sub.add_parser(
+        "cache", help="show, prune or clear the pattern-matrix cache",
+        description=f"The pattern-matrix cache is {cache_dir()} (set GUESSGYM_CACHE_DIR to move it). "
+                    "Without options, list it. Matrices are rebuilt when needed, so removing them is safe.",
+    )
+    p.add_argument("--clear", action="store_true", help="remove everything (not files being written now)")
+    p.add_argument("--prune", metavar="SIZE",
+                   help="remove leftovers, then the least recently used matrices, down to SIZE (e.g. 500M, 2G)")
+    p.set_defaults(func=cmd_cache)
 
     if with_training:
         try:

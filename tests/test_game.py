@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import logging
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import guessgym.envs.matrix as matrix_module
+from guessgym.envs.atomic import _host
 from guessgym.envs.candidates import Candidates
+from guessgym.envs.checksum import array_checksum
 from guessgym.envs.game import Game, nerdle, wordle
-from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cache_dir
-from guessgym.envs.scoring import pattern_dtype, pattern_matrix, score
+from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cache_dir, cached_files
+from guessgym.envs.scoring import all_green, pattern_dtype, pattern_matrix, score
 
 ENGLISH_SIZES = {3: (665, 1070), 4: (2442, 3459), 5: (4667, 6748), 6: (7352, 11180), 7: (9951, 15845),
                  8: (10500, 17836), 9: (9307, 17155)}
@@ -202,7 +207,8 @@ def test_matrix_is_built_saved_and_reloaded(isolated_cache: Path, monkeypatch: p
     np.testing.assert_array_equal(pm.dense, expected_matrix(game))
     assert PatternMatrix.for_game(game) is pm  # memoised in the process
     files = list(isolated_cache.iterdir())
-    assert [f.name for f in files] == [f"patterns-{game.fingerprint}.npy"]
+    assert [f.name for f in files] == [f"patterns-{game.fingerprint}.sm64-{array_checksum(pm.dense)}.npy"]
+    assert cached_files(game.fingerprint) == files
     np.testing.assert_array_equal(np.load(files[0]), pm.dense)
 
     PatternMatrix.clear_memory()
@@ -220,8 +226,8 @@ def test_cache_is_keyed_by_the_lists(isolated_cache: Path) -> None:
     PatternMatrix.for_game(a)
     PatternMatrix.for_game(b)
     PatternMatrix.for_game(a.replace(hard_mode=True, max_attempts=4))  # same lists: same file
-    names = sorted(f.name for f in isolated_cache.iterdir())
-    assert names == sorted([f"patterns-{a.fingerprint}.npy", f"patterns-{b.fingerprint}.npy"])
+    names = sorted(f.name.split(".")[0] for f in isolated_cache.iterdir())
+    assert names == sorted([f"patterns-{a.fingerprint}", f"patterns-{b.fingerprint}"])
     assert PatternMatrix.for_game(b).shape == (15, 9)
 
 
@@ -273,16 +279,16 @@ def test_failed_cache_write_does_not_break_the_game(
 
 @pytest.mark.parametrize(
     "corruption",
-    ["empty", "truncated", "garbage", "wrong_shape", "wrong_dtype"],
+    ["empty", "truncated", "garbage", "wrong_shape", "wrong_dtype", "one_cell", "swapped_cells"],
 )
-def test_corrupted_cache_is_ignored_and_rebuilt(
-    isolated_cache: Path, corruption: str, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_corrupted_cache_is_detected_deleted_and_rebuilt(isolated_cache: Path, corruption: str) -> None:
+    """One changed cell behind an intact header once made 'raise' score GGGGG against 'crane'."""
     game = small_game()
-    path = isolated_cache / f"patterns-{game.fingerprint}.npy"
     PatternMatrix.for_game(game)
+    (path,) = cached_files(game.fingerprint)
     good = path.read_bytes()
     PatternMatrix.clear_memory()
+    matrix = expected_matrix(game)
     if corruption == "empty":
         path.write_bytes(b"")
     elif corruption == "truncated":
@@ -291,13 +297,36 @@ def test_corrupted_cache_is_ignored_and_rebuilt(
         path.write_bytes(b"this is not a numpy file" * 10)
     elif corruption == "wrong_shape":
         np.save(path, np.zeros((3, 4), dtype=np.uint8))
+    elif corruption == "wrong_dtype":
+        np.save(path, matrix.astype(np.int64))
+    elif corruption == "one_cell":
+        bad = matrix.copy()
+        bad[2, 1] = all_green(game.length)
+        np.save(path, bad)
     else:
-        np.save(path, expected_matrix(game).astype(np.int64))
-    with caplog.at_level(logging.WARNING, logger="guessgym.envs.matrix"):
+        bad = matrix.copy()
+        bad[0, [0, 1]] = bad[0, [1, 0]] if bad[0, 0] != bad[0, 1] else (bad[0, 0], bad[0, 0] + 1)
+        np.save(path, bad)
+    with pytest.warns(RuntimeWarning, match="deleting it and rebuilding"):
         pm = PatternMatrix.for_game(game)
-    np.testing.assert_array_equal(pm.dense, expected_matrix(game))
-    assert "ignoring" in caplog.text
-    np.testing.assert_array_equal(np.load(path), expected_matrix(game))  # rewritten
+    np.testing.assert_array_equal(pm.dense, matrix)
+    (rebuilt,) = cached_files(game.fingerprint)
+    assert rebuilt.name == path.name and rebuilt.read_bytes() == good
+
+
+def test_a_killed_build_leaves_nothing_behind_for_long(isolated_cache: Path) -> None:
+    """A killed build's temporary is removed by the next build; a live writer's never is."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    host = _host()
+    isolated_cache.mkdir(parents=True, exist_ok=True)
+    killed = isolated_cache / f"patterns-abc.npy.{host}~{dead_pid}.x1y2.tmp"
+    live = isolated_cache / f"patterns-def.npy.{host}~{os.getppid()}.x1y2.tmp"
+    legacy_recent = isolated_cache / "patterns-ghi.npy.k3j4.tmp"
+    for p in (killed, live, legacy_recent):
+        p.write_bytes(b"partial")
+    PatternMatrix.for_game(small_game())
+    assert not killed.exists() and live.exists() and legacy_recent.exists()
 
 
 def test_on_demand_rows_equal_the_dense_matrix() -> None:

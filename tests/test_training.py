@@ -7,6 +7,8 @@ import argparse
 import csv
 import json
 import pickle
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from guessgym.agents import learned
 from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
+from guessgym.envs.atomic import _host
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
@@ -258,14 +261,30 @@ def test_resume_after_crash_equals_uninterrupted_run(tmp_path: Path, algorithm: 
         assert rows_a == rows_b, name
 
 
-def test_graceful_stop_then_resume_with_more_steps(tmp_path: Path) -> None:
+def test_graceful_stop_then_resume_with_more_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     full = train(tiny_config(tmp_path, "full", total_steps=2048))
     stop = threading.Event()
     path = train(tiny_config(tmp_path, "stop", total_steps=1536), stop_event=stop, callbacks=[StopAt(600, stop)])
     assert path.parent.name == "step-000000001024" and not (tmp_path / "stop" / "model.zip").exists()
-    resumed = train(tiny_config(tmp_path, "stop", total_steps=2048), resume=True)  # a larger budget
+    # a save that was killed half-way left its temporary folder; the next save removes it
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = tmp_path / "stop" / "checkpoints" / f".tmp-step-000000001536-{_host()}~{int(dead.stdout)}-abcd"
+    leftover.mkdir()
+    (leftover / "model.zip").write_bytes(b"half")
+    capsys.readouterr()
+    resumed = train(tiny_config(tmp_path, "stop", total_steps=2048, progress_bar=True), resume=True)  # more steps
+    assert not leftover.exists()
+    bar = capsys.readouterr().err.replace("\r", "\n")
+    assert " 1024/2048 " in bar and " 2048/2048 " in bar and "2560/" not in bar and " 0/" not in bar
     a, b = _params(full), _params(resumed)
     assert all(th.equal(a[k], b[k]) for k in a)
+
+
+def test_a_config_error_leaves_no_run_folder(tmp_path: Path) -> None:
+    for bad in ({"env_kwargs": {"hard_mode": "False"}}, {"env_id": "guessgym/WordleHard-v1", "algorithm": "ppo"}):
+        with pytest.raises((TypeError, ValueError)):
+            train(tiny_config(tmp_path, "bad", **bad))
+        assert not (tmp_path / "bad").exists()
 
 
 def test_resume_guards(tmp_path: Path) -> None:
@@ -274,8 +293,6 @@ def test_resume_guards(tmp_path: Path) -> None:
         train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]))
     with pytest.raises(ValueError, match="learning_rate"):
         train(tiny_config(tmp_path, "g", total_steps=1024, curriculum=[], learning_rate=1e-2), resume=True)
-    with pytest.raises(ValueError, match="maskable_ppo"):
-        train(tiny_config(tmp_path, "hard", env_id="guessgym/WordleHard-v1", algorithm="ppo"))
     # resuming a finished run with the same budget returns the model without training again
     assert train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]), resume=True).name == "model.zip"
 

@@ -294,3 +294,30 @@ class CheckpointCallback(BaseCallback):
 
 
 __all__ = ["CheckpointCallback", "CurveCallback", "EvalCallback", "TrainingClock"]
+
+
+class ProgressBarCallback(BaseCallback):
+    """A progress bar over the whole run: a resumed run starts where it stopped, and the bar never
+    passes ``total_steps`` (SB3's own bar counts only this call's steps from 0, and overshoots by
+    the rollout that crosses the budget)."""
+
+    def __init__(self, total_steps: int) -> None:
+        super().__init__()
+        self.total_steps = int(total_steps)
+        self._bar: Any = None
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        start = min(int(self.model.num_timesteps), self.total_steps)
+        self._bar = tqdm(total=self.total_steps, initial=start, unit="step", dynamic_ncols=True)
+
+    def _on_step(self) -> bool:
+        if self._bar is not None:
+            self._bar.update(max(0, min(int(self.model.num_timesteps), self.total_steps) - self._bar.n))
+        return True
+
+    def _on_training_end(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -22,7 +22,7 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
-from ..envs.atomic import atomic_directory, atomic_write_bytes
+from ..envs.atomic import atomic_directory, atomic_write_bytes, remove_stale_temporaries
 
 CHECKPOINT_FORMAT = 1
 
@@ -81,6 +81,7 @@ def save_checkpoint(root: Path, model: BaseAlgorithm, state: dict[str, Any], kee
         dirs = sorted(d for d in Path(root).iterdir() if d.is_dir() and d.name.startswith("step-"))
         for old in dirs[:-keep]:
             shutil.rmtree(old, ignore_errors=True)
+    remove_stale_temporaries(root)  # folders of saves that were killed half-way
     return final
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -38,7 +39,7 @@ from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, defau
 from ..envs.atomic import atomic_path, atomic_write_bytes
 from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
-from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, TrainingClock
+from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, ProgressBarCallback, TrainingClock
 from .checkpoints import latest_checkpoint, load_checkpoint_state, set_rng_state
 from .config import TrainConfig
 from .curriculum import CurriculumCallback, CurriculumSchedule
@@ -162,28 +163,35 @@ def train(
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()):
         raise FileExistsError(f"{run_dir} already holds a run; resume it (--resume) or choose another run_name/log_dir")
+    game, env_kwargs = resolve_game(config)  # errors in the game settings leave no run folder behind
+    if game.hard_mode and config.algorithm != "maskable_ppo":
+        raise ValueError(
+            "hard mode forbids guesses that ignore hints; without masks the policy would keep playing "
+            "rejected guesses (they use no attempt): train it with algorithm = 'maskable_ppo'"
+        )
+    created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     previous_threads = th.get_num_threads()
     th.set_num_threads(config.torch_threads)
     try:
-        return _train(config, run_dir, checkpoint, callbacks or [], stop_event)
+        return _train(config, game, env_kwargs, run_dir, checkpoint, callbacks or [], stop_event)
+    except BaseException:
+        if created and {p.name for p in run_dir.iterdir()} <= {"config.json"}:
+            shutil.rmtree(run_dir, ignore_errors=True)  # a run that failed to start leaves nothing behind
+        raise
     finally:
         th.set_num_threads(previous_threads)
 
 
 def _train(
     config: TrainConfig,
+    game: Game,
+    env_kwargs: dict[str, Any],
     run_dir: Path,
     checkpoint: Path | None,
     extra: list[BaseCallback],
     stop_event: threading.Event | None,
 ) -> Path:
-    game, env_kwargs = resolve_game(config)
-    if game.hard_mode and config.algorithm != "maskable_ppo":
-        raise ValueError(
-            "hard mode forbids guesses that ignore hints; without masks the policy would keep playing "
-            "rejected guesses (they use no attempt): train it with algorithm = 'maskable_ppo'"
-        )
     venv = build_env(config, game, env_kwargs)
     state: dict[str, Any] | None = None
     if checkpoint is not None:
@@ -241,10 +249,12 @@ def _train(
         rollout = config.n_steps * config.num_envs
         model.learn(
             total_timesteps=remaining,
-            callback=CallbackList([curriculum, curve, evaluation, checkpointer, *extra]),
+            callback=CallbackList([
+                curriculum, curve, evaluation, checkpointer, *extra,
+                *([ProgressBarCallback(config.total_steps)] if config.progress_bar else []),
+            ]),
             log_interval=max(1, 2048 // rollout),
             reset_num_timesteps=state is None,
-            progress_bar=config.progress_bar,
         )
         if checkpointer._stop:
             saved = latest_checkpoint(run_dir)
