@@ -270,8 +270,10 @@ class CliqueAgent(BaselineAgent):
             raise UnsupportedGameError(
                 f"clique is defined for Wordle's 26-letter alphabet, not {game.name}: every Nerdle "
                 "equation contains '=', so no two equations have disjoint unseen symbols (the "
-                "paper's graph has no edge), and with 15 symbols 15 // length < 3 for lengths 6-8, "
-                "so no clique of the minimum size 3 could exist"
+                f"paper's graph has no edge), and with {game.n_symbols} symbols at most "
+                f"{game.n_symbols} // {game.length} = {game.n_symbols // game.length} guesses could "
+                "be disjoint anyway"
+                + (", fewer than the minimum clique size 3" if game.n_symbols // game.length < 3 else "")
             )
 
     # ---- planning ------------------------------------------------------------------------------

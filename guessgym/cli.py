@@ -494,12 +494,17 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--solver-kwargs", nargs="+", metavar="KV")
     p.set_defaults(func=cmd_assist)
 
-    p = sub.add_parser("play", help="play in the terminal")
+    p = sub.add_parser(
+        "play", help="play in the terminal",
+        description="Play Wordle or Nerdle in the terminal against a hidden answer, through the environment "
+                    "itself: type a guess, see its tiles (coloured when the terminal allows). 'quit' ends the game.",
+    )
     p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
-    p.add_argument("--env-kwargs", nargs="+", metavar="KV")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
     p.add_argument("--seed", type=int, help="seed of the hidden answer")
     p.add_argument("--answer", help="fix the hidden answer (for practice or a friend)")
-    p.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="coloured tiles: auto (when writing to a terminal, default), always or never")
     p.add_argument("--hints", action="store_true", help="show how many answers remain after each guess")
     p.set_defaults(func=cmd_play)
 

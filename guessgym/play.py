@@ -4,7 +4,7 @@ Every guess goes through :class:`~guessgym.envs.env.GuessEnv`; a typed guess is 
 ``game.explain_invalid_guess`` (wrong length, not a word, not a true equation, outside the guess
 vocabulary) and hard-mode refusals come back from the environment itself, each with its reason.
 The board is the environment's ``ansi`` render (coloured tiles), or plain ``GUESS  GYB`` rows when
-colours are off (not a terminal, or ``--no-color``).
+colours are off (not a terminal, or ``--color never``).
 """
 
 from __future__ import annotations
