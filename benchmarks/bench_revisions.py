@@ -45,6 +45,11 @@ else:
     from envs.vector import BatchedGuessEnv
     from training.sb3_vec import BatchedVecEnv
 kind, env_id, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if env_id not in gym.registry:  # the same game under the other version of the ids (v0 before 0.3)
+    for other in (env_id.replace("-v1", "-v0"), env_id.replace("-v0", "-v1")):
+        if other in gym.registry:
+            env_id = other
+            break
 rng = np.random.default_rng(0)
 if kind == "single":
     env = gym.make(env_id)

@@ -49,39 +49,41 @@ _FREE_COUNT = _calibrate()
 class ConstantMasks:
     """Read-only all-ones and all-zeros masks of one game, reused while unheld.
 
-    One current array per content: returned as is while nothing but this object holds it,
-    replaced by a new one when the caller kept the previous (a step then costs a reference count
-    instead of a 13 kB copy).
+    A few arrays per content: a typical loop (``obs, ... = env.step(a)``) still holds the previous
+    observation while the next step runs, so two arrays alternate; one that is free is returned
+    as is, without a write (a step then costs a few reference counts instead of a 13 kB copy).
+    When every pooled array is held, a copy is handed out.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, capacity: int = 4) -> None:
         self.size = size
-        self._arrays = [self._new(False), self._new(True)]
+        self.capacity = capacity
+        self._templates = (np.ones(size, dtype=np.int8), np.zeros(size, dtype=np.int8))
+        self._pools: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
         self._free = self._probe()
 
-    def _new(self, ended: bool) -> np.ndarray:
-        arr = np.zeros(self.size, dtype=np.int8) if ended else np.ones(self.size, dtype=np.int8)
-        arr.flags.writeable = False
-        return arr
-
-    def _probe(self) -> int:
-        # the count get() sees for an unheld array, measured with the same statements
-        arr = self._arrays[0]
-        return sys.getrefcount(arr)
+    @staticmethod
+    def _probe() -> int:
+        # the count get() sees for an array held by nothing but its pool, measured with its statements
+        pool = [np.empty(0, dtype=np.int8)]
+        for arr in pool:
+            return sys.getrefcount(arr)
+        raise AssertionError("unreachable")
 
     def get(self, ended: bool) -> np.ndarray:
         """A read-only mask: all ones if not ``ended``, else all zeros."""
-        arr = self._arrays[ended]
-        if sys.getrefcount(arr) != self._free:
-            arr = self._arrays[ended] = self._new(ended)
+        pool = self._pools[ended]
+        for arr in pool:
+            if sys.getrefcount(arr) == self._free:
+                return arr
+        arr = self._templates[ended].copy()
+        arr.flags.writeable = False
+        if len(pool) < self.capacity:
+            pool.append(arr)
         return arr
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"size": self.size, "_free": self._free}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.size, self._free = state["size"], state["_free"]
-        self._arrays = [self._new(False), self._new(True)]
+    def __reduce__(self) -> tuple[type[ConstantMasks], tuple[int, int]]:
+        return (ConstantMasks, (self.size, self.capacity))  # pooled arrays are not pickled
 
 
 class MaskPool:

@@ -90,7 +90,9 @@ def test_cache_command(isolated_cache: Path, capsys: pytest.CaptureFixture[str])
     assert main(["cache", "--prune", "lots"]) == 2
     assert "size 'lots' is not a number" in capsys.readouterr().err
     assert main(["list"]) == 0
-    assert f"Cache: {isolated_cache}" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert f"Cache: {isolated_cache}" in listed
+    assert "guesses=all" in listed and not any(line.count("guesses=all") > 1 for line in listed.splitlines())
 
 
 @pytest.mark.parametrize(

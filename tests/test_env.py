@@ -209,11 +209,11 @@ def test_step_after_the_end_raises(env_id: str) -> None:
     env.reset(seed=0, options={"answer": 0})
     _, reward, terminated, _, _ = env.step(answer_action(env, 0))
     assert terminated and reward == 1.0
-    with pytest.raises(RuntimeError, match="reset"):
+    with pytest.raises(RuntimeError, match="after the game ended"):
         env.step(0)
     fresh = gym.make(env_id).unwrapped
-    with pytest.raises(RuntimeError, match="reset"):
-        fresh.step(0)  # never reset
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        fresh.step(0)  # never reset: not "after the game ended"
     env.close()
 
 

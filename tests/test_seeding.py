@@ -170,3 +170,19 @@ def test_an_unheld_mask_is_reused_and_keeps_its_content() -> None:
     view = obs["action_mask"][:10]  # a view holds its base: the next mask must be new memory
     obs, *_ = env.step(1)
     assert not np.shares_memory(view, obs["action_mask"]) and view.all()
+
+
+def test_the_usual_loop_alternates_between_pooled_masks() -> None:
+    """``obs, ... = env.step(a)`` holds the previous observation while the next step runs."""
+    env = gym.make("guessgym/Wordle-v1")
+    obs, info = env.reset(seed=0)
+    pooled = env.unwrapped._masks._pools
+    for a in range(40):
+        previous = obs["action_mask"]
+        obs, _, terminated, _, info = env.step(a)
+        assert not np.shares_memory(previous, obs["action_mask"])
+        assert any(obs["action_mask"] is kept for kept in pooled[terminated])  # reused, not a new copy
+        if terminated:
+            obs, info = env.reset()
+        del previous
+    assert len(pooled[False]) == 2  # two arrays alternate
