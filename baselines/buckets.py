@@ -31,6 +31,9 @@ The tie-breaking rules of the seeds live here too (:func:`first_min`, :func:`bet
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 
 import numpy as np
@@ -191,6 +194,21 @@ def _clogc_table(n: int) -> np.ndarray:
 _EMPTY_TABLE = np.zeros(1, dtype=np.int64)
 
 
+#: Who hears of the chunks of a long bucket computation (see :func:`chunk_progress`).
+_PROGRESS: ContextVar[Callable[[int, int], None] | None] = ContextVar("bucket_progress", default=None)
+
+
+@contextmanager
+def chunk_progress(callback: Callable[[int, int], None]) -> Iterator[None]:
+    """Call ``callback(guesses_done, guesses_total)`` after each chunk of an on-demand bucket
+    computation within the block (the minutes-long first proposals over 67,346 Nerdle guesses)."""
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
 def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int) -> np.ndarray:
     """One bucket statistic per guess, as ``int64``.
 
@@ -222,6 +240,7 @@ def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarr
     itemsize = np.dtype(matrix.dtype).itemsize
     rows_per_chunk = max(1, _CHUNK_BYTES // max(1, candidates.size * itemsize))
     local_cols = np.arange(candidates.size, dtype=np.int64)
+    report = _PROGRESS.get()
     for start in range(0, guesses.size, rows_per_chunk):
         part = guesses[start : start + rows_per_chunk]
         sub = np.ascontiguousarray(matrix.submatrix(part, candidates))
@@ -234,6 +253,8 @@ def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarr
             table,
             out[start : start + part.size],
         )
+        if report is not None:
+            report(start + part.size, int(guesses.size))
     return out
 
 

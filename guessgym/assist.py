@@ -236,7 +236,7 @@ def run_assist(
                 f"{_possible(session.remaining())} ...")
             out.flush()
             started = time.perf_counter()
-            session.current()
+            _propose_with_progress(session)
             say(f"(took {time.perf_counter() - started:.1f} s)")
         word = _display(session.current_word(), game)
         label = f"guess {session.attempt()}: "
@@ -295,6 +295,20 @@ def run_assist(
 
 #: guesses x candidates above which the next proposal may take seconds: say so first.
 SLOW_PROPOSAL = 50_000_000
+
+
+def _propose_with_progress(session: AssistSession) -> None:
+    """The next proposal, with a progress bar on stderr (when it is a terminal) over the guesses weighed."""
+    from tqdm.auto import tqdm
+
+    from .baselines.buckets import chunk_progress
+
+    bar = tqdm(total=len(session.game.guesses), unit="guess", leave=False, disable=None, file=sys.stderr)
+    try:
+        with chunk_progress(lambda done, total: bar.update(done - bar.n)):
+            session.current()
+    finally:
+        bar.close()
 
 
 def _possible(n: int) -> str:

@@ -67,3 +67,19 @@ def test_entropy_bits_and_edge_cases() -> None:
 def test_first_min_float_treats_rounding_noise_as_a_tie() -> None:
     assert first_min_float(np.array([2.0, 1.0 + 1e-15, 1.0, 3.0])) == 1
     assert first_min_float(np.array([2.0, 1.0 + 1e-6, 1.0])) == 2
+
+
+def test_on_demand_chunks_report_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What assist's progress bar shows while a first proposal weighs 67,346 Nerdle guesses."""
+    game = wordle()
+    matrix = PatternMatrix(game, None)
+    guesses = np.arange(1000)
+    cands = np.arange(200)
+    monkeypatch.setattr(buckets, "_CHUNK_BYTES", 200 * 64)  # 64 rows per chunk
+    calls: list[tuple[int, int]] = []
+    with buckets.chunk_progress(lambda done, total: calls.append((done, total))):
+        bucket_stat(matrix, guesses, cands, STAT_MAX)
+    assert calls[0] == (64, 1000) and calls[-1] == (1000, 1000) and len(calls) == 16
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    bucket_stat(matrix, guesses, cands, STAT_MAX)  # outside the block nobody is called
+    assert len(calls) == 16
