@@ -209,8 +209,9 @@ def wordle(
 
     Args:
         length: letters per word, 3 to 9.
-        word_list: ``"nyt"`` (default for length 5), ``"original"`` or ``"english"`` (default for
-            other lengths). Ignored for the side that ``answers``/``guesses`` override.
+        word_list: ``"nyt"`` (default for length 5), ``"original"``, ``"nyt2022"``, ``"nyt2023"``
+            (5 letters; see :mod:`~guessgym.envs.wordlists`) or ``"english"`` (default for other
+            lengths). Ignored for the side that ``answers``/``guesses`` override.
         answers: custom answers (iterable of words or a file path, one word per line).
         guesses: custom allowed guesses; if only ``answers`` is given, the answers are also the
             guesses. Every answer must be a valid guess.

@@ -7,6 +7,8 @@ preset     lengths answers                          allowed guesses
 ========== ======= ================================ =========================================
 ``nyt``    5       2,309 (NYT-era answers)          12,947 (NYT-era allowed list)
 ``original`` 5     2,315 (pre-NYT answers)          12,972 (pre-NYT allowed list)
+``nyt2022`` 5      2,309 (NYT-era answers)          14,855 (the larger list of Sept 2022)
+``nyt2023`` 5      3,158 (the extended list of 2023) 14,855 (the larger list of Sept 2022)
 ``english`` 3-9    SCOWL size 50 (common words)     SCOWL size 70 (a superset)
 ========== ======= ================================ =========================================
 """
@@ -19,7 +21,14 @@ from importlib import resources
 from pathlib import Path
 
 WORDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-PRESETS = ("nyt", "original", "english")
+PRESETS = ("nyt", "original", "nyt2022", "nyt2023", "english")
+#: The 5-letter presets: (answers file, allowed-guesses file) under ``data/wordle``.
+WORDLE_FILES = {
+    "nyt": ("answers_2309.txt", "allowed_12947.txt"),
+    "original": ("answers_2315.txt", "allowed_12972.txt"),
+    "nyt2022": ("answers_2309.txt", "allowed_14855.txt"),
+    "nyt2023": ("answers_3158.txt", "allowed_14855.txt"),
+}
 ENGLISH_LENGTHS = range(3, 10)
 
 WordSource = str | os.PathLike[str] | Iterable[str]
@@ -37,15 +46,14 @@ def preset_lists(preset: str, length: int) -> tuple[tuple[str, ...], tuple[str, 
     Raises:
         ValueError: for an unknown preset or a length the preset does not cover.
     """
-    if preset in ("nyt", "original"):
+    if preset in WORDLE_FILES:
         if length != 5:
             raise ValueError(
                 f"word list {preset!r} only has 5-letter words, got length={length}; "
                 "use word_list='english' for lengths 3 to 9"
             )
-        if preset == "nyt":
-            return _read_data("wordle/answers_2309.txt"), _read_data("wordle/allowed_12947.txt")
-        return _read_data("wordle/answers_2315.txt"), _read_data("wordle/allowed_12972.txt")
+        answers, guesses = WORDLE_FILES[preset]
+        return _read_data(f"wordle/{answers}"), _read_data(f"wordle/{guesses}")
     if preset == "english":
         if length not in ENGLISH_LENGTHS:
             raise ValueError(f"word list 'english' covers lengths 3 to 9, got length={length}")

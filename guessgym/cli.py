@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .envs.optional import DependencyNotInstalled
+from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
 
 PROG = "guessgym"
 AGENT_SPEC_HELP = (
@@ -487,7 +488,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                    help="wordle (default), nerdle, midi-nerdle, mini-nerdle, micro-nerdle, or an environment id")
     p.add_argument("--length", type=int, help="word/equation length (Wordle 3-9, Nerdle 5-8)")
     p.add_argument("--hard", action="store_true", help="hard mode")
-    p.add_argument("--word-list", choices=["nyt", "original", "english"], help="Wordle word list")
+    p.add_argument("--word-list", choices=list(WORD_LIST_PRESETS), help="Wordle word list")
     p.add_argument("--nerdle-guesses", choices=["answers", "all"], default="answers",
                    help="Nerdle guess vocabulary (all: every valid equation)")
     p.add_argument("--solver", default="least-worst", help="solver name (default: %(default)s)")

@@ -46,6 +46,34 @@ def test_original_preset() -> None:
     assert set(wordle().guesses) < set(game.guesses)
 
 
+def test_todays_presets() -> None:
+    """nyt2022: the NYT-era answers with the 14,855 guesses of Sept 2022; nyt2023: the 3,158 answers."""
+    g22, g23 = wordle(word_list="nyt2022"), wordle(word_list="nyt2023")
+    assert (len(g22.answers), len(g22.guesses)) == (2309, 14855)
+    assert (len(g23.answers), len(g23.guesses)) == (3158, 14855)
+    assert g22.answers == wordle().answers and g22.guesses == g23.guesses
+    assert set(wordle(word_list="original").guesses) < set(g22.guesses)
+    assert set(wordle().answers) - set(g23.answers) == {
+        "fanny", "gipsy", "gypsy", "mammy", "pansy", "semen", "welch", "welsh"
+    }
+    assert (g22.name, g23.name) == ("wordle-5-nyt2022", "wordle-5-nyt2023")
+    with pytest.raises(ValueError, match="'nyt2023' only has 5-letter words"):
+        wordle(6, word_list="nyt2023")
+
+
+def test_shipped_lists_match_their_recorded_checksums() -> None:
+    import hashlib
+    import re
+    from importlib import resources
+
+    data = resources.files("guessgym.envs").joinpath("data")
+    text = data.joinpath("PROVENANCE.md").read_text(encoding="utf-8")
+    recorded = re.findall(r"^([0-9a-f]{64})  (\S+)$", text, flags=re.MULTILINE)
+    assert len(recorded) >= 20 and "wordle/answers_3158.txt" in dict((b, a) for a, b in recorded)
+    for digest, name in recorded:
+        assert hashlib.sha256(data.joinpath(name).read_bytes()).hexdigest() == digest, name
+
+
 @pytest.mark.parametrize("length", sorted(ENGLISH_SIZES))
 def test_english_preset_sizes(length: int) -> None:
     game = wordle(length, "english")
@@ -78,7 +106,8 @@ def test_derived_fields_are_consistent(factory) -> None:
         ({"length": 2}, "Wordle length must be 3 to 9, got 2"),
         ({"length": 10}, "Wordle length must be 3 to 9, got 10"),
         ({"length": 6, "word_list": "nyt"}, "'nyt' only has 5-letter words, got length=6"),
-        ({"word_list": "klingon"}, "word_list must be one of 'nyt', 'original', 'english'; got 'klingon'"),
+        ({"word_list": "klingon"},
+         "word_list must be one of 'nyt', 'original', 'nyt2022', 'nyt2023', 'english'; got 'klingon'"),
         ({"max_attempts": 0}, "max_attempts must be at least 1, got 0"),
     ],
 )
