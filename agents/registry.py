@@ -37,7 +37,7 @@ from .base import Agent
 AgentFactory = Callable[..., Agent]
 
 #: Modules whose import registers the built-in agents (imported on the first lookup).
-BUILTIN_PROVIDERS = ("guessgym.baselines",)
+BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.trees")
 
 _REGISTRY: dict[str, AgentFactory] = {}
 _loaded = False

@@ -409,6 +409,44 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tree(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from .agents.trees import DecisionTree, record_tree, show_tree, verify_tree
+
+    _check_env_id(args.env)
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    try:
+        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    game = env.unwrapped.game  # type: ignore[attr-defined]  # a guessgym id: the unwrapped env is a GuessEnv
+    if args.action == "record":
+        if not args.agent or not args.out:
+            raise UsageError("tree record needs --agent and --out")
+        check_output_dir(Path(args.out).parent, "--out")
+        try:
+            tree = record_tree(make_agent(args.agent, parse_kwargs(args.agent_kwargs, "agent-kwargs")), game)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        tree.save(args.out, game)
+        print(f"wrote {args.out}: {len(tree.paths)} answers, total {tree.total}, mean {tree.mean:.4f}, "
+              f"max {tree.max_depth}")
+        return 0
+    if not args.file:
+        raise UsageError(f"tree {args.action} needs a tree FILE")
+    try:
+        tree = DecisionTree.load(args.file, game)
+    except (OSError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.action == "show":
+        print(show_tree(tree, game, args.depth))
+        return 0
+    check = verify_tree(tree, env)
+    print(check.report())
+    return 0 if check.ok else 1
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
     from .agents.registry import describe, registered
@@ -508,6 +546,22 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                    help="coloured tiles: auto (when writing to a terminal, default), always or never")
     p.add_argument("--hints", action="store_true", help="show how many answers remain after each guess")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "tree", help="decision trees: verify or show a tree file, or record an agent's",
+        description="Decision trees in the text format of the published optimal Wordle trees (one line per "
+                    "answer: 'guess TILES1 guess TILES2 ... answer GGGGGn') or JSON. verify replays every "
+                    "answer through the environment and exits 1 if the tree is wrong for the game.",
+    )
+    p.add_argument("action", choices=["verify", "show", "record"])
+    p.add_argument("file", nargs="?", help="the tree file (verify, show)")
+    p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. word_list=original")
+    p.add_argument("--depth", type=int, default=2, help="levels shown by show (default: 2)")
+    p.add_argument("--agent", help="record: the agent whose play becomes the tree")
+    p.add_argument("--agent-kwargs", nargs="+", metavar="KV")
+    p.add_argument("--out", help="record: the tree file to write (.json for JSON, else text)")
+    p.set_defaults(func=cmd_tree)
 
     p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)

@@ -1,0 +1,440 @@
+"""Decision trees as data: produce, save, load, check and play them.
+
+A decision tree says which guess to play after every possible history of tiles. Any agent
+produces one by playing every answer (:func:`record_tree`); the exact solver will produce them by
+search. Trees are saved as JSON or in the plain-text format of the published optimal Wordle trees,
+one line per answer::
+
+    salet BBBBB1 courd BBGBB2 nymph GGGGG3
+          BBYBB1 ...
+
+Each token pair is a guess and its tiles followed by the guess number; the last pair is the answer
+with all-green tiles. A line that starts with spaces repeats the previous line up to the column of
+its first character. :func:`verify_tree` replays a tree through the environment and reports every
+disagreement with the rules; :class:`TreeAgent` (registered as ``tree``) plays a tree file through
+the shared evaluation loop.
+
+Examples:
+    >>> from guessgym.envs.game import wordle
+    >>> game = wordle(answers=["crane", "crate", "slate"])
+    >>> tree = DecisionTree.from_paths(game, {"crane": ["crate", "crane"], "crate": ["crate"],
+    ...                                       "slate": ["crate", "slate"]})
+    >>> print(tree.to_text(game), end="")
+    crate GGGGG1
+          BBGGG1 slate GGGGG2
+          GGGBG1 crane GGGGG2
+    >>> tree.total, DecisionTree.from_text(game, tree.to_text(game)).paths == tree.paths
+    (5, True)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..envs.atomic import atomic_write_text
+from ..envs.game import Game
+from ..envs.scoring import pattern_to_tiles, score
+from .base import Agent, UnsupportedGameError
+from .registry import register
+
+#: Format number of the JSON file.
+TREE_FORMAT = 1
+
+_PAIR = re.compile(r"^([A-Z]+)(\d+)$")
+
+
+@dataclass
+class TreeNode:
+    """The guess to play at one point of the game, and the subtree after each tile string."""
+
+    guess: str
+    children: dict[str, TreeNode] = field(default_factory=dict)
+
+    def count(self) -> int:
+        return 1 + sum(child.count() for child in self.children.values())
+
+
+@dataclass
+class DecisionTree:
+    """A complete strategy for a game: the guesses played for each answer, consistent as a tree.
+
+    Attributes:
+        root: the first guess and what follows.
+        paths: for each answer the guesses played, ending with the answer.
+    """
+
+    root: TreeNode
+    paths: dict[str, tuple[str, ...]]
+
+    # ---- building -------------------------------------------------------------------------------
+    @classmethod
+    def from_paths(cls, game: Game, paths: Mapping[str, Iterable[str]]) -> DecisionTree:
+        """The tree that plays ``paths[answer]`` against each answer (tiles computed by the rules).
+
+        Raises:
+            ValueError: an empty path, a path that does not end with its answer, or two paths that
+                play different guesses after the same history (not a tree).
+        """
+        normalised = {game.normalize_guess(a): tuple(game.normalize_guess(g) for g in p) for a, p in paths.items()}
+        root: TreeNode | None = None
+        for answer, path in normalised.items():
+            if not path or path[-1] != answer:
+                raise ValueError(f"the path of {answer!r} must end with the answer: {' '.join(path) or '(empty)'}")
+            if root is None:
+                root = TreeNode(path[0])
+            node, history = root, list[str]()
+            for k, guess in enumerate(path):
+                if node.guess != guess:
+                    raise ValueError(
+                        f"the paths disagree: after {' '.join(history) or 'the start'} the tree plays both "
+                        f"{node.guess!r} and {guess!r}"
+                    )
+                tiles = pattern_to_tiles(score(guess, answer), game.length)
+                history.append(f"{guess} {tiles}")
+                if k + 1 < len(path):
+                    node = node.children.setdefault(tiles, TreeNode(path[k + 1]))
+        if root is None:
+            raise ValueError("a tree needs at least one answer")
+        return cls(root, normalised)
+
+    # ---- statistics -----------------------------------------------------------------------------
+    @property
+    def total(self) -> int:
+        """Guesses over all answers (the figure optimal trees minimise)."""
+        return sum(len(p) for p in self.paths.values())
+
+    @property
+    def mean(self) -> float:
+        return self.total / len(self.paths)
+
+    @property
+    def max_depth(self) -> int:
+        return max(len(p) for p in self.paths.values())
+
+    # ---- the text format ------------------------------------------------------------------------
+    def to_text(self, game: Game) -> str:
+        """One line per answer in depth-first order; shared prefixes written as spaces."""
+        lines: list[str] = []
+        previous: list[str] = []
+        for answer in self._dfs_answers():
+            path = self.paths[answer]
+            tokens: list[str] = []
+            for k, guess in enumerate(path):
+                tokens += [guess, f"{pattern_to_tiles(score(guess, answer), game.length)}{k + 1}"]
+            same = 0
+            while same < min(len(tokens), len(previous)) - 1 and tokens[same] == previous[same]:
+                same += 1
+            shared = len(" ".join(tokens[:same])) + 1 if same else 0
+            lines.append(" " * shared + " ".join(tokens[same:]))
+            previous = tokens
+        return "\n".join(lines) + "\n"
+
+    def _dfs_answers(self) -> list[str]:
+        by_path = sorted(self.paths, key=lambda a: self.paths[a])
+        order: list[str] = []
+        seen: set[str] = set()
+
+        def walk(node: TreeNode, depth: int, matching: list[str]) -> None:
+            here = [a for a in matching if len(self.paths[a]) == depth + 1]
+            for a in here:
+                if a not in seen:
+                    seen.add(a)
+                    order.append(a)
+            groups: dict[str, list[str]] = {}
+            for a in matching:
+                if len(self.paths[a]) > depth + 1:
+                    groups.setdefault(pattern_to_tiles(score(node.guess, a), len(a)), []).append(a)
+            for tiles in sorted(groups):
+                walk(node.children[tiles], depth + 1, groups[tiles])
+
+        walk(self.root, 0, by_path)
+        return order
+
+    @classmethod
+    def from_text(cls, game: Game, text: str, source: str = "tree") -> DecisionTree:
+        """Parse the text format.
+
+        Raises:
+            ValueError: naming the line (and ``source``) of a malformed token, a word outside the
+                game, tiles that disagree with the rules, or a line that does not end all green.
+        """
+        paths: dict[str, tuple[str, ...]] = {}
+        previous = ""
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip() or raw.lstrip().startswith("#"):
+                continue
+            indent = len(raw) - len(raw.lstrip(" "))
+            if indent > len(previous):
+                raise ValueError(f"{source} line {number}: indented past the end of the previous line")
+            line = previous[:indent] + raw[indent:]
+            previous = line
+            tokens = line.split()
+            if len(tokens) % 2:
+                raise ValueError(f"{source} line {number}: expected pairs 'guess TILESn', got {len(tokens)} tokens")
+            path: list[str] = []
+            for k in range(0, len(tokens), 2):
+                word, mark = tokens[k], tokens[k + 1]
+                match = _PAIR.match(mark.upper())
+                where = f"{source} line {number}, pair {k // 2 + 1}"
+                if match is None or int(match.group(2)) != k // 2 + 1:
+                    raise ValueError(f"{where}: {mark!r} is not the tiles followed by the guess number {k // 2 + 1}")
+                reason = game.explain_invalid_guess(word)
+                if reason is not None:
+                    raise ValueError(f"{where}: {reason}")
+                path.append(game.normalize_guess(word))
+                tiles = match.group(1)
+                if len(tiles) != game.length:
+                    raise ValueError(f"{where}: {tiles!r} has {len(tiles)} tiles, the game has {game.length}")
+                path_tiles = tiles
+            answer = path[-1]
+            if answer not in game.answer_index:
+                raise ValueError(f"{source} line {number}: {answer!r} is not an answer of {game.name}")
+            if path_tiles != "G" * game.length:
+                raise ValueError(f"{source} line {number}: the last pair must be the answer, all green")
+            for k, word in enumerate(path):
+                expected = pattern_to_tiles(score(word, answer), game.length)
+                given = tokens[2 * k + 1].upper()[: game.length]
+                if given != expected:
+                    raise ValueError(
+                        f"{source} line {number}: {word} against {answer} gives {expected}, the file says {given}"
+                    )
+            if answer in paths:
+                raise ValueError(f"{source} line {number}: {answer!r} appears twice")
+            paths[answer] = tuple(path)
+        return cls.from_paths(game, paths)
+
+    # ---- JSON -------------------------------------------------------------------------------------
+    def to_dict(self, game: Game) -> dict[str, Any]:
+        def node(n: TreeNode) -> dict[str, Any]:
+            out: dict[str, Any] = {"guess": n.guess}
+            if n.children:
+                out["next"] = {tiles: node(child) for tiles, child in sorted(n.children.items())}
+            return out
+
+        return {
+            "format": TREE_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+            "answers": len(self.paths), "total": self.total, "max": self.max_depth, "root": node(self.root),
+        }
+
+    @classmethod
+    def from_dict(cls, game: Game, data: Mapping[str, Any], source: str = "tree") -> DecisionTree:
+        if data.get("format") != TREE_FORMAT or "root" not in data:
+            raise ValueError(f"{source}: not a guessgym tree (format {TREE_FORMAT} with a root)")
+        paths: dict[str, tuple[str, ...]] = {}
+        for answer in game.answers:
+            node, path = data["root"], []
+            while True:
+                guess = node.get("guess")
+                if not isinstance(guess, str) or game.explain_invalid_guess(guess) is not None:
+                    raise ValueError(f"{source}: {guess!r} on the path of {answer!r} is not a guess of {game.name}")
+                path.append(game.normalize_guess(guess))
+                if path[-1] == answer:
+                    break
+                node = (node.get("next") or {}).get(pattern_to_tiles(score(path[-1], answer), game.length))
+                if node is None:
+                    break  # the tree does not reach this answer: verify_tree reports it
+            if path[-1] == answer:
+                paths[answer] = tuple(path)
+        if not paths:
+            raise ValueError(f"{source}: the tree reaches none of the answers of {game.name}")
+        return cls.from_paths(game, paths)
+
+    # ---- files ------------------------------------------------------------------------------------
+    def save(self, path: str | Path, game: Game) -> Path:
+        """Write the tree: JSON for a ``.json`` name, the text format otherwise (atomically)."""
+        path = Path(path)
+        text = json.dumps(self.to_dict(game), indent=1) + "\n" if path.suffix == ".json" else self.to_text(game)
+        atomic_write_text(path, text)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game) -> DecisionTree:
+        """Read a tree file (JSON if it parses as a JSON object, else the text format)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise FileNotFoundError(f"tree file {str(path)!r} does not exist") from None
+        if text.lstrip().startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+            return cls.from_dict(game, data, source=str(path))
+        return cls.from_text(game, text, source=str(path))
+
+
+def record_tree(agent: Agent, game: Game) -> DecisionTree:
+    """The tree ``agent`` plays on ``game``: every answer played once through the evaluation loop.
+
+    Raises:
+        ValueError: the agent lost a game (a tree must reach every answer) or is not a tree (its
+            choices depend on more than the tiles, e.g. a randomised agent).
+    """
+    from .evaluate import evaluate
+
+    result = evaluate(agent, game, record_guesses=True, progress=False)
+    lost = [r.answer for r in result.records if not r.solved]
+    if lost:
+        raise ValueError(f"{agent.name} does not solve {len(lost)} answers (e.g. {lost[0]!r}): no tree to record")
+    return DecisionTree.from_paths(game, {r.answer: r.played or () for r in result.records})
+
+
+@dataclass
+class TreeCheck:
+    """What :func:`verify_tree` found."""
+
+    game: str
+    answers: int
+    solved: int
+    total: int
+    max_depth: int
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.solved if self.solved else float("nan")
+
+    def report(self, limit: int = 20) -> str:
+        head = (f"{self.game}: {self.solved} of {self.answers} answers solved, total {self.total}, "
+                f"mean {self.mean:.4f}, max {self.max_depth}")
+        if self.ok:
+            return head + ": the tree is correct for this game"
+        shown = self.problems[:limit]
+        more = len(self.problems) - len(shown)
+        return "\n".join([head, *(f"  {p}" for p in shown), *([f"  ... and {more} more"] if more else [])])
+
+
+def verify_tree(tree: DecisionTree, env: Any) -> TreeCheck:
+    """Replay every answer's path through ``env`` (a GuessEnv, possibly wrapped) and check it.
+
+    Reports answers the tree does not reach, words that are not answers, guesses the environment
+    rejects (hard mode), tiles that differ from the tree's, paths longer than the attempt limit,
+    and disagreements with the tree (a path the tree would not play).
+    """
+    base = env.unwrapped
+    game: Game = base.game
+    problems: list[str] = []
+    for answer in game.answers:
+        if answer not in tree.paths:
+            problems.append(f"{answer}: missing (no path of the tree ends with it)")
+    for word in tree.paths:
+        if word not in game.answer_index:
+            problems.append(f"{word}: not an answer of {game.name}")
+    total = solved = depth = 0
+    for answer, path in tree.paths.items():
+        if answer not in game.answer_index:
+            continue
+        env.reset(options={"answer": answer})
+        node: TreeNode | None = tree.root
+        for k, guess in enumerate(path):
+            if node is None or node.guess != guess:
+                problems.append(f"{answer}: guess {k + 1} {guess!r} is not what the tree plays there")
+                break
+            if guess not in game.guess_index:
+                problems.append(f"{answer}: guess {k + 1} {guess!r} is not an allowed guess")
+                break
+            _, _, terminated, _, info = env.step(game.guess_index[guess])
+            if info["invalid_action"]:
+                problems.append(f"{answer}: guess {k + 1} {guess!r} is rejected: {info['invalid_reason']}")
+                break
+            expected = pattern_to_tiles(score(guess, answer), game.length)
+            if info["tiles"] != expected:  # pragma: no cover - the environment and score() agree
+                problems.append(f"{answer}: guess {k + 1} {guess!r} gave {info['tiles']}, the tree says {expected}")
+                break
+            if terminated:
+                if info["tiles"] == "G" * game.length:
+                    solved += 1
+                    total += k + 1
+                    depth = max(depth, k + 1)
+                elif k + 1 < len(path):
+                    problems.append(f"{answer}: the game ended after {k + 1} guesses (max_attempts "
+                                    f"{game.max_attempts}); the tree needs {len(path)}")
+                break
+            node = node.children.get(info["tiles"])
+    return TreeCheck(game.name, len(game.answers), solved, total, depth, problems)
+
+
+def show_tree(tree: DecisionTree, game: Game, depth: int = 2) -> str:
+    """The first ``depth`` levels as a table: tiles, answers left, the next guess, their mean depth."""
+    lines = [f"{tree.root.guess}: {len(tree.paths)} answers, total {tree.total}, mean {tree.mean:.4f}, "
+             f"max {tree.max_depth}"]
+
+    def walk(node: TreeNode, answers: list[str], level: int, indent: str) -> None:
+        if level >= depth:
+            return
+        groups: dict[str, list[str]] = {}
+        for a in answers:
+            if a != node.guess:
+                groups.setdefault(pattern_to_tiles(score(node.guess, a), game.length), []).append(a)
+        for tiles in sorted(groups, key=lambda t: (-len(groups[t]), t)):
+            members = groups[tiles]
+            child = node.children.get(tiles)
+            mean = float(np.mean([len(tree.paths[a]) for a in members]))
+            nxt = child.guess if child is not None else "?"
+            lines.append(f"{indent}{tiles} {len(members):>5} left -> {nxt:<12} mean {mean:.3f}")
+            if child is not None:
+                walk(child, members, level + 1, indent + "    ")
+
+    walk(tree.root, list(tree.paths), 0, "  ")
+    return "\n".join(lines)
+
+
+class TreeAgent(Agent):
+    """Plays a decision tree file (text or JSON) through the evaluation loop.
+
+    Args:
+        path: the tree file (see :mod:`guessgym.agents.trees`).
+    """
+
+    name = "tree"
+
+    def __init__(self, path: str) -> None:
+        self.path = str(path)
+        self.tree: DecisionTree | None = None
+        self._loaded_for: str | None = None
+        self._node: TreeNode | None = None
+
+    def begin(self, game: Game) -> None:
+        super().begin(game)
+        if self._loaded_for != game.fingerprint:
+            try:
+                self.tree = DecisionTree.load(self.path, game)
+            except (OSError, ValueError) as exc:
+                raise UnsupportedGameError(f"this tree cannot play {game.name}: {exc}") from None
+            self._loaded_for = game.fingerprint
+        assert self.tree is not None
+        self._node = self.tree.root
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        if info.get("attempt", 0) > 0 and not info.get("invalid_action"):
+            assert self._node is not None
+            child = self._node.children.get(info["tiles"])
+            if child is None:
+                raise RuntimeError(
+                    f"tree {self.path} has no branch for {self._node.guess} {info['tiles']}: it does not cover "
+                    "this answer"
+                )
+            self._node = child
+        assert self._node is not None
+        return int(self.game.guess_index[self._node.guess])
+
+    def describe(self) -> str:
+        return f"plays the decision tree in {self.path}"
+
+
+register("tree", TreeAgent)
+
+__all__ = ["DecisionTree", "TREE_FORMAT", "TreeAgent", "TreeCheck", "TreeNode", "record_tree", "show_tree",
+           "verify_tree"]
