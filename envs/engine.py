@@ -448,12 +448,6 @@ class GameEngine:
         Raises:
             RuntimeError: if game ``i`` has ended (or never started).
         """
-        dense = self._dense
-        if dense is not None and not self._hard_mode:  # the common case first, with the fewest checks
-            reward, pattern, ended, attempt, count = _play_one_kernel(dense, action, i, action, *self._kernel_state)
-            if pattern == -2:
-                raise RuntimeError("a game was stepped after it ended without a reset")
-            return reward, ended, pattern, attempt, count, None
         if self._hard_mode:
             if self.status[i, DONE]:
                 raise RuntimeError("a game was stepped after it ended without a reset")
@@ -461,6 +455,7 @@ class GameEngine:
             if reason is not None:
                 attempt, count = int(self.status[i, ATTEMPT]), int(self.status[i, COUNT])
                 return self.rewards.invalid_action_penalty, False, -1, attempt, count, reason
+        dense = self._dense
         if dense is not None:
             result = _play_one_kernel(dense, action, i, action, *self._kernel_state)
         else:
