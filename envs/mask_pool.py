@@ -23,24 +23,25 @@ from typing import Any
 import numpy as np
 
 
-def _count(arrays: list[np.ndarray], slot: int) -> int:
-    return sys.getrefcount(arrays[slot])
-
-
 def _first_free(arrays: list[np.ndarray], free_count: int) -> int:
     """The slot of the first array referenced only by ``arrays`` (-1 if every one is held)."""
     for slot in range(len(arrays)):
-        if _count(arrays, slot) == free_count:
+        arr = arrays[slot]
+        if sys.getrefcount(arr) == free_count:
             return slot
     return -1
 
 
 def _calibrate() -> int:
-    """The reference count :func:`_count` sees for an array held by nothing but its list.
+    """The reference count :func:`_first_free` sees for an array held by nothing but its list.
 
-    Measured, not assumed: interpreters differ in how temporaries count.
+    Measured with :func:`_first_free` itself, not assumed: interpreters differ in how local
+    variables and temporaries count.
     """
-    return _count([np.empty(0, dtype=np.int8)], 0)
+    for count in range(1, 16):
+        if _first_free([np.empty(0, dtype=np.int8)], count) == 0:
+            return count
+    raise RuntimeError("cannot measure the reference count of an unheld array")
 
 
 _FREE_COUNT = _calibrate()
@@ -60,22 +61,13 @@ class ConstantMasks:
         self.capacity = capacity
         self._templates = (np.ones(size, dtype=np.int8), np.zeros(size, dtype=np.int8))
         self._pools: tuple[list[np.ndarray], list[np.ndarray]] = ([], [])
-        self._free = self._probe()
-
-    @staticmethod
-    def _probe() -> int:
-        # the count get() sees for an array held by nothing but its pool, measured with its statements
-        pool = [np.empty(0, dtype=np.int8)]
-        for arr in pool:
-            return sys.getrefcount(arr)
-        raise AssertionError("unreachable")
 
     def get(self, ended: bool) -> np.ndarray:
         """A read-only mask: all ones if not ``ended``, else all zeros."""
         pool = self._pools[ended]
-        for arr in pool:
-            if sys.getrefcount(arr) == self._free:
-                return arr
+        slot = _first_free(pool, _FREE_COUNT)
+        if slot >= 0:
+            return pool[slot]
         arr = self._templates[ended].copy()
         arr.flags.writeable = False
         if len(pool) < self.capacity:
