@@ -50,6 +50,15 @@ TREE_FORMAT = 1
 _PAIR = re.compile(r"^([A-Z]+)(\d+)$")
 
 
+def _split(guess: str, answers: Iterable[str]) -> dict[str, list[str]]:
+    """The answers other than ``guess`` grouped by the tiles ``guess`` shows against them."""
+    groups: dict[str, list[str]] = {}
+    for answer in answers:
+        if answer != guess:
+            groups.setdefault(pattern_to_tiles(score(guess, answer), len(answer)), []).append(answer)
+    return groups
+
+
 @dataclass
 class TreeNode:
     """The guess to play at one point of the game, and the subtree after each tile string."""
@@ -137,24 +146,16 @@ class DecisionTree:
         return "\n".join(lines) + "\n"
 
     def _dfs_answers(self) -> list[str]:
-        by_path = sorted(self.paths, key=lambda a: self.paths[a])
         order: list[str] = []
-        seen: set[str] = set()
 
-        def walk(node: TreeNode, depth: int, matching: list[str]) -> None:
-            here = [a for a in matching if len(self.paths[a]) == depth + 1]
-            for a in here:
-                if a not in seen:
-                    seen.add(a)
-                    order.append(a)
-            groups: dict[str, list[str]] = {}
-            for a in matching:
-                if len(self.paths[a]) > depth + 1:
-                    groups.setdefault(pattern_to_tiles(score(node.guess, a), len(a)), []).append(a)
+        def walk(node: TreeNode, answers: list[str]) -> None:
+            if node.guess in answers:
+                order.append(node.guess)
+            groups = _split(node.guess, answers)
             for tiles in sorted(groups):
-                walk(node.children[tiles], depth + 1, groups[tiles])
+                walk(node.children[tiles], groups[tiles])
 
-        walk(self.root, 0, by_path)
+        walk(self.root, list(self.paths))
         return order
 
     @classmethod
@@ -374,10 +375,7 @@ def show_tree(tree: DecisionTree, game: Game, depth: int = 2) -> str:
     def walk(node: TreeNode, answers: list[str], level: int, indent: str) -> None:
         if level >= depth:
             return
-        groups: dict[str, list[str]] = {}
-        for a in answers:
-            if a != node.guess:
-                groups.setdefault(pattern_to_tiles(score(node.guess, a), game.length), []).append(a)
+        groups = _split(node.guess, answers)
         for tiles in sorted(groups, key=lambda t: (-len(groups[t]), t)):
             members = groups[tiles]
             child = node.children.get(tiles)
