@@ -257,9 +257,7 @@ def run_assist(
             if lowered in ("help", "?", "h"):
                 say(HELP)
             elif lowered == "undo":
-                step = session.undo()
-                say(f"took back {game.guesses[step.guess]} {pattern_to_tiles(step.pattern, game.length)}; "
-                    f"{_possible(session.remaining())}")
+                _undo(session, say)
             elif lowered in ("list", "ls"):
                 n = _list_size(rest)
                 words = session.words(n)
@@ -323,13 +321,18 @@ def _list_size(text: str) -> int:
     return int(text)
 
 
+def _undo(session: AssistSession, say: Callable[[str], None]) -> None:
+    step = session.undo()
+    game = session.game
+    say(f"took back {game.guesses[step.guess]} {pattern_to_tiles(step.pattern, game.length)}; "
+        f"{_possible(session.remaining())}")
+
+
 def _finished(session: AssistSession, stdin: TextIO, out: TextIO, say: Callable[[str], None]) -> bool:
     """After an all-green row: finish, unless the user takes the row back (it was mistyped)."""
     line = _read(stdin, out, "press Enter to finish, or type 'undo' if those tiles were mistyped> ")
     if line is not None and line.lower() == "undo":
-        step = session.undo()
-        say(f"took back {session.game.guesses[step.guess]} {pattern_to_tiles(step.pattern, session.game.length)}; "
-            f"{_possible(session.remaining())}")
+        _undo(session, say)
         return False
     return True
 

@@ -162,6 +162,14 @@ def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureF
 
 
 # ---- assist ------------------------------------------------------------------------------------
+def run_assist(script: list[str]) -> tuple[int, str]:
+    """``guessgym assist`` on Micro Nerdle with the first-candidate solver, fed ``script``: (code, transcript)."""
+    out = io.StringIO()
+    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
+                stdout=out)
+    return code, out.getvalue()
+
+
 def test_assist_full_game_with_typo_impossible_feedback_and_undo(capsys: pytest.CaptureFixture[str]) -> None:
     answer = "8-5=3"
     rows = first_candidate_game(answer)
@@ -179,10 +187,7 @@ def test_assist_full_game_with_typo_impossible_feedback_and_undo(capsys: pytest.
         t2.replace("G", "2").replace("Y", "1").replace("B", "0"),  # digits
         *[t for _, t in rows[2:]],
     ]
-    out = io.StringIO()
-    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
-                stdout=out)
-    text = out.getvalue()
+    code, text = run_assist(script)
     assert code == 0, text
     assert "micro-nerdle: 127 possible answers, 6 attempts; solver" in text
     assert f"guess 1: {g1}" in text and f"guess 2: {g2}" in text
@@ -208,10 +213,7 @@ def test_assist_own_guess_list_and_solver_switch(capsys: pytest.CaptureFixture[s
         "list",
         "quit",
     ]
-    out = io.StringIO()
-    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
-                stdout=out)
-    text = out.getvalue()
+    code, text = run_assist(script)
     assert code == 0
     assert "error: '1+1=3' is not a valid equation" in text
     assert "error: unknown agent 'no-such-solver'" in text
@@ -474,10 +476,7 @@ def test_assist_list_arguments_and_undo_after_all_green() -> None:
     rows = first_candidate_game(answer)
     last_guess, last_tiles = rows[-1]
     script = ["list abc", "list -3", "list 2", *[t for _, t in rows], "undo", last_tiles, ""]
-    out = io.StringIO()
-    code = main(["assist", "--game", "micro-nerdle", "--solver", FIRST], stdin=io.StringIO("\n".join(script) + "\n"),
-                stdout=out)
-    text = out.getvalue()
+    code, text = run_assist(script)
     assert code == 0, text
     assert "error: usage: list [N], N a positive whole number of answers to show; got 'abc'" in text
     assert "got '-3'" in text and "... and 125 more" in text
