@@ -153,8 +153,6 @@ def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
 
     Never touches a temporary that a live process on this machine is writing.
     """
-    import shutil
-
     removed: list[Path] = []
     try:
         entries = list(Path(folder).iterdir())
@@ -162,15 +160,25 @@ def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
         return removed
     for path in entries:
         if is_temporary(path) and is_stale(path):
-            try:
-                if path.is_dir():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
-            except OSError:
-                continue
-            removed.append(path)
+            if remove_path(path):
+                removed.append(path)
     return removed
+
+
+def remove_path(path: Path, *, missing_ok: bool = False) -> bool:
+    """Delete a file or a whole folder; whether it was removed (or, with ``missing_ok``, is gone)."""
+    import shutil
+
+    try:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        return missing_ok
+    except OSError:
+        return False
+    return True
 
 
 def fsync_dir(path: str | os.PathLike[str]) -> None:

@@ -1,6 +1,6 @@
 """What the disk cache holds, and keeping it small (behind ``guessgym cache``).
 
-The cache folder (:func:`~guessgym.envs.matrix.cache_dir`) holds one pattern matrix per game
+The cache folder (:func:`cache_dir`) holds one pattern matrix per game
 (30 MB for Wordle, 628 MB for classic Nerdle) and grows with every custom word list played. This
 module lists it, clears it and prunes it to a size, least recently used first (a matrix's file
 time is refreshed whenever a process loads it). Files of guessgym < 0.3 (no checksum in their
@@ -14,13 +14,19 @@ Examples:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atomic import is_stale, is_temporary
-from .matrix import CACHE_NAME, cache_dir
+from .atomic import is_stale, is_temporary, remove_path
+
+#: The name of a pattern-matrix cache file: ``patterns-<fingerprint>.<scheme>-<checksum>.npy``
+#: (written and verified by :mod:`guessgym.envs.matrix`).
+CACHE_NAME = re.compile(
+    r"^patterns-(?P<fingerprint>[0-9a-f]+)\.(?P<scheme>[a-z0-9]+)-(?P<checksum>[0-9a-f]{16})\.npy$"
+)
 
 _UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
@@ -45,6 +51,12 @@ class CacheFile:
     @property
     def removable_first(self) -> bool:
         return self.kind in ("legacy", "stale")
+
+
+def cache_dir() -> Path:
+    """Where pattern matrices are cached (``$GUESSGYM_CACHE_DIR`` or ``~/.cache/guessgym``)."""
+    env = os.environ.get("GUESSGYM_CACHE_DIR")
+    return Path(env) if env else Path.home() / ".cache" / "guessgym"
 
 
 def parse_size(text: str) -> int:
@@ -90,24 +102,9 @@ def cache_files(folder: Path | None = None) -> list[CacheFile]:
     return sorted(entries, key=lambda e: e.mtime)
 
 
-def _remove(entry: CacheFile) -> bool:
-    import shutil
-
-    try:
-        if entry.path.is_dir():
-            shutil.rmtree(entry.path)
-        else:
-            entry.path.unlink()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return False
-    return True
-
-
 def clear_cache(folder: Path | None = None) -> list[CacheFile]:
     """Remove every entry except temporaries being written now; return what was removed."""
-    return [e for e in cache_files(folder) if e.kind != "temporary" and _remove(e)]
+    return [e for e in cache_files(folder) if e.kind != "temporary" and remove_path(e.path, missing_ok=True)]
 
 
 def prune_cache(max_bytes: int, folder: Path | None = None) -> list[CacheFile]:
@@ -120,7 +117,7 @@ def prune_cache(max_bytes: int, folder: Path | None = None) -> list[CacheFile]:
     for entry in order:
         if total <= max_bytes and not entry.removable_first:
             break
-        if _remove(entry):
+        if remove_path(entry.path, missing_ok=True):
             total -= entry.size
             removed.append(entry)
     return removed
@@ -141,4 +138,7 @@ def describe_cache(folder: Path | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CacheFile", "cache_files", "clear_cache", "describe_cache", "format_size", "parse_size", "prune_cache"]
+__all__ = [
+    "CACHE_NAME", "CacheFile", "cache_dir", "cache_files", "clear_cache", "describe_cache", "format_size",
+    "parse_size", "prune_cache",
+]

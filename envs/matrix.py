@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import warnings
 from collections import OrderedDict
 from pathlib import Path
@@ -27,6 +26,7 @@ import numba
 import numpy as np
 
 from .atomic import atomic_open, remove_stale_temporaries
+from .cache import CACHE_NAME, cache_dir
 from .checksum import SCHEME, array_checksum
 from .game import Game
 from .scoring import pattern_dtype, pattern_matrix, score
@@ -40,22 +40,11 @@ DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: larger matrices are computed row by row
 ROW_CACHE_SIZE = 64
 
 
-def cache_dir() -> Path:
-    """Where pattern matrices are cached (``$GUESSGYM_CACHE_DIR`` or ``~/.cache/guessgym``)."""
-    env = os.environ.get("GUESSGYM_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "guessgym"
-
-
 def atomic_save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` atomically (temporary file in the same folder, then rename)."""
     with atomic_open(path, "wb") as f:
         np.save(f, array)
 
-
-#: ``patterns-<fingerprint>.<scheme>-<checksum>.npy``
-CACHE_NAME = re.compile(
-    r"^patterns-(?P<fingerprint>[0-9a-f]+)\.(?P<scheme>[a-z0-9]+)-(?P<checksum>[0-9a-f]{16})\.npy$"
-)
 
 
 def cached_files(fingerprint: str | None = None) -> list[Path]:

@@ -464,7 +464,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for entry in MAIN_JOB:
         described = entry.describe()
         print(f"  {described}" + (f"  [{entry.label}]" if entry.label and entry.label not in described else ""))
-    from .envs.matrix import cache_dir
+    from .envs.cache import cache_dir
 
     print(f"Cache: {cache_dir()} (guessgym cache shows, prunes or clears it; GUESSGYM_CACHE_DIR moves it)")
     return 0
@@ -566,7 +566,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)
 
-    from .envs.matrix import cache_dir
+    from .envs.cache import cache_dir
 
     p = sub.add_parser(
         "cache", help="show, prune or clear the pattern-matrix cache",

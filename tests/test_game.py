@@ -14,10 +14,11 @@ import pytest
 
 import guessgym.envs.matrix as matrix_module
 from guessgym.envs.atomic import _host
+from guessgym.envs.cache import cache_dir
 from guessgym.envs.candidates import Candidates
 from guessgym.envs.checksum import array_checksum
 from guessgym.envs.game import Game, nerdle, wordle
-from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cache_dir, cached_files
+from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cached_files
 from guessgym.envs.scoring import all_green, pattern_dtype, pattern_matrix, score
 
 ENGLISH_SIZES = {3: (665, 1070), 4: (2442, 3459), 5: (4667, 6748), 6: (7352, 11180), 7: (9951, 15845),
