@@ -1,37 +1,40 @@
 """The exact optimum: the decision tree with the fewest total guesses over all answers.
 
-``solve(game)`` searches depth first over candidate sets for the tree minimising the total number
-of guesses over every answer, within the game's attempt limit, and returns it as a
-:class:`~guessgym.agents.trees.DecisionTree` with its total. The search is exact:
+``solve(game)`` searches for the tree minimising the total number of guesses over every answer,
+within the game's attempt limit (and hard mode's rule when it is set), and returns it as a
+:class:`~guessgym.agents.trees.DecisionTree` with its total. The search over candidate sets is
+the numba kernel of :mod:`guessgym.baselines.search_kernels` (branch and bound with admissible
+lower bounds, memoisation, move ordering and collapsing of identical splits); this module chooses
+the openers, drives the kernel over the first guess's buckets, applies the time budget and reads
+the tree back out of the memo.
 
-* the cost of a candidate set ``C`` with ``d`` attempts left is ``|C|`` (every answer pays for this
-  guess) plus the cost of each non-green bucket with ``d - 1`` attempts left, minimised over guesses;
-* a bucket of ``n`` answers costs at least ``2n - 1`` (at best one answer is guessed next, every
-  other needs two more), which bounds every subtree from below; a guess whose bound already
-  reaches the best total found is skipped, and a subtree search is cut as soon as it cannot beat
-  what its caller needs (branch and bound);
-* guesses that split the candidates into the same buckets (and agree on whether they can win
-  now) are the same move: only the first is searched;
-* solved candidate sets are memoised with their attempts left.
+Modes:
 
-This first version runs on the dense pattern matrix in NumPy and handles easy mode. It solves the
-small Nerdle sizes in seconds (``tests/test_optimal.py`` checks it against every tree of tiny games
-and against the greedy baselines); the numba kernels, hard mode, proof and time-budget options,
-the on-disk cache and the Wordle and classic Nerdle speed targets of the issue are the next steps.
+* **exact** (``width=0``, the default): every guess is considered at every node below the
+  opener, so the tree is optimal for its opener; over ``openers="all"`` it is the optimum.
+  ``proof=True`` asks for exactly that combination and :attr:`SolveResult.proven` says whether it
+  held.
+* **near-optimal** (``width=K``): only the ``K`` most promising distinct guesses per node; never
+  below the optimum, and within a fraction of a percent of it for small ``K``.
+
+Openers: ``opener="salet"`` fixes one; ``openers=K`` tries the ``K`` most promising by the same
+ordering as the inner nodes (most buckets, then smallest sum of squares); ``openers="all"`` tries
+every guess, skipping those whose lower bound cannot beat the best total found.
 
 Examples:
     >>> from guessgym.envs.game import wordle
     >>> game = wordle(answers=["crane", "crate", "grate", "slate"], guesses=["crane", "crate", "grate",
     ...                                                                       "slate", "scrag"])
     >>> result = solve(game)
-    >>> result.total, result.tree.max_depth
-    (7, 2)
+    >>> result.total, result.tree.max_depth, result.proven
+    (7, 2, True)
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,10 +42,12 @@ from ..agents.base import UnsupportedGameError
 from ..agents.trees import DecisionTree
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
-from ..envs.scoring import all_green
+from ..envs.scoring import all_green, num_patterns
+from . import search_kernels as K
+from .search_kernels import INF
 
-#: A cost no tree reaches (a candidate set that cannot be solved in the attempts left).
-INFEASIBLE = 1 << 40
+#: Seeds of the random set-hash keys (fixed, so memo keys are reproducible across runs).
+_KEY_SEED = 0x6F70_7469
 
 
 def lower_bound(n: int) -> int:
@@ -52,147 +57,307 @@ def lower_bound(n: int) -> int:
 
 @dataclass
 class SolveResult:
-    """An optimal tree and how it was found.
+    """The best tree found and what is known about the optimum.
 
     Attributes:
-        total: guesses over all answers (the minimum).
-        tree: the tree reaching it.
+        total: guesses over all answers of ``tree``.
+        tree: the tree.
+        lower_bound: a proven lower bound of the optimum over the openers searched (equal to
+            ``total`` when the search finished in exact mode).
+        proven: ``total`` is the optimum of the game (exact mode, every opener, finished), or of
+            the fixed opener when one was given.
         nodes: candidate sets searched.
         seconds: wall-clock time.
+        openers_searched: openers whose trees were searched to the end.
+        timed_out: the time budget ran out (``tree`` is the best found so far).
+        settings: the options the search ran with (``width`` is the one that produced the tree).
     """
 
     total: int
     tree: DecisionTree
+    lower_bound: int
+    proven: bool
     nodes: int
     seconds: float
+    openers_searched: int = 0
+    timed_out: bool = False
+    settings: dict[str, object] = field(default_factory=dict)
 
     @property
     def mean(self) -> float:
         return self.total / len(self.tree.paths)
 
+    @property
+    def gap(self) -> int:
+        """Total minus the proven lower bound (0 when proven)."""
+        return self.total - self.lower_bound
+
+
+class _Kernel:
+    """One memo and the arrays :func:`search_kernels.search` needs, for one game and width."""
+
+    def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float) -> None:
+        rng = np.random.default_rng(_KEY_SEED)
+        self.game = game
+        self.mt = mt
+        self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int32)
+        self.codes = np.ascontiguousarray(game.guess_codes)
+        self.keys = rng.integers(0, 2**63, size=len(game.answers), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.guess_keys = rng.integers(0, 2**63, size=len(game.guesses), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        self.exact = K.new_memo()
+        self.floor = K.new_memo()
+        n_patterns = num_patterns(game.length)
+        self.counts = np.zeros((K.CHUNK, n_patterns), dtype=np.uint16 if len(game.answers) < 65535 else np.uint32)
+        self.tally = np.zeros(n_patterns, dtype=np.int64)
+        self.stamp = np.zeros(n_patterns, dtype=np.int64)
+        self.clock = np.zeros(1, dtype=np.int64)
+        self.green = all_green(game.length)
+        self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols], dtype=np.int64)
+        self.stats = np.zeros(3, dtype=np.int64)
+        self.deadline = deadline
+        self.all_guesses = np.arange(len(game.guesses), dtype=np.int32)
+
+    @property
+    def aborted(self) -> bool:
+        return bool(self.stats[K.ABORTED])
+
+    def cost(self, cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
+        return int(K.solve_set(self.mt, self.answer_guess, self.codes, self.keys, self.guess_keys, self.exact,
+                               self.floor, self.counts, self.tally, self.stamp, self.clock, self.params, self.stats,
+                               self.deadline, cands, left, allowed, beta))
+
+    def known(self, cands: np.ndarray, left: int, allowed: np.ndarray) -> tuple[int, int, int]:
+        """``(cost or -1, guess or -1, proven lower bound)`` of a subproblem from the memo."""
+        n = cands.size
+        if n == 1:
+            return (1, int(self.answer_guess[cands[0]]), 1) if left >= 1 else (-1, -1, INF)
+        if left <= 1:
+            return -1, -1, INF
+        if n == 2:
+            return 3, int(self.answer_guess[cands[0]]), 3
+        value, floor = K.probe(self.exact, self.floor, cands, self.keys, left, allowed, self.guess_keys,
+                               self.game.hard_mode)
+        if value >= 0:
+            cost = value >> K.GUESS_BITS
+            return cost, value & ((1 << K.GUESS_BITS) - 1), cost
+        return -1, -1, max(2 * n - 1, floor)
+
+    def children(self, cands: np.ndarray, guess: int, allowed: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """``(pattern, bucket, allowed guesses)`` of each non-green bucket, largest first."""
+        patterns = self.mt[cands, guess].astype(np.int64)
+        out = []
+        for p in np.unique(patterns):
+            if p == self.green:
+                continue
+            bucket = cands[patterns == p]
+            child_allowed = (K.hard_filter(allowed, self.codes, guess, int(p), self.game.n_symbols)
+                             if self.game.hard_mode else allowed)
+            out.append((int(p), bucket, child_allowed))
+        out.sort(key=lambda c: -c[1].size)
+        return out
+
+    def paths(self, cands: np.ndarray, left: int, allowed: np.ndarray, prefix: list[str],
+              out: dict[str, list[str]], fallback: _Kernel | None = None) -> None:
+        """Every answer's path through the memo's tree (``fallback``'s for unsolved sets)."""
+        cost, guess, _ = self.known(cands, left, allowed)
+        if guess < 0:
+            if fallback is None:
+                raise RuntimeError("the search left a subproblem unsolved")
+            fallback.paths(cands, left, allowed, prefix, out)
+            return
+        word = self.game.guesses[guess]
+        path = [*prefix, word]
+        if (self.mt[cands, guess] == self.green).any():
+            out[word] = path
+        for _, bucket, child_allowed in self.children(cands, guess, allowed):
+            self.paths(bucket, left - 1, child_allowed, path, out, fallback)
+
 
 class ExactSearch:
-    """Branch and bound over candidate sets (see the module docstring).
+    """Search a game's optimal (or near-optimal) tree; see the module docstring for the options.
 
     Args:
-        game: an easy-mode game whose pattern matrix fits in memory.
+        game: any game whose pattern matrix fits in memory.
         max_attempts: the attempt limit (default: the game's).
-        opener: fix the first guess (a word of the game).
+        opener: fix the first guess.
+        openers: the openers to try when none is fixed: ``"all"``, the best ``K`` by the move
+            ordering, or a list of words.
+        width: guesses searched per node (0: every guess, exact).
+        proof: require the exact mode over every opener (an error otherwise).
+        time_budget: seconds after which the best tree so far is returned with its gap.
+        progress: called with ``(done, total)`` answers of the opener being searched.
     """
 
-    def __init__(self, game: Game, *, max_attempts: int | None = None, opener: str | None = None) -> None:
-        if game.hard_mode:
-            raise UnsupportedGameError("the exact solver does not handle hard mode yet")
+    def __init__(self, game: Game, *, max_attempts: int | None = None, opener: str | None = None,
+                 openers: int | str | Sequence[str] = "all", width: int = 0, proof: bool = False,
+                 time_budget: float | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
         matrix = PatternMatrix.for_game(game)
         if matrix.dense is None:
             raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory")
+        if width < 0:
+            raise ValueError(f"width must be 0 (every guess) or a positive number of guesses, not {width}")
+        if proof and (width != 0 or opener is not None or openers != "all"):
+            raise ValueError("proof mode searches every guess at every node and every opener: "
+                             "it cannot be combined with width, opener or openers")
+        if time_budget is not None and not time_budget > 0:
+            raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
         self.game = game
-        self.dense = matrix.dense
         self.max_attempts = game.max_attempts if max_attempts is None else int(max_attempts)
-        self.green = all_green(game.length)
-        self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
+        if self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, not {self.max_attempts}")
+        self.mt = np.ascontiguousarray(matrix.dense.T)
+        self.width = int(width)
         self.opener = None if opener is None else game.guess_index[game.normalize_guess(opener)]
-        self.memo: dict[tuple[bytes, int], tuple[int, int]] = {}
-        self.floor: dict[tuple[bytes, int], int] = {}  # proven lower bounds of sets not solved below a bound
-        self.nodes = 0
+        self.openers = openers
+        self.time_budget = time_budget
+        self.progress = progress
+
+    def _opener_order(self, kernel: _Kernel) -> tuple[list[int], dict[int, int]]:
+        """The openers to search, most promising first, and each one's lower bound."""
+        game = self.game
+        everyone = np.arange(len(game.answers), dtype=np.int32)
+        guesses = kernel.all_guesses
+        k = np.empty(guesses.size, np.int64)
+        wins = np.empty(guesses.size, np.int64)
+        sumsq = np.empty(guesses.size, np.int64)
+        K.scan(self.mt, everyone, guesses, kernel.green, kernel.counts, k, wins, sumsq)
+        n = everyone.size
+        lbs = {g: int(K.guess_lb(n, int(k[g]), int(wins[g]), self.max_attempts)) for g in range(guesses.size)}
+        if self.opener is not None:
+            return [self.opener], lbs
+        if isinstance(self.openers, str):
+            if self.openers != "all":
+                raise ValueError(f"openers must be 'all', a number or a list of words, not {self.openers!r}")
+            chosen = list(range(guesses.size))
+        elif isinstance(self.openers, int):
+            if self.openers < 1:
+                raise ValueError(f"openers must be at least 1, not {self.openers}")
+            chosen = list(range(guesses.size))
+        else:
+            chosen = [game.guess_index[game.normalize_guess(w)] for w in self.openers]
+        chosen = [g for g in chosen if k[g] > 0 or wins[g] > 0]
+        chosen.sort(key=lambda g: (lbs[g], int(sumsq[g]), g))
+        if isinstance(self.openers, int):
+            chosen = chosen[: self.openers]
+        return chosen, lbs
+
+    def _opener_cost(self, kernel: _Kernel, opener: int, beta: int) -> tuple[int, int]:
+        """``(cost, proven lower bound)`` of the tree starting with ``opener``; the cost is exact
+        when below ``beta`` and the search was not aborted."""
+        n = len(self.game.answers)
+        children = kernel.children(self._everyone, opener, kernel.all_guesses)
+        left = self.max_attempts - 1
+        wins = int(n - sum(b.size for _, b, _ in children))
+        total = n + sum(int(K.bucket_lb(b.size, left)) for _, b, _ in children)
+        bound = n + sum(kernel.known(b, left, a)[2] for _, b, a in children)
+        done = wins
+        if self.progress is not None:
+            self.progress(done, n)
+        for _, bucket, child_allowed in children:
+            lb = int(K.bucket_lb(bucket.size, left))
+            if total >= beta or kernel.aborted:
+                break
+            rest = total - lb
+            sub = kernel.cost(bucket, left, child_allowed, beta - rest)
+            if kernel.aborted:
+                break
+            total = rest + sub
+            done += bucket.size
+            if self.progress is not None:
+                self.progress(done, n)
+        bound = max(bound, n + sum(kernel.known(b, left, a)[2] for _, b, a in children))
+        if not kernel.aborted:
+            bound = total if total < beta else max(bound, total)
+        return total, bound
 
     def solve(self) -> SolveResult:
-        """The optimal tree over every answer."""
+        """The best tree over the openers (see the class docstring).
+
+        In the near-optimal mode the ``width`` best guesses may not fit a tree within the attempt
+        limit (hard mode's rule makes this common); the width is then doubled until one does.
+        """
         started = time.perf_counter()
-        everyone = np.arange(len(self.game.answers), dtype=np.int64)
-        total, _ = self.cost(everyone, self.max_attempts, INFEASIBLE, first=True)
-        if total >= INFEASIBLE:
-            raise ValueError(f"no tree solves every answer of {self.game.name} in {self.max_attempts} guesses")
-        paths = self._paths(everyone, self.max_attempts, [], first=True)
-        tree = DecisionTree.from_paths(self.game, paths)
-        assert tree.total == total
-        return SolveResult(total, tree, self.nodes, time.perf_counter() - started)
+        width = self.width
+        while True:
+            result = self._search(width, started)
+            if result is not None:
+                return result
+            if width == 0 or width >= len(self.game.guesses):
+                raise ValueError(f"no tree solves every answer of {self.game.name} in {self.max_attempts} guesses")
+            width = min(2 * width, len(self.game.guesses))
 
-    # ---- the search ----------------------------------------------------------------------------
-    def cost(self, cands: np.ndarray, left: int, bound: int, first: bool = False) -> tuple[int, int]:
-        """``(cost, guess)`` of the best tree for ``cands`` with ``left`` attempts if it is below
-        ``bound``; otherwise ``(c, -1)`` with ``c >= bound`` a lower bound."""
-        n = int(cands.size)
-        if n == 1:
-            return (1, int(self.answer_guess[cands[0]])) if left >= 1 else (INFEASIBLE, -1)
-        if left <= 1:
-            return INFEASIBLE, -1
-        key = (cands.tobytes(), left)
-        if not first:
-            known = self.memo.get(key)
-            if known is not None:
-                return known if known[0] < bound else (known[0], -1)
-            floor = max(lower_bound(n), self.floor.get(key, 0))
-            if floor >= bound:
-                return floor, -1
-        self.nodes += 1
-        best, best_guess = bound, -1
-        for guess, buckets in self._moves(cands, first):
-            total = n + sum(lower_bound(b.size) for b in buckets)  # optimistic until every bucket is solved
-            if total >= best:
-                continue
-            for bucket in buckets:
-                others = total - lower_bound(bucket.size)
-                sub, _ = self.cost(bucket, left - 1, best - others)
-                total = others + sub
-                if total >= best:
-                    break
-            else:
-                best, best_guess = total, guess
-        if best_guess >= 0:
-            self.memo[key] = (best, best_guess)
-            return best, best_guess
-        self.floor[key] = max(self.floor.get(key, 0), bound)
-        return bound, -1
+    def _search(self, width: int, started: float) -> SolveResult | None:
+        """The search at one width; ``None`` when no tree fits the attempt limit."""
+        deadline = 0.0 if self.time_budget is None else started + self.time_budget
+        game = self.game
+        kernel = _Kernel(game, self.mt, width, deadline)
+        order, lbs = self._opener_order(kernel)
+        if not order:
+            raise ValueError(f"no guess of {game.name} tells any answer apart")
+        best, best_opener, searched = INF, -1, 0
+        bounds: dict[int, int] = {}
+        fallback: _Kernel | None = None
+        for opener in order:
+            if lbs[opener] >= best or kernel.aborted:
+                break
+            total, bound = self._opener_cost(kernel, opener, best)
+            bounds[opener] = bound
+            if kernel.aborted:
+                if best_opener < 0:  # nothing complete yet: finish this opener's tree quickly
+                    fallback = self._fallback(kernel, opener)
+                    best_opener = opener
+                break
+            searched += 1
+            if total < best:
+                best, best_opener = total, opener
+        if best_opener < 0:
+            return None
+        paths: dict[str, list[str]] = {}
+        word = game.guesses[best_opener]
+        if word in game.answer_index:
+            paths[word] = [word]
+        for _, bucket, child_allowed in kernel.children(self._everyone, best_opener, kernel.all_guesses):
+            kernel.paths(bucket, self.max_attempts - 1, child_allowed, [word], paths, fallback)
+        tree = DecisionTree.from_paths(game, paths)
+        assert len(tree.paths) == len(game.answers) and tree.max_depth <= self.max_attempts
+        # The optimum over the openers considered is at least the smallest of: the bound of every
+        # opener searched, and the static bound of every opener not reached.
+        unreached = [lbs[g] for g in order if g not in bounds]
+        lower = min([*bounds.values(), *unreached, tree.total])
+        every_opener = self.opener is not None or self.openers == "all"
+        proven = not kernel.aborted and width == 0 and every_opener and lower == tree.total
+        nodes = int(kernel.stats[K.NODES]) + (0 if fallback is None else int(fallback.stats[K.NODES]))
+        settings: dict[str, object] = {
+            "max_attempts": self.max_attempts, "width": width,
+            "opener": None if self.opener is None else game.guesses[self.opener],
+            "openers": self.openers if isinstance(self.openers, (int, str)) else list(self.openers),
+            "time_budget": self.time_budget,
+        }
+        return SolveResult(tree.total, tree, lower, proven, nodes, time.perf_counter() - started, searched,
+                           kernel.aborted, settings)
 
-    def _moves(self, cands: np.ndarray, first: bool) -> list[tuple[int, list[np.ndarray]]]:
-        """Each distinct split of ``cands``: ``(guess, non-green buckets largest first)``, in order
-        of their lower bound (the most promising first)."""
-        guesses = range(len(self.game.guesses)) if not (first and self.opener is not None) else [self.opener]
-        rows = self.dense[:, cands]
-        seen: set[tuple[bytes, bool]] = set()
-        moves: list[tuple[int, int, list[np.ndarray]]] = []
-        for g in guesses:
-            row = rows[g]
-            patterns, first_seen, labels = np.unique(row, return_index=True, return_inverse=True)
-            if patterns.size == 1 and patterns[0] != self.green:
-                continue  # learns nothing
-            order = np.argsort(first_seen)
-            rank = np.empty_like(order)
-            rank[order] = np.arange(order.size)
-            canonical = rank[labels.reshape(-1)]
-            wins = bool(patterns[-1] == self.green) if patterns.size else False
-            key = (canonical.astype(np.int32).tobytes(), wins)
-            if key in seen:
-                continue
-            seen.add(key)
-            buckets = [cands[labels.reshape(-1) == j] for j in range(patterns.size) if patterns[j] != self.green]
-            buckets.sort(key=lambda b: -b.size)
-            bound = cands.size + sum(lower_bound(b.size) for b in buckets)
-            moves.append((bound, g, buckets))
-        moves.sort(key=lambda m: (m[0], m[1]))
-        return [(g, buckets) for _, g, buckets in moves]
+    @property
+    def _everyone(self) -> np.ndarray:
+        return np.arange(len(self.game.answers), dtype=np.int32)
 
-    def _paths(self, cands: np.ndarray, left: int, prefix: list[str], first: bool = False) -> dict[str, list[str]]:
-        if cands.size == 1:
-            answer = self.game.answers[int(cands[0])]
-            return {answer: [*prefix, answer]}
-        _, guess = self.memo[(cands.tobytes(), left)]
-        word = self.game.guesses[guess]
-        out: dict[str, list[str]] = {}
-        row = self.dense[guess, cands]
-        for pattern in np.unique(row):
-            bucket = cands[row == pattern]
-            if pattern == self.green:
-                out[self.game.answers[int(bucket[0])]] = [*prefix, word]
-            else:
-                out.update(self._paths(bucket, left - 1, [*prefix, word]))
-        return out
+    def _fallback(self, kernel: _Kernel, opener: int) -> _Kernel:
+        """A near-optimal search that completes every bucket of ``opener`` the exact search left
+        unsolved (widening until each fits the attempt limit)."""
+        left = self.max_attempts - 1
+        width = 1
+        while True:
+            fallback = _Kernel(self.game, self.mt, width, 0.0)
+            costs = [fallback.cost(bucket, left, allowed, INF) if kernel.known(bucket, left, allowed)[1] < 0 else 0
+                     for _, bucket, allowed in kernel.children(self._everyone, opener, kernel.all_guesses)]
+            if max(costs, default=0) < INF or width >= len(self.game.guesses):
+                return fallback
+            width *= 2
 
 
-def solve(game: Game, *, max_attempts: int | None = None, opener: str | None = None) -> SolveResult:
-    """The optimal decision tree of ``game`` (see :class:`ExactSearch`)."""
-    return ExactSearch(game, max_attempts=max_attempts, opener=opener).solve()
+def solve(game: Game, **options: object) -> SolveResult:
+    """The optimal decision tree of ``game`` (see :class:`ExactSearch` for the options)."""
+    return ExactSearch(game, **options).solve()  # type: ignore[arg-type]
 
 
-__all__ = ["INFEASIBLE", "ExactSearch", "SolveResult", "lower_bound", "solve"]
+__all__ = ["INF", "ExactSearch", "SolveResult", "lower_bound", "solve"]

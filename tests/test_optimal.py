@@ -12,52 +12,65 @@ from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.evaluate import evaluate
 from guessgym.agents.registry import make_agent
 from guessgym.agents.trees import record_tree, verify_tree
-from guessgym.baselines.optimal import INFEASIBLE, solve
+from guessgym.baselines.optimal import INF, solve
+from guessgym.envs.candidates import HardModeRule
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
 
 
 def brute_force(game: Game, max_attempts: int) -> int:
-    """The minimum total over every tree, by plain recursion over every guess (no bounds, no memo)."""
+    """The minimum total over every tree, by plain recursion over every guess (no bounds, no memo);
+    in hard mode the guesses are those the environment's own rule allows."""
     green = all_green(game.length)
 
-    def best(cands: tuple[str, ...], left: int) -> int:
+    def best(cands: tuple[str, ...], left: int, rule: HardModeRule | None) -> int:
         if len(cands) == 1:
-            return 1 if left >= 1 else INFEASIBLE
+            return 1 if left >= 1 else INF
         if left <= 1:
-            return INFEASIBLE
-        out = INFEASIBLE
-        for guess in game.guesses:
+            return INF
+        out = INF
+        for index, guess in enumerate(game.guesses):
+            if rule is not None and rule.violation(index) is not None:
+                continue
             buckets: dict[int, list[str]] = {}
             for a in cands:
                 buckets.setdefault(score(guess, a), []).append(a)
             if len(buckets) == 1 and green not in buckets:
                 continue
-            total = len(cands) + sum(best(tuple(b), left - 1) for p, b in buckets.items() if p != green)
+            total = len(cands)
+            for pattern, bucket in buckets.items():
+                if pattern != green:
+                    child = None
+                    if rule is not None:
+                        child = rule.copy()
+                        child.add(index, pattern)
+                    total += best(tuple(bucket), left - 1, child)
             out = min(out, total)
         return out
 
-    return best(game.answers, max_attempts)
+    return best(game.answers, max_attempts, HardModeRule(game) if game.hard_mode else None)
 
 
 WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share", "stare",
          "scare", "score", "store", "stone", "shone", "phone", "prone", "drone", "crone"]
 
 
+@pytest.mark.parametrize("hard_mode", [False, True])
 @pytest.mark.parametrize("seed", range(12))
-def test_equal_to_brute_force_on_tiny_games(seed: int) -> None:
+def test_equal_to_brute_force_on_tiny_games(seed: int, hard_mode: bool) -> None:
     rng = np.random.default_rng(seed)
     answers = sorted(rng.choice(WORDS, size=int(rng.integers(3, 8)), replace=False).tolist())
     extra = sorted(set(rng.choice(WORDS, size=3, replace=False).tolist()) - set(answers))
-    game = wordle(answers=answers, guesses=answers + extra)
-    for attempts in (2, 3, 6):
+    game = wordle(answers=answers, guesses=answers + extra, hard_mode=hard_mode)
+    for attempts in (2, 3, 4, 6):
         expected = brute_force(game, attempts)
-        if expected >= INFEASIBLE:
+        if expected >= INF:
             with pytest.raises(ValueError, match="no tree solves every answer"):
                 solve(game, max_attempts=attempts)
             continue
         result = solve(game, max_attempts=attempts)
         assert result.total == expected, (answers, extra, attempts)
+        assert result.proven and result.lower_bound == expected
         assert result.tree.max_depth <= attempts
         check = verify_tree(result.tree, gym.make("guessgym/Wordle-v1", game=game))
         assert check.ok and check.total == expected
@@ -84,5 +97,51 @@ def test_options_fixed_opener_and_attempt_limit() -> None:
     assert fixed.tree.root.guess == "8-1=7" and fixed.total >= free.total
     tight = solve(game, max_attempts=4)
     assert tight.tree.max_depth <= 4 and tight.total >= free.total
-    with pytest.raises(UnsupportedGameError, match="hard mode"):
-        solve(nerdle(5, hard_mode=True))
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+def test_every_width_is_at_least_the_optimum_and_plays_legally(hard_mode: bool) -> None:
+    game = nerdle(6, hard_mode=hard_mode)
+    exact = solve(game, openers=3)
+    env = gym.make("guessgym/MiniNerdle-v1", hard_mode=hard_mode)
+    for width in (1, 2, 4):
+        near = solve(game, openers=3, width=width)
+        assert near.total >= exact.total and not near.proven
+        check = verify_tree(near.tree, env)
+        assert check.ok and check.total == near.total, check.report()
+    assert verify_tree(exact.tree, env).ok
+
+
+def test_hard_mode_narrow_widths_widen_until_a_tree_fits() -> None:
+    game = wordle(word_list="nyt", hard_mode=True)
+    result = solve(game, opener="salet", width=1)
+    assert result.tree.max_depth <= 6 and result.settings["width"] > 1
+    assert verify_tree(result.tree, gym.make("guessgym/WordleHard-v1")).ok
+
+
+def test_time_budget_returns_a_complete_tree_with_its_gap() -> None:
+    game = nerdle(8)
+    result = solve(game, openers=1, time_budget=0.05)
+    assert result.timed_out and not result.proven
+    assert len(result.tree.paths) == len(game.answers) and result.tree.max_depth <= 6
+    assert 0 < result.lower_bound <= result.total and result.gap == result.total - result.lower_bound
+    assert verify_tree(result.tree, gym.make("guessgym/Nerdle-v1")).ok
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"proof": True, "width": 2}, "proof mode"),
+    ({"proof": True, "opener": "8-1=7"}, "proof mode"),
+    ({"width": -1}, "width must be"),
+    ({"time_budget": 0}, "time_budget must be"),
+    ({"openers": 0}, "openers must be at least 1"),
+    ({"openers": "best"}, "openers must be 'all'"),
+    ({"max_attempts": 0}, "max_attempts must be at least 1"),
+])
+def test_bad_options_are_named(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        solve(nerdle(5), **options)
+
+
+def test_a_game_without_a_dense_matrix_is_refused() -> None:
+    with pytest.raises(UnsupportedGameError, match="whole pattern matrix"):
+        solve(nerdle(8, guesses="all"))

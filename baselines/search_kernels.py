@@ -1,0 +1,431 @@
+"""numba kernels of the exact search (:mod:`guessgym.baselines.optimal` is the Python side).
+
+The search finds, for a set ``S`` of candidate answers with ``left`` attempts, the cheapest decision
+tree: ``cost(S, left) = |S| + min over guesses g of sum over the non-green buckets B of g's split
+of cost(B, left - 1)``. :func:`search` computes it depth first with branch and bound:
+
+* **Scan.** Every allowed guess is scored against ``S`` at once (:func:`scan`): its number of
+  non-green buckets ``k``, whether it can win now, and the sum of squared bucket sizes. The matrix
+  is read transposed (answers x guesses), a chunk of 64 guesses per cache line, so a small ``S``
+  reads a few contiguous rows instead of one scattered byte from every guess's row.
+* **Bounds.** A bucket of ``m > 1`` answers costs at least ``2m - 1`` (one answer can be guessed
+  next, every other needs at least two more guesses) and needs at least two attempts; a guess
+  therefore costs at least ``lb = 3|S| - 2*wins - k`` (with enough attempts left). Guesses are
+  tried in order of ``lb``, then of the sum of squares; a guess whose ``lb`` reaches the best
+  total found is not searched, nor is any after it, and a bucket's search is told how much it may
+  cost (``beta``) and gives up as soon as it cannot stay below.
+* **Shortcut.** A remaining candidate that splits the others into singletons costs ``2|S| - 1``,
+  the smallest possible: it is played without scanning the guesses.
+* **Same moves.** Guesses that split ``S`` into the same buckets (and agree on winning now) are
+  the same move in easy mode; they have the same ``lb`` and sum of squares, so they are adjacent in
+  the order and only the first is searched.
+* **Memo.** A solved ``(S, left, allowed guesses)`` is stored with its cost and guess; an unsolved
+  one with the lower bound it proved. Sets are hashed by summing a random 64-bit key per answer
+  (and per allowed guess in hard mode), so a bucket's key is computed while it is formed.
+* **Width.** With ``width > 0`` only the ``width`` best distinct guesses per node are searched
+  (the near-optimal mode); ``width = 0`` searches every guess (exact).
+* **Hard mode.** A child's allowed guesses are the parent's that keep the greens in place and use
+  every revealed symbol at least as often as the tiles showed (the rule of
+  :class:`~guessgym.envs.candidates.HardModeRule`).
+
+``search`` returns the exact cost when it is below ``beta``, otherwise a lower bound that is at
+least ``beta``. ``stats`` counts nodes and carries the abort flag of a time budget: once set, every
+call returns at once and stores nothing, so an interrupted search leaves only proven entries.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, objmode, types
+from numba.typed import Dict
+
+#: A cost no tree reaches (an infeasible candidate set, or an unknown one).
+INF = 1 << 40
+
+#: Guesses scored together by :func:`scan` (one 64-byte cache line of a uint8 row).
+CHUNK = 64
+
+#: Bits of a memo value that hold the guess (the cost sits above them).
+GUESS_BITS = 24
+
+# stats slots
+NODES, ABORTED, SCANS, CHECK_EVERY = 0, 1, 2, 1024
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_LEFT = np.uint64(0x9E3779B97F4A7C15)
+
+
+def new_memo() -> Dict:
+    """An empty memo table (hash of a subproblem -> packed value)."""
+    return Dict.empty(key_type=types.uint64, value_type=types.int64)
+
+
+@njit(cache=True, inline="always")
+def mix64(x: np.uint64) -> np.uint64:
+    """SplitMix64's finaliser: spreads the bits of a set hash."""
+    x = (x ^ (x >> np.uint64(30))) * _M1
+    x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def node_key(set_hash: np.uint64, left: int, allowed_hash: np.uint64) -> np.uint64:
+    return mix64(set_hash ^ (np.uint64(left) * _LEFT)) ^ allowed_hash
+
+
+@njit(cache=True)
+def set_hash(cands: np.ndarray, keys: np.ndarray) -> np.uint64:
+    h = np.uint64(0)
+    for i in range(cands.size):
+        h += keys[cands[i]]
+    return h
+
+
+@njit(cache=True)
+def probe(exact: Dict, floor: Dict, cands: np.ndarray, keys: np.ndarray, left: int, allowed: np.ndarray,
+          guess_keys: np.ndarray, hard: bool) -> tuple[int, int]:
+    """``(packed exact value or -1, proven floor or 0)`` of a subproblem in the memo."""
+    allowed_hash = set_hash(allowed, guess_keys) if hard else np.uint64(0)
+    key = node_key(set_hash(cands, keys), left, allowed_hash)
+    return exact.get(key, -1), floor.get(key, 0)
+
+
+@njit(cache=True)
+def bucket_lb(m: int, left: int) -> int:
+    """Fewest total guesses for ``m`` candidates with ``left`` attempts (``INF``: impossible)."""
+    if m == 0:
+        return 0
+    if left <= 0:
+        return INF
+    if m == 1:
+        return 1
+    if left == 1:
+        return INF
+    return 2 * m - 1
+
+
+@njit(cache=True)
+def guess_lb(n: int, k: int, wins: int, left: int) -> int:
+    """Lower bound of a guess splitting ``n`` candidates into ``k`` non-green buckets (``wins``: one
+    answer is the guess itself) with ``left`` attempts including this guess."""
+    rest = n - wins
+    if rest == 0:
+        return n
+    if left <= 1:
+        return INF
+    if left == 2:
+        return 2 * n - wins if k == rest else INF  # every bucket must be a singleton
+    return 3 * n - 2 * wins - k
+
+
+@njit(cache=True)
+def scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, counts: np.ndarray,
+         out_k: np.ndarray, out_wins: np.ndarray, out_sumsq: np.ndarray) -> None:
+    """For every guess of ``guesses``: non-green buckets, whether it wins now, sum of squares.
+
+    ``mt`` is the transposed pattern matrix (answers x guesses); ``counts`` a zeroed
+    ``(CHUNK, n_patterns)`` scratch table, left zeroed.
+    """
+    n = cands.size
+    m = guesses.size
+    for g0 in range(0, m, CHUNK):
+        w = min(CHUNK, m - g0)
+        kk = np.zeros(CHUNK, np.int64)
+        ss = np.zeros(CHUNK, np.int64)
+        for i in range(n):
+            row = mt[cands[i]]
+            for j in range(w):
+                p = row[guesses[g0 + j]]
+                c = counts[j, p]
+                if c == 0:
+                    kk[j] += 1
+                ss[j] += 2 * c + 1
+                counts[j, p] = c + 1
+        for j in range(w):
+            out_wins[g0 + j] = 0
+        for i in range(n):
+            row = mt[cands[i]]
+            for j in range(w):
+                p = row[guesses[g0 + j]]
+                if p == green:
+                    out_wins[g0 + j] = 1
+                counts[j, p] = 0
+        for j in range(w):
+            out_k[g0 + j] = kk[j] - out_wins[g0 + j]
+            out_sumsq[g0 + j] = ss[j]
+
+
+@njit(cache=True)
+def split(mt: np.ndarray, cands: np.ndarray, guess: int, green: int, keys: np.ndarray, tally: np.ndarray,
+          order: np.ndarray, starts: np.ndarray, sizes: np.ndarray, patterns: np.ndarray,
+          hashes: np.ndarray) -> int:
+    """Split ``cands`` by the tiles of ``guess`` into non-green buckets, largest first.
+
+    Writes the answers grouped by bucket into ``order`` and, per bucket, its start, size, pattern
+    and set hash; returns the number of buckets. ``tally`` is a zeroed ``n_patterns`` scratch
+    array, left zeroed. Within a bucket the answers keep their order in ``cands``.
+    """
+    n = cands.size
+    seen = np.empty(n, np.int64)
+    t = 0
+    for i in range(n):
+        p = mt[cands[i], guess]
+        if tally[p] == 0:
+            seen[t] = p
+            t += 1
+        tally[p] += 1
+    nb = 0
+    for s in range(t):
+        if seen[s] != green:
+            patterns[nb] = seen[s]
+            sizes[nb] = tally[seen[s]]
+            nb += 1
+    tally[green] = 0  # the winning answer goes in no bucket
+    rank = np.argsort(-sizes[:nb], kind="mergesort")
+    tmp_p = patterns[:nb][rank].copy()
+    tmp_s = sizes[:nb][rank].copy()
+    pos = 0
+    for b in range(nb):
+        patterns[b] = tmp_p[b]
+        sizes[b] = tmp_s[b]
+        starts[b] = pos
+        hashes[b] = 0
+        tally[tmp_p[b]] = pos + 1  # next free slot + 1 (0 stays "not a bucket")
+        pos += tmp_s[b]
+    for i in range(n):
+        p = mt[cands[i], guess]
+        slot = tally[p]
+        if slot > 0:
+            order[slot - 1] = cands[i]
+            tally[p] = slot + 1
+    for b in range(nb):
+        tally[patterns[b]] = 0
+        h = np.uint64(0)
+        for i in range(starts[b], starts[b] + sizes[b]):
+            h += keys[order[i]]
+        hashes[b] = h
+    for s in range(t):
+        tally[seen[s]] = 0
+    return nb
+
+
+@njit(cache=True)
+def hard_filter(allowed: np.ndarray, codes: np.ndarray, guess: int, pattern: int, n_symbols: int) -> np.ndarray:
+    """The guesses of ``allowed`` that hard mode still allows after ``guess`` showed ``pattern``:
+    greens kept in place, each revealed symbol used at least as often as it was revealed."""
+    length = codes.shape[1]
+    tiles = np.empty(length, np.int64)
+    revealed = np.zeros(n_symbols, np.int64)
+    p = pattern
+    for i in range(length):
+        tiles[i] = p % 3
+        p //= 3
+        if tiles[i] > 0:
+            revealed[codes[guess, i]] += 1
+    out = np.empty(allowed.size, allowed.dtype)
+    have = np.zeros(n_symbols, np.int64)
+    m = 0
+    for j in range(allowed.size):
+        h = allowed[j]
+        ok = True
+        for i in range(length):
+            if tiles[i] == 2 and codes[h, i] != codes[guess, i]:
+                ok = False
+                break
+        if ok:
+            for i in range(length):
+                have[codes[h, i]] += 1
+            for i in range(length):
+                if tiles[i] > 0 and have[codes[guess, i]] < revealed[codes[guess, i]]:
+                    ok = False
+            for i in range(length):
+                have[codes[h, i]] = 0
+        if ok:
+            out[m] = h
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True)
+def perfect_candidate(mt: np.ndarray, cands: np.ndarray, answer_guess: np.ndarray, stamp: np.ndarray,
+                      clock: np.ndarray) -> int:
+    """A remaining candidate whose guess splits the others into singletons, or -1."""
+    n = cands.size
+    for i in range(n):
+        g = answer_guess[cands[i]]
+        clock[0] += 1
+        now = clock[0]
+        ok = True
+        for j in range(n):
+            p = mt[cands[j], g]
+            if stamp[p] == now:
+                ok = False
+                break
+            stamp[p] = now
+        if ok:
+            return g
+    return -1
+
+
+@njit(cache=True)
+def _timed_out(deadline: float) -> bool:
+    with objmode(now="float64"):
+        now = _clock()
+    return now > deadline
+
+
+def _clock() -> float:
+    import time
+
+    return time.perf_counter()
+
+
+@njit(cache=True)
+def solve_set(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray,
+              guess_keys: np.ndarray, exact: Dict, floor: Dict, counts: np.ndarray, tally: np.ndarray,
+              stamp: np.ndarray, clock: np.ndarray, params: np.ndarray, stats: np.ndarray, deadline: float,
+              cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
+    """:func:`search` for a set given with its allowed guesses (the hash is computed here)."""
+    allowed_hash = set_hash(allowed, guess_keys) if params[1] else np.uint64(0)
+    return search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, tally, stamp, clock, params,
+                  stats, deadline, cands, left, allowed, allowed_hash, beta)
+
+
+@njit(cache=True)
+def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray, guess_keys: np.ndarray,
+           exact: Dict, floor: Dict, counts: np.ndarray, tally: np.ndarray, stamp: np.ndarray, clock: np.ndarray,
+           params: np.ndarray, stats: np.ndarray, deadline: float,
+           cands: np.ndarray, left: int, allowed: np.ndarray, allowed_hash: np.uint64, beta: int) -> int:
+    """The cost of the best tree for ``cands`` with ``left`` attempts if below ``beta``, else a
+    lower bound that is at least ``beta`` (see the module docstring).
+
+    ``params``: width (0: every guess), hard mode (0/1), the all-green pattern, symbols.
+    """
+    n = cands.size
+    if n == 1:
+        return 1 if left >= 1 else INF
+    if left <= 1:
+        return INF
+    if n == 2:
+        return 3
+    if stats[ABORTED]:
+        return INF
+    key = node_key(set_hash(cands, keys), left, allowed_hash)
+    known = exact.get(key, -1)
+    if known >= 0:
+        return known >> GUESS_BITS
+    low = max(2 * n - 1, floor.get(key, 0))
+    if low >= beta:
+        return low
+    stats[NODES] += 1
+    if stats[NODES] % CHECK_EVERY == 0 and deadline > 0 and _timed_out(deadline):
+        stats[ABORTED] = 1
+        return INF
+    width, hard, green, n_symbols = params[0], params[1], params[2], params[3]
+
+    shortcut = perfect_candidate(mt, cands, answer_guess, stamp, clock)
+    if shortcut >= 0:
+        exact[key] = ((2 * n - 1) << GUESS_BITS) | shortcut
+        return 2 * n - 1
+
+    m = allowed.size
+    k = np.empty(m, np.int64)
+    wins = np.empty(m, np.int64)
+    sumsq = np.empty(m, np.int64)
+    stats[SCANS] += 1
+    scan(mt, cands, allowed, green, counts, k, wins, sumsq)
+    lb = np.empty(m, np.int64)
+    live = 0
+    for j in range(m):
+        if k[j] == 0 and wins[j] == 0:
+            lb[j] = INF  # learns nothing
+        else:
+            lb[j] = guess_lb(n, k[j], wins[j], left)
+        if lb[j] < beta:
+            live += 1
+    idx = np.empty(live, np.int64)
+    rank = np.empty(live, np.int64)
+    live = 0
+    lowest = INF
+    for j in range(m):
+        if lb[j] < beta:
+            idx[live] = j
+            rank[live] = (lb[j] << 32) | sumsq[j]
+            live += 1
+        elif lb[j] < lowest:
+            lowest = lb[j]
+    ordered = idx[np.argsort(rank, kind="mergesort")]
+
+    order = np.empty(n, cands.dtype)
+    starts = np.empty(n, np.int64)
+    sizes = np.empty(n, np.int64)
+    patterns = np.empty(n, np.int64)
+    hashes = np.empty(n, np.uint64)
+    run_rank = -1
+    run_sigs = np.empty(16, np.uint64)
+    n_sigs = 0
+    best = beta
+    best_guess = -1
+    searched = 0
+    for j in ordered:
+        if lb[j] >= best:
+            lowest = min(lowest, lb[j])
+            break
+        if width > 0 and searched >= width:
+            break
+        g = allowed[j]
+        nb = split(mt, cands, g, green, keys, tally, order, starts, sizes, patterns, hashes)
+        if not hard:
+            sig = np.uint64(wins[j])
+            for b in range(nb):
+                sig += mix64(hashes[b])
+            r = (lb[j] << 32) | sumsq[j]
+            if r != run_rank:
+                run_rank = r
+                n_sigs = 0
+            duplicate = False
+            for s in range(min(n_sigs, run_sigs.size)):
+                if run_sigs[s] == sig:
+                    duplicate = True
+                    break
+            if duplicate:
+                continue
+            if n_sigs < run_sigs.size:
+                run_sigs[n_sigs] = sig
+            n_sigs += 1
+        searched += 1
+        total = lb[j]
+        failed = False
+        for b in range(nb):
+            size = sizes[b]
+            if size <= 2:
+                break  # largest first: the rest are exact already (1 or 3)
+            rest = total - (2 * size - 1)
+            child = order[starts[b] : starts[b] + size].copy()
+            if hard:
+                child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)
+                child_hash = set_hash(child_allowed, guess_keys)
+            else:
+                child_allowed = allowed
+                child_hash = allowed_hash
+            sub = search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, tally, stamp, clock,
+                         params, stats, deadline, child, left - 1, child_allowed, child_hash, best - rest)
+            if stats[ABORTED]:
+                return INF
+            total = rest + sub
+            if total >= best:
+                failed = True
+                break
+        if failed:
+            lowest = min(lowest, total)
+        else:
+            best = total
+            best_guess = g
+    if best_guess >= 0:
+        exact[key] = (best << GUESS_BITS) | best_guess
+        return best
+    lowest = max(lowest, beta)
+    if lowest > floor.get(key, 0):
+        floor[key] = lowest
+    return lowest
