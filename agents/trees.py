@@ -29,6 +29,7 @@ Examples:
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.atomic import atomic_write_text
+from ..envs.atomic import atomic_write_bytes, atomic_write_text
 from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles, score
 from .base import Agent, UnsupportedGameError
@@ -249,10 +250,15 @@ class DecisionTree:
 
     # ---- files ------------------------------------------------------------------------------------
     def save(self, path: str | Path, game: Game) -> Path:
-        """Write the tree: JSON for a ``.json`` name, the text format otherwise (atomically)."""
+        """Write the tree: JSON for a ``.json`` name, the text format otherwise, gzip-compressed
+        when the name ends in ``.gz`` (atomically)."""
         path = Path(path)
-        text = json.dumps(self.to_dict(game), indent=1) + "\n" if path.suffix == ".json" else self.to_text(game)
-        atomic_write_text(path, text)
+        plain = path.with_suffix("") if path.suffix == ".gz" else path
+        text = json.dumps(self.to_dict(game), indent=1) + "\n" if plain.suffix == ".json" else self.to_text(game)
+        if path.suffix == ".gz":
+            atomic_write_bytes(path, gzip.compress(text.encode("utf-8"), mtime=0))
+        else:
+            atomic_write_text(path, text)
         return path
 
     @classmethod
@@ -260,9 +266,13 @@ class DecisionTree:
         """Read a tree file (JSON if it parses as a JSON object, else the text format)."""
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
         except FileNotFoundError:
             raise FileNotFoundError(f"tree file {str(path)!r} does not exist") from None
+        try:
+            text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path}: not a tree file (neither text nor gzip-compressed text: {exc})") from None
         if text.lstrip().startswith("{"):
             try:
                 data = json.loads(text)

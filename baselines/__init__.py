@@ -21,6 +21,8 @@ name                          method (seed)
 ``"clique"``                  cliques of letter-disjoint words, then candidates
                               (generalised_wordle_greedy_clique.txt; Wordle easy mode only)
 ``"random-consistent"``       a random remaining candidate (the floor)
+``"optimal"``                 the optimal decision tree: exact search, shipped for the
+                              registered games (:mod:`guessgym.baselines.optimal`; the ceiling)
 ============================ =================================================================
 
 Examples:
@@ -41,6 +43,7 @@ from .clique import CliqueAgent
 from .entropy import PatternEntropyAgent, PositionEntropyAgent
 from .min_average import MinAverageAgent
 from .minimax import ExpectedSizeAgent, LeastWorstAgent
+from .optimal_agent import OptimalAgent
 from .random_consistent import RandomConsistentAgent
 from .unique_chars import UniqueCharsAgent
 
@@ -55,6 +58,7 @@ BASELINES: dict[str, type[CandidateAgent]] = {
         UniqueCharsAgent,
         CliqueAgent,
         RandomConsistentAgent,
+        OptimalAgent,
     )
 }
 
@@ -83,6 +87,7 @@ __all__ = [
     "ExpectedSizeAgent",
     "LeastWorstAgent",
     "MinAverageAgent",
+    "OptimalAgent",
     "PatternEntropyAgent",
     "PositionEntropyAgent",
     "RandomConsistentAgent",

@@ -93,8 +93,12 @@ class SolveResult:
         return self.total - self.lower_bound
 
 
-class _Kernel:
-    """One memo and the arrays :func:`search_kernels.search` needs, for one game and width."""
+class SearchKernel:
+    """One memo and the arrays :func:`search_kernels.search` needs, for one game and width.
+
+    Kept across searches (openers, games of a run), the memo lets later searches reuse every set
+    solved before.
+    """
 
     def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float) -> None:
         rng = np.random.default_rng(_KEY_SEED)
@@ -157,7 +161,7 @@ class _Kernel:
         return out
 
     def paths(self, cands: np.ndarray, left: int, allowed: np.ndarray, prefix: list[str],
-              out: dict[str, list[str]], fallback: _Kernel | None = None) -> None:
+              out: dict[str, list[str]], fallback: SearchKernel | None = None) -> None:
         """Every answer's path through the memo's tree (``fallback``'s for unsolved sets)."""
         cost, guess, _ = self.known(cands, left, allowed)
         if guess < 0:
@@ -186,15 +190,21 @@ class ExactSearch:
         proof: require the exact mode over every opener (an error otherwise).
         time_budget: seconds after which the best tree so far is returned with its gap.
         progress: called with ``(done, total)`` answers of the opener being searched.
+        patterns: the game's pattern matrix (guesses x answers), when the caller has it already
+            (a sub-game); by default the disk-cached matrix of :class:`PatternMatrix`.
     """
 
     def __init__(self, game: Game, *, max_attempts: int | None = None, opener: str | None = None,
                  openers: int | str | Sequence[str] = "all", width: int = 0, proof: bool = False,
-                 time_budget: float | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
-        matrix = PatternMatrix.for_game(game)
-        if matrix.dense is None:
-            raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory")
+                 time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
+                 patterns: np.ndarray | None = None) -> None:
+        if patterns is None:
+            patterns = PatternMatrix.for_game(game).dense
+            if patterns is None:
+                raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory")
+        elif patterns.shape != (len(game.guesses), len(game.answers)):
+            raise ValueError(f"patterns has shape {patterns.shape}, expected (guesses, answers) = "
+                             f"{(len(game.guesses), len(game.answers))}")
         if width < 0:
             raise ValueError(f"width must be 0 (every guess) or a positive number of guesses, not {width}")
         if proof and (width != 0 or opener is not None or openers != "all"):
@@ -206,14 +216,14 @@ class ExactSearch:
         self.max_attempts = game.max_attempts if max_attempts is None else int(max_attempts)
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {self.max_attempts}")
-        self.mt = np.ascontiguousarray(matrix.dense.T)
+        self.mt = np.ascontiguousarray(patterns.T)
         self.width = int(width)
         self.opener = None if opener is None else game.guess_index[game.normalize_guess(opener)]
         self.openers = openers
         self.time_budget = time_budget
         self.progress = progress
 
-    def _opener_order(self, kernel: _Kernel) -> tuple[list[int], dict[int, int]]:
+    def _opener_order(self, kernel: SearchKernel) -> tuple[list[int], dict[int, int]]:
         """The openers to search, most promising first, and each one's lower bound."""
         game = self.game
         everyone = np.arange(len(game.answers), dtype=np.int32)
@@ -242,7 +252,7 @@ class ExactSearch:
             chosen = chosen[: self.openers]
         return chosen, lbs
 
-    def _opener_cost(self, kernel: _Kernel, opener: int, beta: int) -> tuple[int, int]:
+    def opener_cost(self, kernel: SearchKernel, opener: int, beta: int) -> tuple[int, int]:
         """``(cost, proven lower bound)`` of the tree starting with ``opener``; the cost is exact
         when below ``beta`` and the search was not aborted."""
         n = len(self.game.answers)
@@ -291,17 +301,17 @@ class ExactSearch:
         """The search at one width; ``None`` when no tree fits the attempt limit."""
         deadline = 0.0 if self.time_budget is None else started + self.time_budget
         game = self.game
-        kernel = _Kernel(game, self.mt, width, deadline)
+        kernel = SearchKernel(game, self.mt, width, deadline)
         order, lbs = self._opener_order(kernel)
         if not order:
             raise ValueError(f"no guess of {game.name} tells any answer apart")
         best, best_opener, searched = INF, -1, 0
         bounds: dict[int, int] = {}
-        fallback: _Kernel | None = None
+        fallback: SearchKernel | None = None
         for opener in order:
             if lbs[opener] >= best or kernel.aborted:
                 break
-            total, bound = self._opener_cost(kernel, opener, best)
+            total, bound = self.opener_cost(kernel, opener, best)
             bounds[opener] = bound
             if kernel.aborted:
                 if best_opener < 0:  # nothing complete yet: finish this opener's tree quickly
@@ -325,7 +335,8 @@ class ExactSearch:
         # opener searched, and the static bound of every opener not reached.
         unreached = [lbs[g] for g in order if g not in bounds]
         lower = min([*bounds.values(), *unreached, tree.total])
-        every_opener = self.opener is not None or self.openers == "all"
+        every_opener = self.opener is not None or self.openers == "all" or (
+            isinstance(self.openers, int) and self.openers >= len(game.guesses))
         proven = not kernel.aborted and width == 0 and every_opener and lower == tree.total
         nodes = int(kernel.stats[K.NODES]) + (0 if fallback is None else int(fallback.stats[K.NODES]))
         settings: dict[str, object] = {
@@ -341,13 +352,13 @@ class ExactSearch:
     def _everyone(self) -> np.ndarray:
         return np.arange(len(self.game.answers), dtype=np.int32)
 
-    def _fallback(self, kernel: _Kernel, opener: int) -> _Kernel:
+    def _fallback(self, kernel: SearchKernel, opener: int) -> SearchKernel:
         """A near-optimal search that completes every bucket of ``opener`` the exact search left
         unsolved (widening until each fits the attempt limit)."""
         left = self.max_attempts - 1
         width = 1
         while True:
-            fallback = _Kernel(self.game, self.mt, width, 0.0)
+            fallback = SearchKernel(self.game, self.mt, width, 0.0)
             costs = [fallback.cost(bucket, left, allowed, INF) if kernel.known(bucket, left, allowed)[1] < 0 else 0
                      for _, bucket, allowed in kernel.children(self._everyone, opener, kernel.all_guesses)]
             if max(costs, default=0) < INF or width >= len(self.game.guesses):
@@ -360,4 +371,4 @@ def solve(game: Game, **options: object) -> SolveResult:
     return ExactSearch(game, **options).solve()  # type: ignore[arg-type]
 
 
-__all__ = ["INF", "ExactSearch", "SolveResult", "lower_bound", "solve"]
+__all__ = ["INF", "ExactSearch", "SearchKernel", "SolveResult", "lower_bound", "solve"]

@@ -28,6 +28,10 @@ CACHE_NAME = re.compile(
     r"^patterns-(?P<fingerprint>[0-9a-f]+)\.(?P<scheme>[a-z0-9]+)-(?P<checksum>[0-9a-f]{16})\.npy$"
 )
 
+#: The name of a solved decision tree (written by :mod:`guessgym.baselines.optimal_agent`):
+#: ``tree-<fingerprint>-<options key>.txt.gz``.
+TREE_NAME = re.compile(r"^tree-(?P<fingerprint>[0-9a-f]+)-(?P<options>[0-9a-f]{16})\.txt\.gz$")
+
 _UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
 
@@ -39,7 +43,8 @@ class CacheFile:
         path: the file (or a temporary folder).
         size: bytes.
         mtime: last write or load (seconds since the epoch).
-        kind: ``"matrix"`` (verified on load), ``"legacy"`` (guessgym < 0.3, unused),
+        kind: ``"matrix"`` (verified on load), ``"tree"`` (a solved optimal tree),
+            ``"legacy"`` (guessgym < 0.3, unused),
             ``"temporary"`` (a build in progress) or ``"stale"`` (a killed build's leftover).
     """
 
@@ -94,6 +99,8 @@ def cache_files(folder: Path | None = None) -> list[CacheFile]:
             kind = "stale" if is_stale(path) else "temporary"
         elif CACHE_NAME.match(path.name):
             kind = "matrix"
+        elif TREE_NAME.match(path.name):
+            kind = "tree"
         elif re.fullmatch(r"patterns-[0-9a-f]+\.npy", path.name):
             kind = "legacy"
         else:
@@ -108,12 +115,12 @@ def clear_cache(folder: Path | None = None) -> list[CacheFile]:
 
 
 def prune_cache(max_bytes: int, folder: Path | None = None) -> list[CacheFile]:
-    """Remove leftovers, then the least recently used matrices, until the cache holds ``max_bytes``
+    """Remove leftovers, then the least recently used matrices and trees, until the cache holds ``max_bytes``
     or less (temporaries being written count, but are kept); return what was removed."""
     entries = cache_files(folder)
     total = sum(e.size for e in entries)
     removed = []
-    order = [e for e in entries if e.removable_first] + [e for e in entries if e.kind == "matrix"]
+    order = [e for e in entries if e.removable_first] + [e for e in entries if e.kind in ("matrix", "tree")]
     for entry in order:
         if total <= max_bytes and not entry.removable_first:
             break
@@ -139,6 +146,6 @@ def describe_cache(folder: Path | None = None) -> str:
 
 
 __all__ = [
-    "CACHE_NAME", "CacheFile", "cache_dir", "cache_files", "clear_cache", "describe_cache", "format_size",
+    "CACHE_NAME", "TREE_NAME", "CacheFile", "cache_dir", "cache_files", "clear_cache", "describe_cache", "format_size",
     "parse_size", "prune_cache",
 ]

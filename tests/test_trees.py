@@ -3,6 +3,7 @@ environment, and played back through the shared evaluation loop."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -32,14 +33,24 @@ def test_a_recorded_tree_is_the_agents_play(micro_tree: DecisionTree) -> None:
     assert all(micro_tree.paths[r.answer] == r.played for r in result.records)
 
 
-@pytest.mark.parametrize("suffix", [".txt", ".json"])
+@pytest.mark.parametrize("suffix", [".txt", ".json", ".txt.gz", ".json.gz"])
 def test_both_formats_round_trip(micro_tree: DecisionTree, tmp_path: Path, suffix: str) -> None:
     game = nerdle(5)
     path = micro_tree.save(tmp_path / f"tree{suffix}", game)
     loaded = DecisionTree.load(path, game)
     assert loaded.paths == micro_tree.paths and loaded.total == micro_tree.total
-    if suffix == ".json":
-        assert json.loads(path.read_text())["total"] == micro_tree.total
+    text = gzip.decompress(path.read_bytes()).decode() if suffix.endswith(".gz") else path.read_text()
+    if ".json" in suffix:
+        assert json.loads(text)["total"] == micro_tree.total
+    else:
+        assert text == micro_tree.to_text(game)
+
+
+def test_a_damaged_compressed_tree_is_named(micro_tree: DecisionTree, tmp_path: Path) -> None:
+    path = micro_tree.save(tmp_path / "tree.txt.gz", nerdle(5))
+    path.write_bytes(path.read_bytes()[:20])
+    with pytest.raises(ValueError, match="tree.txt.gz: not a tree file"):
+        DecisionTree.load(path, nerdle(5))
 
 
 def test_the_published_text_format() -> None:

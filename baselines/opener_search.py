@@ -1,0 +1,239 @@
+"""Every opener searched on its own: resumable from a checkpoint, over worker processes or Ray.
+
+Proving that a total ``T`` is the optimum of a game means showing that no opener has a tree
+below ``T``. Openers are independent, so :func:`search_openers` hands them out in chunks to the
+backends of the evaluation loop (``serial``, ``process``, ``ray``), each worker keeping one
+search kernel (and its memo of solved sets, which openers share) for the whole run. Each opener is
+searched with the bound ``T``: it is either *refuted* (a proven lower bound of at least ``T``) or
+it yields a complete cheaper tree, which becomes the new bound of the chunks handed out after it.
+
+The checkpoint is a JSON-lines file: a header naming the game, the rules and the search width,
+then one line per finished opener, appended and flushed to disk as soon as it is known. A run
+started again with the same file skips the openers already there (a line cut short by a kill is
+ignored and overwritten); a file for another game or setting is refused, naming what differs.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..agents.backends import _limit_threads, check_not_bootstrapping, connect_ray
+from ..envs.game import Game
+from . import search_kernels as K
+from .optimal import ExactSearch, SearchKernel
+
+#: Format of the checkpoint header.
+CHECKPOINT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class OpenerOutcome:
+    """What the search proved about one opener.
+
+    Attributes:
+        opener: the first guess.
+        lower_bound: proven lower bound of every tree starting with it.
+        total: the optimal total of those trees when it was below the bound searched with, else
+            ``None`` (refuted).
+        bound: the bound it was searched with.
+        seconds: search time.
+        nodes: candidate sets searched.
+    """
+
+    opener: str
+    lower_bound: int
+    total: int | None
+    bound: int
+    seconds: float
+    nodes: int
+
+
+def _header(game: Game, max_attempts: int, width: int) -> dict[str, Any]:
+    return {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+            "hard_mode": game.hard_mode, "max_attempts": max_attempts, "width": width}
+
+
+class Checkpoint:
+    """The JSON-lines record of a run (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.header = header
+        self.done: dict[str, OpenerOutcome] = {}
+        if self.path.exists():
+            self._read()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._append(header)
+
+    def _read(self) -> None:
+        raw = self.path.read_bytes()
+        complete, _, torn = raw.rpartition(b"\n")
+        if torn:  # a line cut short by a kill: drop it before appending after it
+            with open(self.path, "r+b") as f:
+                f.truncate(len(complete) + 1 if complete else 0)
+        lines = complete.decode("utf-8").splitlines() if complete else []
+        if not lines:
+            self._append(self.header)
+            return
+        try:
+            found = json.loads(lines[0])
+        except json.JSONDecodeError:
+            raise ValueError(f"{self.path}: line 1 is not a checkpoint header") from None
+        differs = [f"{k}: file has {found.get(k)!r}, this run {v!r}" for k, v in self.header.items()
+                   if found.get(k) != v]
+        if differs:
+            raise ValueError(f"{self.path} is the checkpoint of another search ({'; '.join(differs)}); "
+                             "use another file or delete it")
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                outcome = OpenerOutcome(**json.loads(line))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise ValueError(f"{self.path}: line {number} is not an opener outcome ({exc})") from None
+            self.done[outcome.opener] = outcome
+
+    def _append(self, record: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    def add(self, outcome: OpenerOutcome) -> None:
+        self._append(asdict(outcome))
+        self.done[outcome.opener] = outcome
+
+
+# ---- the work of one chunk, in any process ------------------------------------------------------
+_WORKERS: dict[tuple[str, bool, int, int], tuple[ExactSearch, SearchKernel]] = {}
+
+
+def _worker(game: Game, max_attempts: int, width: int) -> tuple[ExactSearch, SearchKernel]:
+    key = (game.fingerprint, game.hard_mode, max_attempts, width)
+    if key not in _WORKERS:
+        search = ExactSearch(game, max_attempts=max_attempts, width=width)
+        _WORKERS.clear()  # one game per worker at a time: the memo can be large
+        _WORKERS[key] = (search, SearchKernel(game, search.mt, width, 0.0))
+    return _WORKERS[key]
+
+
+def search_chunk(game: Game, max_attempts: int, width: int, openers: Sequence[str], bound: int) -> list[OpenerOutcome]:
+    """Search each opener with ``bound`` (the bound drops when one beats it)."""
+    search, kernel = _worker(game, max_attempts, width)
+    out = []
+    for word in openers:
+        started = time.perf_counter()
+        nodes = int(kernel.stats[K.NODES])
+        total, lower = search.opener_cost(kernel, game.guess_index[word], bound)
+        found = total if total < bound else None
+        out.append(OpenerOutcome(word, lower, found, bound, time.perf_counter() - started,
+                                 int(kernel.stats[K.NODES]) - nodes))
+        if found is not None:
+            bound = found
+    return out
+
+
+def _init_process(game: Game, max_attempts: int, width: int) -> None:
+    _limit_threads()
+    _worker(game, max_attempts, width)
+
+
+def _process_chunk(args: tuple[Game, int, int, Sequence[str], int]) -> list[OpenerOutcome]:
+    return search_chunk(*args)
+
+
+def _chunks(words: Sequence[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(words), size):
+        yield list(words[i : i + size])
+
+
+def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attempts: int | None = None,
+                   width: int = 0, checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial",
+                   n_jobs: int = 1, address: str | None = None, chunk_size: int = 4,
+                   progress: Callable[[int, int], None] | None = None) -> list[OpenerOutcome]:
+    """Search every opener of ``openers`` with ``bound`` and return their outcomes (in the order
+    given; with a checkpoint, those already in it are read back instead of searched).
+
+    Args:
+        game: the game.
+        openers: the first guesses to search.
+        bound: the total to beat (the best tree known).
+        max_attempts: the attempt limit (default: the game's).
+        width: guesses per node (0: exact, needed for a proof).
+        checkpoint: the JSON-lines file that makes the run resumable.
+        backend: ``"serial"``, ``"process"`` (``n_jobs`` processes) or ``"ray"``.
+        n_jobs: worker processes (``process``) or CPUs of a local Ray instance.
+        address: Ray cluster address (``None``: a local instance).
+        chunk_size: openers per task.
+        progress: called with ``(openers done, openers)``.
+    """
+    if backend not in ("serial", "process", "ray"):
+        raise ValueError(f"backend must be 'serial', 'process' or 'ray', not {backend!r}")
+    if n_jobs < 1 or chunk_size < 1:
+        raise ValueError(f"n_jobs and chunk_size must be at least 1, not {n_jobs} and {chunk_size}")
+    unknown = [w for w in openers if w not in game.guess_index]
+    if unknown:
+        raise ValueError(f"{len(unknown)} openers are not guesses of {game.name} (e.g. {unknown[0]!r})")
+    attempts = game.max_attempts if max_attempts is None else int(max_attempts)
+    record = None if checkpoint is None else Checkpoint(checkpoint, _header(game, attempts, width))
+    done: dict[str, OpenerOutcome] = {} if record is None else dict(record.done)
+    todo = [w for w in openers if w not in done]
+    for outcome in done.values():
+        if outcome.total is not None:
+            bound = min(bound, outcome.total)
+
+    def finish(outcomes: list[OpenerOutcome]) -> None:
+        nonlocal bound
+        for outcome in outcomes:
+            done[outcome.opener] = outcome
+            if record is not None:
+                record.add(outcome)
+            if outcome.total is not None:
+                bound = min(bound, outcome.total)
+        if progress is not None:
+            progress(len(openers) - sum(1 for w in openers if w not in done), len(openers))
+
+    if progress is not None:
+        progress(len(openers) - len(todo), len(openers))
+    chunks = list(_chunks(todo, chunk_size))
+    if backend == "serial" or not chunks:
+        for chunk in chunks:
+            finish(search_chunk(game, attempts, width, chunk, bound))
+    elif backend == "process":
+        check_not_bootstrapping()
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_init_process,
+                                 initargs=(game, attempts, width)) as pool:
+            queue = deque(chunks)
+            pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound))
+                       for _ in range(min(2 * n_jobs, len(queue)))}
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    finish(future.result())
+                    if queue:  # handed out with the bound as it is now
+                        pending.add(pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound)))
+    else:
+        ray = connect_ray(address, n_jobs)
+        remote = ray.remote(num_cpus=1)(search_chunk)
+        game_ref = ray.put(game)
+        queue = deque(chunks)
+        refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound)
+                for _ in range(min(2 * n_jobs, len(queue)))]
+        while refs:
+            ready, refs = ray.wait(refs, num_returns=1)
+            finish(ray.get(ready[0]))
+            if queue:
+                refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound))
+    return [done[w] for w in openers]
+
+
+__all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "OpenerOutcome", "search_chunk", "search_openers"]

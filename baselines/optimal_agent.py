@@ -1,0 +1,204 @@
+"""The ``optimal`` baseline: plays the game's optimal decision tree, and the optima shipped with guessgym.
+
+Where the tree comes from, first match wins:
+
+1. **Shipped.** ``baselines/data/optimal/`` holds the trees ``scripts/optimal_results.py``
+   computed for the registered environments, with an index (``optima.json``) of each one's total,
+   the proven lower bound and the command that produced it. They are used when the agent has its
+   default options.
+2. **Cache.** A tree solved earlier on this machine for the same game and options
+   (``tree-<fingerprint>-<options>.txt.gz`` in the cache folder, see ``guessgym cache``).
+3. **Search.** :func:`~guessgym.baselines.optimal.solve`; the tree is then written to the cache
+   atomically.
+
+A history that leaves the tree (in the interactive assistant the player may type any guess) is
+continued by solving the sub-game of the remaining candidates with the attempts left (in hard
+mode, with the guesses still allowed, which is the same game because the rule only ever removes
+guesses).
+
+:func:`known_optimum` gives the shipped record of a game, which the leaderboard uses to show
+every agent's distance from perfect play.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..agents.base import SolverState
+from ..agents.trees import DecisionTree, TreeNode
+from ..envs.cache import cache_dir
+from ..envs.game import Game
+from ..envs.scoring import pattern_to_tiles
+from .common import BaselineAgent
+from .optimal import solve
+
+logger = logging.getLogger(__name__)
+
+#: Openers tried when the agent solves a game itself (the most promising by the search's ordering).
+DEFAULT_OPENERS = 20
+
+
+@dataclass(frozen=True)
+class KnownOptimum:
+    """A shipped optimal (or best known) tree and what was proven about it.
+
+    Attributes:
+        env_id: the registered environment it was computed for (its default options).
+        total: guesses over all answers of the tree.
+        answers: number of answers.
+        max_guesses: the tree's deepest answer.
+        lower_bound: proven lower bound of the optimum over every tree (``total`` when proven).
+        opener: the tree's first guess.
+        scope: what the total is the optimum of, in words.
+        tree: file name of the tree within the data folder.
+        fingerprint: the game's fingerprint (lists and length).
+        hard_mode: the game's mode.
+        max_attempts: the attempt limit.
+        command: the command that produced it.
+    """
+
+    env_id: str
+    total: int
+    answers: int
+    max_guesses: int
+    lower_bound: int
+    opener: str
+    scope: str
+    tree: str
+    fingerprint: str
+    hard_mode: bool
+    max_attempts: int
+    command: str
+
+    @property
+    def proven(self) -> bool:
+        return self.lower_bound == self.total
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.answers
+
+    def matches(self, game: Game) -> bool:
+        return (game.fingerprint, game.hard_mode, game.max_attempts) == (
+            self.fingerprint, self.hard_mode, self.max_attempts)
+
+    def load_tree(self, game: Game) -> DecisionTree:
+        with resources.as_file(_data_folder() / self.tree) as path:
+            return DecisionTree.load(path, game)
+
+
+def _data_folder() -> Any:
+    return resources.files("guessgym.baselines") / "data" / "optimal"
+
+
+@cache
+def known_optima() -> tuple[KnownOptimum, ...]:
+    """Every shipped optimum (empty if the index is missing)."""
+    index = _data_folder() / "optima.json"
+    if not index.is_file():
+        return ()
+    return tuple(KnownOptimum(**entry) for entry in json.loads(index.read_text(encoding="utf-8"))["optima"])
+
+
+def known_optimum(game: Game) -> KnownOptimum | None:
+    """The shipped optimum of ``game`` (same lists, mode and attempt limit), if there is one."""
+    return next((k for k in known_optima() if k.matches(game)), None)
+
+
+class OptimalAgent(BaselineAgent):
+    """The optimal decision tree (exact search; shipped for the registered games).
+
+    Args:
+        opener: fix the first guess (solved and cached on first use).
+        openers: openers to try when solving: ``"all"`` or the best ``K`` (default 20).
+        width: guesses per node when solving (0: every guess, exact; ``K``: near-optimal).
+        time_budget: seconds allowed to a search (then the best tree so far is played).
+
+    With every option at its default the shipped tree is played when the game has one.
+    """
+
+    name = "optimal"
+
+    def __init__(self, *, opener: str | None = None, openers: int | str | None = None, width: int = 0,
+                 time_budget: float | None = None) -> None:
+        super().__init__()
+        self.opener = opener
+        self.openers = openers
+        self.width = width
+        self.time_budget = time_budget
+
+    @property
+    def _defaults(self) -> bool:
+        return self.opener is None and self.openers is None and self.width == 0 and self.time_budget is None
+
+    def _options(self) -> dict[str, Any]:
+        return {"opener": self.opener, "openers": DEFAULT_OPENERS if self.openers is None else self.openers,
+                "width": self.width, "time_budget": self.time_budget}
+
+    def tree_for(self, game: Game) -> DecisionTree:
+        """The tree this agent plays on ``game`` (shipped, cached or solved now)."""
+        if self._defaults:
+            known = known_optimum(game)
+            if known is not None:
+                return known.load_tree(game)
+        options = self._options()
+        key = hashlib.sha256(json.dumps([game.hard_mode, game.max_attempts, options]).encode()).hexdigest()[:16]
+        path = cache_dir() / f"tree-{game.fingerprint}-{key}.txt.gz"
+        if path.is_file():
+            try:
+                return DecisionTree.load(path, game)
+            except ValueError as exc:
+                logger.warning("cached tree %s is unusable (%s): solving again", path, exc)
+        result = solve(game, **options)
+        if not result.timed_out:
+            try:
+                result.tree.save(path, game)
+            except OSError as exc:  # a read-only home must not stop the game
+                logger.warning("could not cache the tree in %s: %s", path, exc)
+        return result.tree
+
+    def choose(self, state: SolverState) -> int:
+        tree: DecisionTree = self.cached("tree", lambda: self.tree_for(state.game))
+        node: TreeNode | None = tree.root
+        game = state.game
+        for guess, pattern in state.history:
+            if node is None or game.guess_index[node.guess] != guess:
+                node = None
+                break
+            node = node.children.get(pattern_to_tiles(pattern, game.length))
+        if node is not None:
+            return int(game.guess_index[node.guess])
+        return self._off_tree(state)
+
+    def _off_tree(self, state: SolverState) -> int:
+        """The optimal next guess for a history the tree does not contain."""
+        game = state.game
+        left = game.max_attempts - state.attempt
+        answers = [game.answers[int(i)] for i in state.candidates.indices]
+        if len(answers) == 1:
+            return int(game.guess_index[answers[0]])
+        legal = state.legal_guesses()
+        sub = game.replace(name=f"{game.name}-rest", answers=tuple(answers),
+                           guesses=tuple(game.guesses[int(i)] for i in legal), max_attempts=max(left, 1))
+        patterns = self.matrix.submatrix(legal, state.candidates.indices)
+        options: dict[str, Any] = {"openers": "all", "width": self.width, "time_budget": self.time_budget,
+                                   "patterns": patterns}
+        try:
+            result = solve(sub, **options)
+        except ValueError:  # no tree wins every answer in the attempts left: the fewest guesses anyway
+            result = solve(sub.replace(max_attempts=len(answers)), **options)
+        return int(game.guess_index[result.tree.root.guess])
+
+    def describe(self) -> str:
+        if self._defaults:
+            return "the optimal decision tree (shipped for the registered games, else the best of 20 openers)"
+        return f"the optimal decision tree ({', '.join(f'{k}={v}' for k, v in self._options().items())})"
+
+
+__all__ = ["DEFAULT_OPENERS", "KnownOptimum", "OptimalAgent", "known_optima", "known_optimum"]
