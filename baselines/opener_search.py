@@ -29,7 +29,7 @@ from typing import Any
 from ..agents.backends import _limit_threads, check_not_bootstrapping, connect_ray
 from ..envs.game import Game
 from . import search_kernels as K
-from .optimal import ExactSearch, SearchKernel
+from .optimal import ExactSearch, SearchKernel, SolveResult
 
 #: Format of the checkpoint header.
 CHECKPOINT_FORMAT = 1
@@ -236,4 +236,39 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
     return [done[w] for w in openers]
 
 
-__all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "OpenerOutcome", "search_chunk", "search_openers"]
+def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
+          checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial", n_jobs: int = 1,
+          address: str | None = None,
+          progress: Callable[[int, int], None] | None = None) -> SolveResult:
+    """The optimum over every opener, proven: the exact trees of the ``first`` most promising
+    openers give the bound to beat, then every other opener is refuted or beats it
+    (:func:`search_openers`, resumable through ``checkpoint``).
+
+    ``progress`` counts openers (the first ones included).
+    """
+    started = time.perf_counter()
+    search = ExactSearch(game, max_attempts=max_attempts, openers=first)
+    incumbent = search.solve()
+    order, _ = search._opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
+    top = set(order[:first])
+    rest = [game.guesses[g] for g in order if g not in top]
+    if progress is not None:
+        progress(len(top), len(order))
+    outcomes = search_openers(game, rest, incumbent.total, max_attempts=search.max_attempts,
+                              checkpoint=checkpoint, backend=backend, n_jobs=n_jobs, address=address,
+                              progress=None if progress is None else lambda d, t: progress(len(top) + d, len(order)))
+    result = incumbent
+    better = [o for o in outcomes if o.total is not None and o.total < incumbent.total]
+    if better:
+        best = min(better, key=lambda o: o.total or 0)
+        result = ExactSearch(game, max_attempts=max_attempts, opener=best.opener).solve()
+    lower = min([incumbent.lower_bound, result.total, *(o.lower_bound for o in outcomes)])
+    result.lower_bound = lower
+    result.proven = lower == result.total
+    result.openers_searched = len(order)
+    result.seconds = time.perf_counter() - started
+    result.settings = {**result.settings, "openers": "all", "proof": True}
+    return result
+
+
+__all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "OpenerOutcome", "prove", "search_chunk", "search_openers"]

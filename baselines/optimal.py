@@ -62,10 +62,11 @@ class SolveResult:
     Attributes:
         total: guesses over all answers of ``tree``.
         tree: the tree.
-        lower_bound: a proven lower bound of the optimum over the openers searched (equal to
-            ``total`` when the search finished in exact mode).
+        lower_bound: a proven lower bound of the optimum within the scope searched: the trees
+            starting with the fixed opener, or with one of the openers tried (equal to ``total``
+            when an exact search finished).
         proven: ``total`` is the optimum of the game (exact mode, every opener, finished), or of
-            the fixed opener when one was given.
+            the trees starting with the fixed opener when one was given.
         nodes: candidate sets searched.
         seconds: wall-clock time.
         openers_searched: openers whose trees were searched to the end.
@@ -218,13 +219,21 @@ class ExactSearch:
             raise ValueError(f"max_attempts must be at least 1, not {self.max_attempts}")
         self.mt = np.ascontiguousarray(patterns.T)
         self.width = int(width)
-        self.opener = None if opener is None else game.guess_index[game.normalize_guess(opener)]
+        self.opener = None if opener is None else self._guess(opener, "opener")
         self.openers = openers
         self.time_budget = time_budget
         self.progress = progress
 
-    def _opener_order(self, kernel: SearchKernel) -> tuple[list[int], dict[int, int]]:
-        """The openers to search, most promising first, and each one's lower bound."""
+    def _guess(self, word: str, option: str) -> int:
+        """The index of a guess given as text (an error naming ``option`` and why it is invalid)."""
+        problem = self.game.explain_invalid_guess(word)
+        if problem is not None:
+            raise ValueError(f"{option}: {problem}")
+        return self.game.guess_index[self.game.normalize_guess(word)]
+
+    def _opener_order(self, kernel: SearchKernel, every: bool = False) -> tuple[list[int], dict[int, int]]:
+        """The openers to search (``every``: all that tell answers apart), most promising first,
+        and each one's lower bound."""
         game = self.game
         everyone = np.arange(len(game.answers), dtype=np.int32)
         guesses = kernel.all_guesses
@@ -234,9 +243,11 @@ class ExactSearch:
         K.scan(self.mt, everyone, guesses, kernel.green, kernel.counts, k, wins, sumsq)
         n = everyone.size
         lbs = {g: int(K.guess_lb(n, int(k[g]), int(wins[g]), self.max_attempts)) for g in range(guesses.size)}
-        if self.opener is not None:
+        if self.opener is not None and not every:
             return [self.opener], lbs
-        if isinstance(self.openers, str):
+        if every:
+            chosen = list(range(guesses.size))
+        elif isinstance(self.openers, str):
             if self.openers != "all":
                 raise ValueError(f"openers must be 'all', a number or a list of words, not {self.openers!r}")
             chosen = list(range(guesses.size))
@@ -245,10 +256,10 @@ class ExactSearch:
                 raise ValueError(f"openers must be at least 1, not {self.openers}")
             chosen = list(range(guesses.size))
         else:
-            chosen = [game.guess_index[game.normalize_guess(w)] for w in self.openers]
+            chosen = [self._guess(w, "openers") for w in self.openers]
         chosen = [g for g in chosen if k[g] > 0 or wins[g] > 0]
         chosen.sort(key=lambda g: (lbs[g], int(sumsq[g]), g))
-        if isinstance(self.openers, int):
+        if isinstance(self.openers, int) and not every:
             chosen = chosen[: self.openers]
         return chosen, lbs
 
@@ -335,6 +346,8 @@ class ExactSearch:
         # opener searched, and the static bound of every opener not reached.
         unreached = [lbs[g] for g in order if g not in bounds]
         lower = min([*bounds.values(), *unreached, tree.total])
+        if width > 0:  # bounds proven under a width hold for that width only
+            lower = min(lbs[g] for g in order)
         every_opener = self.opener is not None or self.openers == "all" or (
             isinstance(self.openers, int) and self.openers >= len(game.guesses))
         proven = not kernel.aborted and width == 0 and every_opener and lower == tree.total

@@ -447,6 +447,62 @@ def cmd_tree(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
+def cmd_solve(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from .agents.trees import verify_tree
+    from .baselines.opener_search import prove
+    from .baselines.optimal import ExactSearch
+
+    _check_env_id(args.env)
+    check_output_dir(Path(args.out).parent, "--out")
+    if args.proof and (args.opener or args.openers or args.beam or args.time_budget):
+        raise UsageError("--proof searches every opener exactly: leave out --opener, --openers, --beam and "
+                         "--time-budget")
+    if args.opener and args.openers:
+        raise UsageError("give --opener or --openers, not both")
+    openers: int | str = 20
+    if args.openers:
+        if args.openers != "all" and not args.openers.isdigit():
+            raise UsageError(f"--openers must be 'all' or a number, not {args.openers!r}")
+        openers = args.openers if args.openers == "all" else int(args.openers)
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    try:
+        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    update, close = _progress_bar("openers" if args.proof else "answers")
+    try:
+        if args.proof:
+            checkpoint = args.checkpoint or f"{args.out}.proof.jsonl"
+            result = prove(game, checkpoint=checkpoint, backend=args.backend, n_jobs=args.jobs,
+                           address=args.address, progress=update)
+        else:
+            result = ExactSearch(game, opener=args.opener, openers=openers, width=args.beam or 0,
+                                 time_budget=args.time_budget, progress=update).solve()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        close()
+    check = verify_tree(result.tree, env)
+    if not check.ok:  # pragma: no cover - the search and the environment disagree: a bug
+        print(check.report(), file=sys.stderr)
+        return 1
+    result.tree.save(args.out, game)
+    scope = (f"among trees opening with {args.opener}" if args.opener else
+             "over every opener" if args.proof or openers == "all" else f"among the {openers} most promising openers")
+    status = (f"proven optimal {scope}" if result.proven else
+              f"not proven {scope}: lower bound {result.lower_bound:,} (gap {result.gap:,}, "
+              f"{100 * result.gap / result.lower_bound:.2f}%)")
+    print(f"{game.name}: opener {result.tree.root.guess}, total {result.total:,} over {len(result.tree.paths):,} "
+          f"answers (mean {result.mean:.4f}, max {result.tree.max_depth}); {status}; width "
+          f"{result.settings['width'] or 'every guess'}; {result.seconds:.1f} s, {result.nodes:,} sets searched"
+          f"{'; time budget reached' if result.timed_out else ''}")
+    print(f"wrote {args.out} (checked against the environment)")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
     from .agents.registry import describe, registered
@@ -562,6 +618,28 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV")
     p.add_argument("--out", help="record: the tree file to write (.json for JSON, else text)")
     p.set_defaults(func=cmd_tree)
+
+    p = sub.add_parser(
+        "solve", help="the optimal decision tree of a game (exact search), or a near-optimal one",
+        description="Exact branch-and-bound search for the tree with the fewest total guesses. By default the 20 "
+                    "most promising openers are searched exactly; --opener fixes one, --openers all tries every "
+                    "one, --proof proves the optimum over every opener (resumable: run the same command again), "
+                    "--beam K searches only the K best guesses per node (near-optimal, fast).",
+    )
+    p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. word_list=original")
+    p.add_argument("--opener", help="fix the first guess")
+    p.add_argument("--openers", help="openers to search: a number (the most promising first) or 'all' (default 20)")
+    p.add_argument("--proof", action="store_true", help="prove the optimum over every opener")
+    p.add_argument("--beam", type=int, metavar="K", help="near-optimal: only the K best guesses per node")
+    p.add_argument("--time-budget", type=float, metavar="S", help="return the best tree found after S seconds")
+    p.add_argument("--checkpoint", help="--proof: the resumable record (default: OUT.proof.jsonl)")
+    p.add_argument("--backend", choices=["serial", "process", "ray"], default="serial",
+                   help="--proof: where openers are searched (default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
+    p.add_argument("--address", help="--proof with --backend ray: the cluster address (default: a local instance)")
+    p.add_argument("--out", required=True, help="the tree file to write (.json for JSON, .gz to compress)")
+    p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)

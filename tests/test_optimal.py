@@ -3,6 +3,8 @@ published Micro Nerdle optimum (2.94 by dynamic programming)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -11,8 +13,10 @@ import guessgym  # noqa: F401
 from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.evaluate import evaluate
 from guessgym.agents.registry import make_agent
-from guessgym.agents.trees import record_tree, verify_tree
+from guessgym.agents.trees import DecisionTree, record_tree, verify_tree
 from guessgym.baselines.optimal import INF, solve
+from guessgym.baselines.optimal_agent import OptimalAgent
+from guessgym.cli import main
 from guessgym.envs.candidates import HardModeRule
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
@@ -145,3 +149,40 @@ def test_bad_options_are_named(options: dict[str, object], message: str) -> None
 def test_a_game_without_a_dense_matrix_is_refused() -> None:
     with pytest.raises(UnsupportedGameError, match="whole pattern matrix"):
         solve(nerdle(8, guesses="all"))
+
+
+def test_the_solve_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "micro.txt.gz"
+    assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--proof", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "total 374 over 127 answers" in text and "proven optimal over every opener" in text
+    assert DecisionTree.load(out, nerdle(5)).total == 374
+    assert (tmp_path / "micro.txt.gz.proof.jsonl").is_file()  # the resumable record
+    assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--opener", "8-1=7", "--beam", "1",
+                 "--out", str(tmp_path / "b.txt")]) == 0
+    assert "not proven among trees opening with 8-1=7" in capsys.readouterr().out
+    for argv, message in [
+        (["--proof", "--beam", "2"], "--proof searches every opener exactly"),
+        (["--openers", "some"], "--openers must be 'all' or a number"),
+        (["--opener", "salet"], "salet"),
+        (["--out", str(tmp_path / "micro.txt.gz" / "x.txt")], "--out"),  # a file where a folder must be
+    ]:
+        full = ["solve", "--env", "guessgym/MicroNerdle-v1", "--out", str(tmp_path / "t.txt"), *argv]
+        assert main(full) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_the_optimal_baseline_plays_the_optimum_and_leaves_the_tree_gracefully() -> None:
+    game = nerdle(5)
+    result = evaluate(make_agent("optimal"), game, progress=False)
+    assert sum(r.guesses for r in result.records) == 374 and result.win_rate == 1.0
+    agent = make_agent("optimal")
+    agent.begin(game)  # type: ignore[union-attr]
+    assert isinstance(agent, OptimalAgent)
+    first = agent.propose()
+    agent.observe(game.guess_index["1+2=3"], score("1+2=3", "9-8=1"))  # not the tree's move
+    forced = agent.propose()
+    rest = [a for a in game.answers if score("1+2=3", a) == score("1+2=3", "9-8=1")]
+    sub = solve(game.replace(answers=tuple(rest), max_attempts=5), openers="all")
+    assert game.guesses[forced] == sub.tree.root.guess
+    assert game.guesses[first] == solve(game).tree.root.guess

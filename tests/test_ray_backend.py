@@ -47,6 +47,22 @@ def test_ray_backend_matches_serial_on_a_local_instance() -> None:
     assert len(calls) == 4 and calls[-1] == (127, 127)
 
 
+def test_opener_search_on_ray_proves_the_micro_nerdle_optimum(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_search import search_openers
+    from guessgym.envs.game import nerdle
+
+    if ray.is_initialized():  # pragma: no cover
+        ray.shutdown()
+    game = nerdle(5)
+    try:
+        outcomes = search_openers(game, list(game.guesses), 375, backend="ray", n_jobs=2, chunk_size=16,
+                                  checkpoint=tmp_path / "micro.jsonl")
+    finally:
+        ray.shutdown()
+    assert min(o.lower_bound for o in outcomes) == 374  # the optimum, proven over every opener
+    assert len((tmp_path / "micro.jsonl").read_text().splitlines()) == len(game.guesses) + 1
+
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
