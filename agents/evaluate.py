@@ -41,6 +41,7 @@ from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
 from ..envs.options import check_bool
 from . import backends
 from .base import Agent
+from .optima import known_optimum
 from .results import EvaluationResult
 
 logger = logging.getLogger(__name__)
@@ -280,6 +281,10 @@ def evaluate(
         "hard_mode": game.hard_mode,
         "guess_vocabulary": game.guess_vocabulary,
     }
+    optimum = known_optimum(game)
+    if optimum is not None and len(records) == len(game.answers) == optimum.answers:
+        meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
+                           "opener": optimum.opener, "scope": optimum.scope}
     describe = getattr(agent, "describe", None)
     return EvaluationResult(
         agent=agent_name,

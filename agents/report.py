@@ -12,7 +12,7 @@ Examples:
     >>> from guessgym.agents.results import GameRecord
     >>> r = EvaluationResult("demo", "", None, "x", 6, [GameRecord("aa", 2, True), GameRecord("ab", 6, False)])
     >>> print(leaderboard([r]).splitlines()[-1])
-    | 1 | demo | x | 2 | 50.00 | 2.0000 | 4.5000 | 0.000 | 2 | 2:1 3:0 4:0 5:0 6:0 X:1 | 0.0000 |
+    | 1 | demo | x | 2 | 50.00 | 2.0000 | 4.5000 | 0.000 | 2 | 2:1 3:0 4:0 5:0 6:0 X:1 | - | 0.0000 |
 """
 
 from __future__ import annotations
@@ -144,8 +144,8 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
     ranked on its own, which is what a comparison across two games needs.
     """
     header = (
-        "| # | agent | game | games | win % | mean | mean X=m+1 | std | max | distribution | s/game |\n"
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|"
+        "| # | agent | game | games | win % | mean | mean X=m+1 | std | max | distribution | vs optimum | s/game |\n"
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
     )
     groups: list[list[EvaluationResult]]
     if by_game:
@@ -162,9 +162,30 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
                 f"| {i} | {r.label} | {r.game} | {r.n_games} | {_pct(r.win_rate)} | "
                 f"{_num(r.mean_guesses, 4)} | {_num(r.mean_guesses_with_failures, 4)} | "
                 f"{_num(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {_seconds(r.seconds_per_game)} |"
+                f"{r.compact_distribution()} | {gap_text(r)} | {_seconds(r.seconds_per_game)} |"
             )
-    return header + ("\n" + "\n".join(rows) if rows else "")
+    notes = [_optimum_note(r) for r in results if r.gap_to_optimum is not None]
+    notes = list(dict.fromkeys(notes))
+    table = header + ("\n" + "\n".join(rows) if rows else "")
+    return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
+
+
+def gap_text(result: EvaluationResult) -> str:
+    """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
+    sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
+    gap = result.gap_to_optimum
+    if gap is None:
+        return "-"
+    star = "" if result.meta["optimum"].get("proven") else "*"
+    return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
+
+
+def _optimum_note(result: EvaluationResult) -> str:
+    o = result.meta["optimum"]
+    status = "proven optimal" if o.get("proven") else (
+        f"best known, not proven (*): the optimum is at least {o['lower_bound']:,}")
+    return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, the optimal tree's total "
+            f"(opener {o['opener']}, {status} over {o['scope']}).")
 
 
 def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:
@@ -172,7 +193,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
 
     Each row is an agent (best first), each column a number of guesses (1..max, then X); the
     cell colour is the share of games and the cell text the count; the row label carries the win
-    rate and the mean. Unlike a table of means, it shows *where* the agents differ: the tail that
+    rate, the mean and, when the game's optimum is known, the distance from it. Unlike a table of means, it shows *where* the agents differ: the tail that
     fails and the shape of the bulk.
     """
     plt = _pyplot()
@@ -214,7 +235,8 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.set_xticks(range(cols + 1), labels)
         ax.set_yticks(
             range(len(rs)),
-            [f"{r.label}  ·  {_pct(r.win_rate)}%  ·  {_num(r.mean_guesses, 3)}" for r in rs],
+            [f"{r.label}  ·  {_pct(r.win_rate)}%  ·  {_num(r.mean_guesses, 3)}"
+             + (f"  ·  {gap_text(r)} vs opt." if r.gap_to_optimum is not None else "") for r in rs],
             fontsize=9,
         )
         ax.tick_params(length=0)

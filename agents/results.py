@@ -203,8 +203,24 @@ class EvaluationResult:
         extra = self.meta.get("label")
         return f"{self.agent} ({extra})" if extra else self.agent
 
+    @property
+    def total_guesses(self) -> int:
+        """Guesses over every game, a lost game counting ``max_attempts + 1``."""
+        return sum(r.guesses if r.solved else self.max_attempts + 1 for r in self.records)
+
+    @property
+    def gap_to_optimum(self) -> tuple[int, float] | None:
+        """``(extra guesses, percent)`` over the game's optimal tree (:mod:`guessgym.agents.optima`),
+        when the optimum is known and every answer was played; ``None`` otherwise."""
+        optimum = self.meta.get("optimum")
+        if not optimum:
+            return None
+        extra = self.total_guesses - int(optimum["total"])
+        return extra, 100.0 * extra / int(optimum["total"])
+
     def summary(self) -> dict[str, Any]:
         """The headline figures as a plain dict (handy for logging and tests)."""
+        gap = self.gap_to_optimum
         return {
             "agent": self.label,
             "game": self.game,
@@ -216,6 +232,9 @@ class EvaluationResult:
             "max": self.max_guesses,
             "distribution": self.distribution,
             "seconds_per_game": self.seconds_per_game,
+            "total_guesses": self.total_guesses,
+            "gap_to_optimum": None if gap is None else gap[0],
+            "gap_to_optimum_percent": None if gap is None else round(gap[1], 4),
         }
 
     # ---- text ----------------------------------------------------------------------------------

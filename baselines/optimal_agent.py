@@ -1,11 +1,9 @@
-"""The ``optimal`` baseline: plays the game's optimal decision tree, and the optima shipped with guessgym.
+"""The ``optimal`` baseline: plays the game's optimal decision tree.
 
 Where the tree comes from, first match wins:
 
-1. **Shipped.** ``baselines/data/optimal/`` holds the trees ``scripts/optimal_results.py``
-   computed for the registered environments, with an index (``optima.json``) of each one's total,
-   the proven lower bound and the command that produced it. They are used when the agent has its
-   default options.
+1. **Shipped.** The trees ``scripts/optimal_results.py`` computed for the registered
+   environments (:mod:`guessgym.agents.optima`), when the agent has its default options.
 2. **Cache.** A tree solved earlier on this machine for the same game and options
    (``tree-<fingerprint>-<options>.txt.gz`` in the cache folder, see ``guessgym cache``).
 3. **Search.** :func:`~guessgym.baselines.optimal.solve`; the tree is then written to the cache
@@ -16,8 +14,6 @@ continued by solving the sub-game of the remaining candidates with the attempts 
 mode, with the guesses still allowed, which is the same game because the rule only ever removes
 guesses).
 
-:func:`known_optimum` gives the shipped record of a game, which the leaderboard uses to show
-every agent's distance from perfect play.
 """
 
 from __future__ import annotations
@@ -25,12 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from ..agents.base import SolverState
+from ..agents.optima import known_optimum
 from ..agents.trees import DecisionTree, TreeNode
 from ..envs.cache import cache_dir
 from ..envs.game import Game
@@ -42,73 +36,6 @@ logger = logging.getLogger(__name__)
 
 #: Openers tried when the agent solves a game itself (the most promising by the search's ordering).
 DEFAULT_OPENERS = 20
-
-
-@dataclass(frozen=True)
-class KnownOptimum:
-    """A shipped optimal (or best known) tree and what was proven about it.
-
-    Attributes:
-        env_id: the registered environment it was computed for (its default options).
-        total: guesses over all answers of the tree.
-        answers: number of answers.
-        max_guesses: the tree's deepest answer.
-        lower_bound: proven lower bound of the optimum over every tree (``total`` when proven).
-        opener: the tree's first guess.
-        scope: what the total is the optimum of, in words.
-        tree: file name of the tree within the data folder.
-        fingerprint: the game's fingerprint (lists and length).
-        hard_mode: the game's mode.
-        max_attempts: the attempt limit.
-        command: the command that produced it.
-    """
-
-    env_id: str
-    total: int
-    answers: int
-    max_guesses: int
-    lower_bound: int
-    opener: str
-    scope: str
-    tree: str
-    fingerprint: str
-    hard_mode: bool
-    max_attempts: int
-    command: str
-
-    @property
-    def proven(self) -> bool:
-        return self.lower_bound == self.total
-
-    @property
-    def mean(self) -> float:
-        return self.total / self.answers
-
-    def matches(self, game: Game) -> bool:
-        return (game.fingerprint, game.hard_mode, game.max_attempts) == (
-            self.fingerprint, self.hard_mode, self.max_attempts)
-
-    def load_tree(self, game: Game) -> DecisionTree:
-        with resources.as_file(_data_folder() / self.tree) as path:
-            return DecisionTree.load(path, game)
-
-
-def _data_folder() -> Any:
-    return resources.files("guessgym.baselines") / "data" / "optimal"
-
-
-@cache
-def known_optima() -> tuple[KnownOptimum, ...]:
-    """Every shipped optimum (empty if the index is missing)."""
-    index = _data_folder() / "optima.json"
-    if not index.is_file():
-        return ()
-    return tuple(KnownOptimum(**entry) for entry in json.loads(index.read_text(encoding="utf-8"))["optima"])
-
-
-def known_optimum(game: Game) -> KnownOptimum | None:
-    """The shipped optimum of ``game`` (same lists, mode and attempt limit), if there is one."""
-    return next((k for k in known_optima() if k.matches(game)), None)
 
 
 class OptimalAgent(BaselineAgent):
@@ -201,4 +128,4 @@ class OptimalAgent(BaselineAgent):
         return f"the optimal decision tree ({', '.join(f'{k}={v}' for k, v in self._options().items())})"
 
 
-__all__ = ["DEFAULT_OPENERS", "KnownOptimum", "OptimalAgent", "known_optima", "known_optimum"]
+__all__ = ["DEFAULT_OPENERS", "OptimalAgent"]

@@ -1,0 +1,245 @@
+"""Optimal decision trees: the published Wordle table reproduced, the Nerdle optima, the shipped trees.
+
+Every run writes a JSON record per game under ``results/optimal/records/`` and its tree under
+``results/optimal/trees/`` (each tree replayed through the environment first); ``report``
+rebuilds ``results/optimal/README.md`` from the records, and ``ship`` copies the trees of the
+registered environments into the package (``envs/data/optimal/``) with their index.
+
+Usage (from the repository root)::
+
+    python scripts/optimal_results.py table           # the six published rows, fixed openers
+    python scripts/optimal_results.py nerdle-small    # Micro, Mini, Midi: proofs over every opener
+    python scripts/optimal_results.py top20           # Wordle (easy, hard) and classic Nerdle: the
+                                                      # best of the 20 most promising openers
+    python scripts/optimal_results.py prove ENV_ID [--guesses all] [--jobs 2]
+                                                      # the proof over every opener (long; resumes
+                                                      # from results/optimal/proofs/ when rerun)
+    python scripts/optimal_results.py ship            # trees of the registered ids -> package data
+    python scripts/optimal_results.py report          # results/optimal/README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+import guessgym  # noqa: F401
+from guessgym.agents.trees import verify_tree
+from guessgym.baselines.opener_search import prove
+from guessgym.baselines.optimal import SolveResult, solve
+from guessgym.envs.atomic import atomic_write_text
+from guessgym.envs.game import Game
+
+OUT = Path("results/optimal")
+RECORDS = OUT / "records"
+TREES = OUT / "trees"
+PROOFS = OUT / "proofs"
+PACKAGE = Path("envs/data/optimal")
+
+#: The published table: (record name, env id, env kwargs, opener, published total).
+TABLE = [
+    ("wordle-nyt-salet", "guessgym/Wordle-v1", {}, "salet", 7897),
+    ("wordle-nyt-hard-salet", "guessgym/WordleHard-v1", {}, "salet", 8099),
+    ("wordle-original-salet", "guessgym/Wordle-v1", {"word_list": "original"}, "salet", 7920),
+    ("wordle-nyt2022-tarse", "guessgym/Wordle-v1", {"word_list": "nyt2022"}, "tarse", 7883),
+    ("wordle-nyt2023-tarse", "guessgym/Wordle-v1", {"word_list": "nyt2023"}, "tarse", 11219),
+    ("wordle-nyt2023-hard-tarse", "guessgym/WordleHard-v1", {"word_list": "nyt2023"}, "tarse", 11627),
+]
+SMALL_NERDLE = [(f"{name}{suffix}", env_id, kwargs)
+                for name, env_id in (("micro-nerdle", "guessgym/MicroNerdle-v1"),
+                                     ("mini-nerdle", "guessgym/MiniNerdle-v1"),
+                                     ("midi-nerdle", "guessgym/MidiNerdle-v1"))
+                for suffix, kwargs in (("", {}), ("-all", {"guesses": "all"}))]
+TOP20 = [("wordle-nyt-top20", "guessgym/Wordle-v1", {}), ("wordle-nyt-hard-top20", "guessgym/WordleHard-v1", {}),
+         ("nerdle-top20", "guessgym/Nerdle-v1", {})]
+#: Which record ships for each registered id (a proof's record replaces the top-20 one when it exists).
+SHIPPED = {"guessgym/Wordle-v1": ["wordle-nyt-proof", "wordle-nyt-top20"],
+           "guessgym/WordleHard-v1": ["wordle-nyt-hard-proof", "wordle-nyt-hard-top20"],
+           "guessgym/Nerdle-v1": ["nerdle-proof", "nerdle-top20"],
+           "guessgym/MidiNerdle-v1": ["midi-nerdle"], "guessgym/MiniNerdle-v1": ["mini-nerdle"],
+           "guessgym/MicroNerdle-v1": ["micro-nerdle"]}
+
+
+def _env(env_id: str, kwargs: dict[str, Any]) -> Any:
+    return gym.make(env_id, disable_env_checker=True, **kwargs)
+
+
+def _record(name: str, env_id: str, kwargs: dict[str, Any], result: SolveResult, scope: str, command: str,
+            extra: dict[str, Any] | None = None) -> None:
+    env = _env(env_id, kwargs)
+    game: Game = env.unwrapped.game
+    check = verify_tree(result.tree, env)
+    if not check.ok or check.total != result.total:
+        sys.exit(f"{name}: the tree fails the environment:\n{check.report()}")
+    tree = result.tree.save(TREES / f"{name}.txt.gz", game)
+    record = {
+        "name": name, "env_id": env_id, "env_kwargs": kwargs, "game": game.name, "answers": len(game.answers),
+        "guesses": len(game.guesses), "hard_mode": game.hard_mode, "max_attempts": game.max_attempts,
+        "fingerprint": game.fingerprint, "opener": result.tree.root.guess, "total": result.total,
+        "mean": round(result.mean, 4), "max": result.tree.max_depth, "lower_bound": result.lower_bound,
+        "proven": result.proven, "scope": scope, "seconds": round(result.seconds, 1), "nodes": result.nodes,
+        "tree": str(tree), "command": command, "python": platform.python_version(), **(extra or {}),
+    }
+    RECORDS.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(RECORDS / f"{name}.json", json.dumps(record, indent=1) + "\n")
+    print(f"{name}: {result.tree.root.guess} total {result.total} (mean {result.mean:.4f}, max "
+          f"{result.tree.max_depth}) lower bound {result.lower_bound} proven={result.proven} "
+          f"{result.seconds:.1f} s", flush=True)
+
+
+def run_table() -> None:
+    for name, env_id, kwargs, opener, published in TABLE:
+        game = _env(env_id, kwargs).unwrapped.game
+        result = solve(game, opener=opener)
+        _record(name, env_id, kwargs, result, f"trees opening with {opener.upper()}",
+                "python scripts/optimal_results.py table", {"published": published})
+
+
+def run_small_nerdle() -> None:
+    for name, env_id, kwargs in SMALL_NERDLE:
+        game = _env(env_id, kwargs).unwrapped.game
+        result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=2)
+        _record(name, env_id, kwargs, result, "every opener", "python scripts/optimal_results.py nerdle-small")
+
+
+def run_top20() -> None:
+    for name, env_id, kwargs in TOP20:
+        game = _env(env_id, kwargs).unwrapped.game
+        result = solve(game, openers=20)
+        _record(name, env_id, kwargs, result, "the 20 most promising openers",
+                "python scripts/optimal_results.py top20")
+
+
+def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
+    kwargs = {} if guesses is None else {"guesses": guesses}
+    game = _env(env_id, kwargs).unwrapped.game
+    base = {"guessgym/Wordle-v1": "wordle-nyt", "guessgym/WordleHard-v1": "wordle-nyt-hard",
+            "guessgym/Nerdle-v1": "nerdle"}.get(env_id, env_id.split("/")[-1].lower())
+    name = f"{base}{'-all' if guesses else ''}-proof"
+    done = [0, 0]
+    started = time.perf_counter()
+
+    def progress(d: int, t: int) -> None:
+        if d != done[0]:
+            done[:] = [d, t]
+            print(f"\r{d}/{t} openers, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr, flush=True)
+
+    result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs, progress=progress)
+    print(file=sys.stderr)
+    argv = " ".join(["python scripts/optimal_results.py prove", env_id, *(["--guesses", guesses] if guesses else []),
+                     "--jobs", str(jobs)])
+    _record(name, env_id, kwargs, result, "every opener", argv)
+
+
+def ship() -> None:
+    PACKAGE.mkdir(parents=True, exist_ok=True)
+    optima = []
+    for env_id, names in SHIPPED.items():
+        found = [RECORDS / f"{n}.json" for n in names if (RECORDS / f"{n}.json").is_file()]
+        if not found:
+            print(f"{env_id}: no record yet ({', '.join(names)})")
+            continue
+        record = json.loads(found[0].read_text())
+        tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
+        shutil.copyfile(record["tree"], PACKAGE / tree)
+        optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
+                       "max_guesses": record["max"], "lower_bound": record["lower_bound"],
+                       "opener": record["opener"], "scope": record["scope"], "tree": tree,
+                       "fingerprint": record["fingerprint"], "hard_mode": record["hard_mode"],
+                       "max_attempts": record["max_attempts"], "command": record["command"]})
+        print(f"{env_id}: {record['name']} total {record['total']} proven={record['proven']}")
+    atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
+
+
+def report() -> None:
+    records = {p.stem: json.loads(p.read_text()) for p in sorted(RECORDS.glob("*.json"))}
+
+    def row(r: dict[str, Any], published: bool = False) -> str:
+        status = "proven" if r["proven"] else f"not proven (lower bound {r['lower_bound']:,})"
+        cells = [r["game"], f"{r['answers']:,} / {r['guesses']:,}", r["opener"].upper() if r["game"].startswith(
+            "wordle") else r["opener"], f"{r['total']:,}"]
+        if published:
+            cells.append(f"{r['published']:,}" + (" ✓" if r["published"] == r["total"] else " ✗"))
+        cells += [f"{r['mean']:.4f}", str(r["max"]), f"{status} over {r['scope']}", f"{r['seconds']:,.1f} s",
+                  f"[tree]({Path(r['tree']).relative_to(OUT)})"]
+        return "| " + " | ".join(cells) + " |"
+
+    table = [records[n] for n, *_ in TABLE if n in records]
+    nerdle = [records[n] for n, *_ in SMALL_NERDLE if n in records]
+    top = [records[n] for n, *_ in TOP20 if n in records]
+    proofs = [r for n, r in records.items() if n.endswith("-proof")]
+    header = "| game | answers / guesses | opener | total | mean | max | status | time | tree |\n" \
+             "|---|---:|---|---:|---:|---:|---|---:|---|"
+    text = [
+        "# Optimal decision trees",
+        "",
+        "Every number here was computed by `guessgym.baselines.optimal` on this repository's machine "
+        f"(2 cores; Python {platform.python_version()}) and every tree was replayed through the environment "
+        "(`verify_tree`) before it was written. The total is the number of guesses summed over every answer; "
+        "*proven* means the search considered every guess at every node (and, for \"every opener\", every "
+        "first guess), so no tree does better. Records: `records/`; trees in the published text format: "
+        "`trees/` (`guessgym tree show FILE --env ID`).",
+        "",
+        "## The published Wordle optima, reproduced (fixed opener)",
+        "",
+        "Command: `python scripts/optimal_results.py table` (one core).",
+        "",
+        "| game | answers / guesses | opener | total | published | mean | max | status | time | tree |",
+        "|---|---:|---|---:|---:|---:|---:|---|---:|---|",
+        *[row(r, published=True) for r in table],
+        "",
+        "## Micro, Mini and Midi Nerdle: the optimum over every opener",
+        "",
+        "Command: `python scripts/optimal_results.py nerdle-small` (two worker processes). `-all`: every "
+        "valid equation may be guessed; otherwise only the answers.",
+        "",
+        header, *[row(r) for r in nerdle],
+        "",
+        "## Wordle and classic Nerdle: the best of the 20 most promising openers",
+        "",
+        "Command: `python scripts/optimal_results.py top20`. Each opener's tree is exact; the openers are the 20 "
+        "with the most buckets (then the smallest sum of squared bucket sizes). The proof over every opener "
+        "is the long run below.",
+        "",
+        header, *[row(r) for r in top],
+        "",
+        "## Proofs over every opener (long runs)",
+        "",
+        "`python scripts/optimal_results.py prove ENV_ID --jobs 2` refutes every opener against the best "
+        "total above; it appends each opener's outcome to `proofs/<name>.jsonl` as soon as it is known and "
+        "resumes from there when the same command is run again.",
+        "",
+        *([header, *[row(r) for r in proofs]] if proofs else ["No proof over every opener has finished yet; see "
+                                                              "`proofs/` for the progress of each run."]),
+        "",
+    ]
+    atomic_write_text(OUT / "README.md", "\n".join(text))
+    print(f"wrote {OUT / 'README.md'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report"])
+    parser.add_argument("env", nargs="?", help="prove: the environment id")
+    parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
+    parser.add_argument("--jobs", type=int, default=2, help="prove: worker processes (default 2)")
+    args = parser.parse_args()
+    if args.part == "prove":
+        if not args.env:
+            parser.error("prove needs an environment id")
+        run_prove(args.env, args.guesses, args.jobs)
+    else:
+        {"table": run_table, "nerdle-small": run_small_nerdle, "top20": run_top20, "ship": ship,
+         "report": report}[args.part]()
+
+
+if __name__ == "__main__":
+    main()
