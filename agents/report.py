@@ -193,8 +193,8 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
 
     Each row is an agent (best first), each column a number of guesses (1..max, then X); the
     cell colour is the share of games and the cell text the count; the row label carries the win
-    rate, the mean and, when the game's optimum is known, the distance from it. Unlike a table of means, it shows *where* the agents differ: the tail that
-    fails and the shape of the bulk.
+    rate, the mean and, when the game's optimum is known, the distance from it. Unlike a table of
+    means, it shows *where* the agents differ: the tail that fails and the shape of the bulk.
     """
     plt = _pyplot()
     import numpy as np

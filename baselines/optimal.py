@@ -379,9 +379,17 @@ class ExactSearch:
             width *= 2
 
 
+def static_lower_bound(game: Game, max_attempts: int | None = None) -> int:
+    """A lower bound of the optimum over every tree: the smallest first-guess bound
+    (``3n - 2*wins - k``) over every opener. Cheap (one scan) and weak; a proof does better."""
+    search = ExactSearch(game, max_attempts=max_attempts)
+    order, lbs = search._opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
+    return min(lbs[g] for g in order)
+
+
 def solve(game: Game, **options: object) -> SolveResult:
     """The optimal decision tree of ``game`` (see :class:`ExactSearch` for the options)."""
     return ExactSearch(game, **options).solve()  # type: ignore[arg-type]
 
 
-__all__ = ["INF", "ExactSearch", "SearchKernel", "SolveResult", "lower_bound", "solve"]
+__all__ = ["INF", "ExactSearch", "SearchKernel", "SolveResult", "lower_bound", "solve", "static_lower_bound"]

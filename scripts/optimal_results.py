@@ -9,8 +9,8 @@ Usage (from the repository root)::
 
     python scripts/optimal_results.py table           # the six published rows, fixed openers
     python scripts/optimal_results.py nerdle-small    # Micro, Mini, Midi: proofs over every opener
-    python scripts/optimal_results.py top20           # Wordle (easy, hard) and classic Nerdle: the
-                                                      # best of the 20 most promising openers
+    python scripts/optimal_results.py top20 [ENV_ID]  # Wordle (easy, hard), classic and Midi Nerdle:
+                                                      # the best of the 20 most promising openers
     python scripts/optimal_results.py prove ENV_ID [--guesses all] [--jobs 2]
                                                       # the proof over every opener (long; resumes
                                                       # from results/optimal/proofs/ when rerun)
@@ -34,7 +34,7 @@ import gymnasium as gym
 import guessgym  # noqa: F401
 from guessgym.agents.trees import verify_tree
 from guessgym.baselines.opener_search import prove
-from guessgym.baselines.optimal import SolveResult, solve
+from guessgym.baselines.optimal import SolveResult, solve, static_lower_bound
 from guessgym.envs.atomic import atomic_write_text
 from guessgym.envs.game import Game
 
@@ -59,12 +59,12 @@ SMALL_NERDLE = [(f"{name}{suffix}", env_id, kwargs)
                                      ("midi-nerdle", "guessgym/MidiNerdle-v1"))
                 for suffix, kwargs in (("", {}), ("-all", {"guesses": "all"}))]
 TOP20 = [("wordle-nyt-top20", "guessgym/Wordle-v1", {}), ("wordle-nyt-hard-top20", "guessgym/WordleHard-v1", {}),
-         ("nerdle-top20", "guessgym/Nerdle-v1", {})]
+         ("nerdle-top20", "guessgym/Nerdle-v1", {}), ("midi-nerdle-top20", "guessgym/MidiNerdle-v1", {})]
 #: Which record ships for each registered id (a proof's record replaces the top-20 one when it exists).
-SHIPPED = {"guessgym/Wordle-v1": ["wordle-nyt-proof", "wordle-nyt-top20"],
-           "guessgym/WordleHard-v1": ["wordle-nyt-hard-proof", "wordle-nyt-hard-top20"],
+SHIPPED = {"guessgym/Wordle-v1": ["wordle-nyt-proof", "wordle-nyt-top20", "wordle-nyt-salet"],
+           "guessgym/WordleHard-v1": ["wordle-nyt-hard-proof", "wordle-nyt-hard-top20", "wordle-nyt-hard-salet"],
            "guessgym/Nerdle-v1": ["nerdle-proof", "nerdle-top20"],
-           "guessgym/MidiNerdle-v1": ["midi-nerdle"], "guessgym/MiniNerdle-v1": ["mini-nerdle"],
+           "guessgym/MidiNerdle-v1": ["midi-nerdle", "midi-nerdle-top20"], "guessgym/MiniNerdle-v1": ["mini-nerdle"],
            "guessgym/MicroNerdle-v1": ["micro-nerdle"]}
 
 
@@ -110,8 +110,10 @@ def run_small_nerdle() -> None:
         _record(name, env_id, kwargs, result, "every opener", "python scripts/optimal_results.py nerdle-small")
 
 
-def run_top20() -> None:
+def run_top20(only: str | None) -> None:
     for name, env_id, kwargs in TOP20:
+        if only and only != env_id:
+            continue
         game = _env(env_id, kwargs).unwrapped.game
         result = solve(game, openers=20)
         _record(name, env_id, kwargs, result, "the 20 most promising openers",
@@ -148,14 +150,17 @@ def ship() -> None:
             print(f"{env_id}: no record yet ({', '.join(names)})")
             continue
         record = json.loads(found[0].read_text())
+        lower = record["lower_bound"]
+        if record["scope"] != "every opener":  # its bound holds within its scope only
+            lower = static_lower_bound(_env(env_id, {}).unwrapped.game)
         tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
         shutil.copyfile(record["tree"], PACKAGE / tree)
         optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
-                       "max_guesses": record["max"], "lower_bound": record["lower_bound"],
+                       "max_guesses": record["max"], "lower_bound": lower,
                        "opener": record["opener"], "scope": record["scope"], "tree": tree,
                        "fingerprint": record["fingerprint"], "hard_mode": record["hard_mode"],
                        "max_attempts": record["max_attempts"], "command": record["command"]})
-        print(f"{env_id}: {record['name']} total {record['total']} proven={record['proven']}")
+        print(f"{env_id}: {record['name']} total {record['total']}, optimum at least {lower}")
     atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
 
 
@@ -228,7 +233,7 @@ def report() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report"])
-    parser.add_argument("env", nargs="?", help="prove: the environment id")
+    parser.add_argument("env", nargs="?", help="prove, top20: the environment id")
     parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
     parser.add_argument("--jobs", type=int, default=2, help="prove: worker processes (default 2)")
     args = parser.parse_args()
@@ -237,7 +242,7 @@ def main() -> None:
             parser.error("prove needs an environment id")
         run_prove(args.env, args.guesses, args.jobs)
     else:
-        {"table": run_table, "nerdle-small": run_small_nerdle, "top20": run_top20, "ship": ship,
+        {"table": run_table, "nerdle-small": run_small_nerdle, "top20": lambda: run_top20(args.env), "ship": ship,
          "report": report}[args.part]()
 
 

@@ -1,0 +1,51 @@
+"""The shipped optima: every tree is what its index says, and every agent's distance from it shows up
+in results, JSON and the leaderboard."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import guessgym  # noqa: F401
+from guessgym.agents.evaluate import evaluate
+from guessgym.agents.optima import known_optima, known_optimum
+from guessgym.agents.registry import make_agent
+from guessgym.agents.report import leaderboard
+from guessgym.agents.results import EvaluationResult
+from guessgym.agents.trees import verify_tree
+from guessgym.envs.game import make_game
+from guessgym.envs.registration import ENV_SPECS
+
+
+def test_every_registered_id_has_a_shipped_optimum() -> None:
+    assert sorted(k.env_id for k in known_optima()) == sorted(ENV_SPECS)
+
+
+@pytest.mark.parametrize("optimum", known_optima(), ids=lambda k: k.env_id)
+def test_each_shipped_tree_is_what_the_index_says(optimum) -> None:  # type: ignore[no-untyped-def]
+    env = gym.make(optimum.env_id)
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    assert known_optimum(game) is optimum and optimum.matches(game)
+    tree = optimum.load_tree(game)
+    check = verify_tree(tree, env)
+    assert check.ok, check.report()
+    assert (check.total, tree.max_depth, tree.root.guess) == (optimum.total, optimum.max_guesses, optimum.opener)
+    assert optimum.lower_bound <= optimum.total
+    assert "scripts/optimal_results.py" in optimum.command
+
+
+def test_the_gap_to_the_optimum_in_results_json_and_leaderboard() -> None:
+    game = make_game("guessgym/MicroNerdle-v1")
+    optimal = evaluate(make_agent("optimal"), game, progress=False)
+    greedy = evaluate(make_agent("least-worst"), game, progress=False)
+    sample = evaluate(make_agent("least-worst"), game, progress=False, sample=20, seed=1)
+    assert optimal.gap_to_optimum == (0, 0.0) and optimal.total_guesses == 374
+    extra, percent = greedy.gap_to_optimum  # type: ignore[misc]
+    assert extra == greedy.total_guesses - 374 > 0 and percent == pytest.approx(100 * extra / 374)
+    assert sample.gap_to_optimum is None  # a sample is not comparable with the whole tree
+    again = EvaluationResult.from_json(greedy.to_json())
+    assert again.gap_to_optimum == greedy.gap_to_optimum
+    assert again.summary()["gap_to_optimum"] == extra
+    table = leaderboard([optimal, greedy, sample])
+    assert f"| {extra:+,} ({percent:+.2f}%) |" in table and "| +0 (+0.00%) |" in table
+    assert "vs optimum on micro-nerdle: total guesses minus 374" in table and "proven optimal" in table
