@@ -190,8 +190,11 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
         if outcome.total is not None:
             bound = min(bound, outcome.total)
 
+    n_done = len(openers) - len(todo)
+
     def finish(outcomes: list[OpenerOutcome]) -> None:
-        nonlocal bound
+        nonlocal bound, n_done
+        n_done += len(outcomes)
         for outcome in outcomes:
             done[outcome.opener] = outcome
             if record is not None:
@@ -199,10 +202,10 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
             if outcome.total is not None:
                 bound = min(bound, outcome.total)
         if progress is not None:
-            progress(len(openers) - sum(1 for w in openers if w not in done), len(openers))
+            progress(n_done, len(openers))
 
     if progress is not None:
-        progress(len(openers) - len(todo), len(openers))
+        progress(n_done, len(openers))
     chunks = list(_chunks(todo, chunk_size))
     if backend == "serial" or not chunks:
         for chunk in chunks:
@@ -249,7 +252,7 @@ def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
     started = time.perf_counter()
     search = ExactSearch(game, max_attempts=max_attempts, openers=first)
     incumbent = search.solve()
-    order, _ = search._opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
+    order, _ = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
     top = set(order[:first])
     rest = [game.guesses[g] for g in order if g not in top]
     if progress is not None:

@@ -162,9 +162,11 @@ class SearchKernel:
         return out
 
     def paths(self, cands: np.ndarray, left: int, allowed: np.ndarray, prefix: list[str],
-              out: dict[str, list[str]], fallback: SearchKernel | None = None) -> None:
-        """Every answer's path through the memo's tree (``fallback``'s for unsolved sets)."""
-        cost, guess, _ = self.known(cands, left, allowed)
+              out: dict[str, list[str]], fallback: SearchKernel | None = None, guess: int = -1) -> None:
+        """Every answer's path through the memo's tree (``fallback``'s for unsolved sets), starting
+        with ``guess`` when given (the opener), else with the memo's guess for ``cands``."""
+        if guess < 0:
+            guess = self.known(cands, left, allowed)[1]
         if guess < 0:
             if fallback is None:
                 raise RuntimeError("the search left a subproblem unsolved")
@@ -231,11 +233,10 @@ class ExactSearch:
             raise ValueError(f"{option}: {problem}")
         return self.game.guess_index[self.game.normalize_guess(word)]
 
-    def _opener_order(self, kernel: SearchKernel, every: bool = False) -> tuple[list[int], dict[int, int]]:
+    def opener_order(self, kernel: SearchKernel, every: bool = False) -> tuple[list[int], dict[int, int]]:
         """The openers to search (``every``: all that tell answers apart), most promising first,
         and each one's lower bound."""
-        game = self.game
-        everyone = np.arange(len(game.answers), dtype=np.int32)
+        everyone = self._everyone
         guesses = kernel.all_guesses
         k = np.empty(guesses.size, np.int64)
         wins = np.empty(guesses.size, np.int64)
@@ -271,7 +272,6 @@ class ExactSearch:
         left = self.max_attempts - 1
         wins = int(n - sum(b.size for _, b, _ in children))
         total = n + sum(int(K.bucket_lb(b.size, left)) for _, b, _ in children)
-        bound = n + sum(kernel.known(b, left, a)[2] for _, b, a in children)
         done = wins
         if self.progress is not None:
             self.progress(done, n)
@@ -287,7 +287,7 @@ class ExactSearch:
             done += bucket.size
             if self.progress is not None:
                 self.progress(done, n)
-        bound = max(bound, n + sum(kernel.known(b, left, a)[2] for _, b, a in children))
+        bound = n + sum(kernel.known(b, left, a)[2] for _, b, a in children)  # floors only ever rise
         if not kernel.aborted:
             bound = total if total < beta else max(bound, total)
         return total, bound
@@ -313,7 +313,7 @@ class ExactSearch:
         deadline = 0.0 if self.time_budget is None else started + self.time_budget
         game = self.game
         kernel = SearchKernel(game, self.mt, width, deadline)
-        order, lbs = self._opener_order(kernel)
+        order, lbs = self.opener_order(kernel)
         if not order:
             raise ValueError(f"no guess of {game.name} tells any answer apart")
         best, best_opener, searched = INF, -1, 0
@@ -335,11 +335,7 @@ class ExactSearch:
         if best_opener < 0:
             return None
         paths: dict[str, list[str]] = {}
-        word = game.guesses[best_opener]
-        if word in game.answer_index:
-            paths[word] = [word]
-        for _, bucket, child_allowed in kernel.children(self._everyone, best_opener, kernel.all_guesses):
-            kernel.paths(bucket, self.max_attempts - 1, child_allowed, [word], paths, fallback)
+        kernel.paths(self._everyone, self.max_attempts, kernel.all_guesses, [], paths, fallback, guess=best_opener)
         tree = DecisionTree.from_paths(game, paths)
         assert len(tree.paths) == len(game.answers) and tree.max_depth <= self.max_attempts
         # The optimum over the openers considered is at least the smallest of: the bound of every
@@ -383,7 +379,7 @@ def static_lower_bound(game: Game, max_attempts: int | None = None) -> int:
     """A lower bound of the optimum over every tree: the smallest first-guess bound
     (``3n - 2*wins - k``) over every opener. Cheap (one scan) and weak; a proof does better."""
     search = ExactSearch(game, max_attempts=max_attempts)
-    order, lbs = search._opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
+    order, lbs = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
     return min(lbs[g] for g in order)
 
 

@@ -190,7 +190,6 @@ def split(mt: np.ndarray, cands: np.ndarray, guess: int, green: int, keys: np.nd
         patterns[b] = tmp_p[b]
         sizes[b] = tmp_s[b]
         starts[b] = pos
-        hashes[b] = 0
         tally[tmp_p[b]] = pos + 1  # next free slot + 1 (0 stays "not a bucket")
         pos += tmp_s[b]
     for i in range(n):
