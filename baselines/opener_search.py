@@ -113,21 +113,23 @@ class Checkpoint:
 
 
 # ---- the work of one chunk, in any process ------------------------------------------------------
-_WORKERS: dict[tuple[str, bool, int, int], tuple[ExactSearch, SearchKernel]] = {}
+_WORKERS: dict[tuple[str, bool, int, int, str | None], tuple[ExactSearch, SearchKernel]] = {}
 
 
-def _worker(game: Game, max_attempts: int, width: int) -> tuple[ExactSearch, SearchKernel]:
-    key = (game.fingerprint, game.hard_mode, max_attempts, width)
+def _worker(game: Game, max_attempts: int, width: int, cache_dir: str | None) -> tuple[ExactSearch, SearchKernel]:
+    key = (game.fingerprint, game.hard_mode, max_attempts, width, cache_dir)
     if key not in _WORKERS:
         search = ExactSearch(game, max_attempts=max_attempts, width=width)
         _WORKERS.clear()  # one game per worker at a time: the memo can be large
-        _WORKERS[key] = (search, SearchKernel(game, search.mt, width, 0.0))
+        _WORKERS[key] = (search, SearchKernel(game, search.mt, width, 0.0, cache_dir))
     return _WORKERS[key]
 
 
-def search_chunk(game: Game, max_attempts: int, width: int, openers: Sequence[str], bound: int) -> list[OpenerOutcome]:
-    """Search each opener with ``bound`` (the bound drops when one beats it)."""
-    search, kernel = _worker(game, max_attempts, width)
+def search_chunk(game: Game, max_attempts: int, width: int, openers: Sequence[str], bound: int,
+                 cache_dir: str | None = None) -> list[OpenerOutcome]:
+    """Search each opener with ``bound`` (the bound drops when one beats it); with ``cache_dir``,
+    the worker's memo is shared through the solved-subproblem cache there."""
+    search, kernel = _worker(game, max_attempts, width, cache_dir)
     out = []
     for word in openers:
         started = time.perf_counter()
@@ -138,15 +140,16 @@ def search_chunk(game: Game, max_attempts: int, width: int, openers: Sequence[st
                                  int(kernel.stats[K.NODES]) - nodes))
         if found is not None:
             bound = found
+    kernel.checkpoint()
     return out
 
 
-def _init_process(game: Game, max_attempts: int, width: int) -> None:
+def _init_process(game: Game, max_attempts: int, width: int, cache_dir: str | None) -> None:
     _limit_threads()
-    _worker(game, max_attempts, width)
+    _worker(game, max_attempts, width, cache_dir)
 
 
-def _process_chunk(args: tuple[Game, int, int, Sequence[str], int]) -> list[OpenerOutcome]:
+def _process_chunk(args: tuple[Game, int, int, Sequence[str], int, str | None]) -> list[OpenerOutcome]:
     return search_chunk(*args)
 
 
@@ -158,7 +161,8 @@ def _chunks(words: Sequence[str], size: int) -> Iterator[list[str]]:
 def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attempts: int | None = None,
                    width: int = 0, checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial",
                    n_jobs: int = 1, address: str | None = None, chunk_size: int = 4,
-                   progress: Callable[[int, int], None] | None = None) -> list[OpenerOutcome]:
+                   progress: Callable[[int, int], None] | None = None,
+                   cache_dir: str | os.PathLike[str] | None = None) -> list[OpenerOutcome]:
     """Search every opener of ``openers`` with ``bound`` and return their outcomes (in the order
     given; with a checkpoint, those already in it are read back instead of searched).
 
@@ -174,6 +178,8 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
         address: Ray cluster address (``None``: a local instance).
         chunk_size: openers per task.
         progress: called with ``(openers done, openers)``.
+        cache_dir: the solved-subproblem cache (:mod:`~guessgym.baselines.memo_store`) the workers
+            load at the start and save to every minute (they share it: on a cluster, a shared folder).
     """
     if backend not in ("serial", "process", "ray"):
         raise ValueError(f"backend must be 'serial', 'process' or 'ray', not {backend!r}")
@@ -183,6 +189,7 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
     if unknown:
         raise ValueError(f"{len(unknown)} openers are not guesses of {game.name} (e.g. {unknown[0]!r})")
     attempts = game.max_attempts if max_attempts is None else int(max_attempts)
+    memo = None if cache_dir is None else str(cache_dir)
     record = None if checkpoint is None else Checkpoint(checkpoint, _header(game, attempts, width))
     done: dict[str, OpenerOutcome] = {} if record is None else dict(record.done)
     todo = [w for w in openers if w not in done]
@@ -209,48 +216,50 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
     chunks = list(_chunks(todo, chunk_size))
     if backend == "serial" or not chunks:
         for chunk in chunks:
-            finish(search_chunk(game, attempts, width, chunk, bound))
+            finish(search_chunk(game, attempts, width, chunk, bound, memo))
     elif backend == "process":
         check_not_bootstrapping()
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_init_process,
-                                 initargs=(game, attempts, width)) as pool:
+                                 initargs=(game, attempts, width, memo)) as pool:
             queue = deque(chunks)
-            pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound))
+            pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo))
                        for _ in range(min(2 * n_jobs, len(queue)))}
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in finished:
                     finish(future.result())
                     if queue:  # handed out with the bound as it is now
-                        pending.add(pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound)))
+                        pending.add(pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo)))
     else:
         ray = connect_ray(address, n_jobs)
         remote = ray.remote(num_cpus=1)(search_chunk)
         game_ref = ray.put(game)
         queue = deque(chunks)
-        refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound)
+        refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo)
                 for _ in range(min(2 * n_jobs, len(queue)))]
         while refs:
             ready, refs = ray.wait(refs, num_returns=1)
             finish(ray.get(ready[0]))
             if queue:
-                refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound))
+                refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo))
     return [done[w] for w in openers]
 
 
 def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
           checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial", n_jobs: int = 1,
-          address: str | None = None,
-          progress: Callable[[int, int], None] | None = None) -> SolveResult:
+          address: str | None = None, progress: Callable[[int, int], None] | None = None,
+          cache_dir: str | os.PathLike[str] | None = None) -> SolveResult:
     """The optimum over every opener, proven: the exact trees of the ``first`` most promising
     openers give the bound to beat, then every other opener is refuted or beats it
     (:func:`search_openers`, resumable through ``checkpoint``).
 
-    ``progress`` counts openers (the first ones included).
+    ``progress`` counts openers (the first ones included). ``cache_dir`` keeps the solved
+    subproblems on disk (:mod:`~guessgym.baselines.memo_store`), so a resumed run does not redo
+    the first openers' trees.
     """
     started = time.perf_counter()
-    search = ExactSearch(game, max_attempts=max_attempts, openers=first)
+    search = ExactSearch(game, max_attempts=max_attempts, openers=first, cache_dir=cache_dir)
     incumbent = search.solve()
     order, _ = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
     top = set(order[:first])
@@ -259,12 +268,13 @@ def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
         progress(len(top), len(order))
     outcomes = search_openers(game, rest, incumbent.total, max_attempts=search.max_attempts,
                               checkpoint=checkpoint, backend=backend, n_jobs=n_jobs, address=address,
+                              cache_dir=cache_dir,
                               progress=None if progress is None else lambda d, t: progress(len(top) + d, len(order)))
     result = incumbent
     better = [o for o in outcomes if o.total is not None and o.total < incumbent.total]
     if better:
         best = min(better, key=lambda o: o.total or 0)
-        result = ExactSearch(game, max_attempts=max_attempts, opener=best.opener).solve()
+        result = ExactSearch(game, max_attempts=max_attempts, opener=best.opener, cache_dir=cache_dir).solve()
     lower = min([incumbent.lower_bound, result.total, *(o.lower_bound for o in outcomes)])
     result.lower_bound = lower
     result.proven = lower == result.total

@@ -32,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import all_green, num_patterns
 from . import search_kernels as K
+from .memo_store import MemoStore
 from .search_kernels import INF
 
 #: Seeds of the random set-hash keys (fixed, so memo keys are reproducible across runs).
@@ -101,7 +103,8 @@ class SearchKernel:
     solved before.
     """
 
-    def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float) -> None:
+    def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float,
+                 cache_dir: str | os.PathLike[str] | None = None) -> None:
         rng = np.random.default_rng(_KEY_SEED)
         self.game = game
         self.mt = mt
@@ -121,6 +124,16 @@ class SearchKernel:
         self.stats = np.zeros(3, dtype=np.int64)
         self.deadline = deadline
         self.all_guesses = np.arange(len(game.guesses), dtype=np.int32)
+        self.store = None if cache_dir is None else MemoStore(cache_dir, game, width)
+        self.loaded = 0 if self.store is None else self.store.load(self)
+
+    def checkpoint(self, force: bool = False) -> None:
+        """Save the memo to the cache folder (if any): now when ``force``, else when a minute has passed."""
+        if self.store is not None:
+            if force:
+                self.store.save(self)
+            else:
+                self.store.maybe_save(self)
 
     @property
     def aborted(self) -> bool:
@@ -195,12 +208,15 @@ class ExactSearch:
         progress: called with ``(done, total)`` answers of the opener being searched.
         patterns: the game's pattern matrix (guesses x answers), when the caller has it already
             (a sub-game); by default the disk-cached matrix of :class:`PatternMatrix`.
+        cache_dir: a folder for the solved subproblems (:class:`~guessgym.baselines.memo_store.MemoStore`):
+            loaded before the search, saved every minute and at the end (also after a time-out or
+            an interruption), so the same search run again continues where it stopped.
     """
 
     def __init__(self, game: Game, *, max_attempts: int | None = None, opener: str | None = None,
                  openers: int | str | Sequence[str] = "all", width: int = 0, proof: bool = False,
                  time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
-                 patterns: np.ndarray | None = None) -> None:
+                 patterns: np.ndarray | None = None, cache_dir: str | os.PathLike[str] | None = None) -> None:
         if patterns is None:
             patterns = PatternMatrix.for_game(game).dense
             if patterns is None:
@@ -225,6 +241,7 @@ class ExactSearch:
         self.openers = openers
         self.time_budget = time_budget
         self.progress = progress
+        self.cache_dir = cache_dir
 
     def _guess(self, word: str, option: str) -> int:
         """The index of a guess given as text (an error naming ``option`` and why it is invalid)."""
@@ -285,6 +302,7 @@ class ExactSearch:
                 break
             total = rest + sub
             done += bucket.size
+            kernel.checkpoint()
             if self.progress is not None:
                 self.progress(done, n)
         bound = n + sum(kernel.known(b, left, a)[2] for _, b, a in children)  # floors only ever rise
@@ -312,26 +330,29 @@ class ExactSearch:
         """The search at one width; ``None`` when no tree fits the attempt limit."""
         deadline = 0.0 if self.time_budget is None else started + self.time_budget
         game = self.game
-        kernel = SearchKernel(game, self.mt, width, deadline)
+        kernel = SearchKernel(game, self.mt, width, deadline, self.cache_dir)
         order, lbs = self.opener_order(kernel)
         if not order:
             raise ValueError(f"no guess of {game.name} tells any answer apart")
         best, best_opener, searched = INF, -1, 0
         bounds: dict[int, int] = {}
         fallback: SearchKernel | None = None
-        for opener in order:
-            if lbs[opener] >= best or kernel.aborted:
-                break
-            total, bound = self.opener_cost(kernel, opener, best)
-            bounds[opener] = bound
-            if kernel.aborted:
-                if best_opener < 0:  # nothing complete yet: finish this opener's tree quickly
-                    fallback = self._fallback(kernel, opener)
-                    best_opener = opener
-                break
-            searched += 1
-            if total < best:
-                best, best_opener = total, opener
+        try:
+            for opener in order:
+                if lbs[opener] >= best or kernel.aborted:
+                    break
+                total, bound = self.opener_cost(kernel, opener, best)
+                bounds[opener] = bound
+                if kernel.aborted:
+                    if best_opener < 0:  # nothing complete yet: finish this opener's tree quickly
+                        fallback = self._fallback(kernel, opener)
+                        best_opener = opener
+                    break
+                searched += 1
+                if total < best:
+                    best, best_opener = total, opener
+        finally:  # a time-out or Ctrl-C keeps what was solved
+            kernel.checkpoint(force=True)
         if best_opener < 0:
             return None
         paths: dict[str, list[str]] = {}

@@ -61,6 +61,34 @@ def new_memo() -> Dict:
     return Dict.empty(key_type=types.uint64, value_type=types.int64)
 
 
+@njit(cache=True)
+def memo_items(memo: Dict) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(key, value)`` of a memo as two arrays (for saving it)."""
+    keys = np.empty(len(memo), np.uint64)
+    values = np.empty(len(memo), np.int64)
+    i = 0
+    for key, value in memo.items():
+        keys[i] = key
+        values[i] = value
+        i += 1
+    return keys, values
+
+
+@njit(cache=True)
+def memo_merge(memo: Dict, keys: np.ndarray, values: np.ndarray, keep_larger: bool) -> int:
+    """Add saved entries to a memo; return how many were new. An entry already there is kept
+    (exact values agree), or raised to the saved value when ``keep_larger`` (lower bounds)."""
+    added = 0
+    for i in range(keys.size):
+        known = memo.get(keys[i], -1)
+        if known < 0:
+            memo[keys[i]] = values[i]
+            added += 1
+        elif keep_larger and values[i] > known:
+            memo[keys[i]] = values[i]
+    return added
+
+
 @njit(cache=True, inline="always")
 def mix64(x: np.uint64) -> np.uint64:
     """SplitMix64's finaliser: spreads the bits of a set hash."""

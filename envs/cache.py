@@ -32,6 +32,10 @@ CACHE_NAME = re.compile(
 #: ``tree-<fingerprint>-<options key>.txt.gz``.
 TREE_NAME = re.compile(r"^tree-(?P<fingerprint>[0-9a-f]+)-(?P<options>[0-9a-f]{16})\.txt\.gz$")
 
+#: The solved subproblems of an exact search (written by :mod:`guessgym.baselines.memo_store`):
+#: ``memo-<fingerprint>-<e|h>-w<width>.npz`` and the lock file its writers share.
+MEMO_NAME = re.compile(r"^memo-(?P<fingerprint>[0-9a-f]+)-(?P<mode>[eh])-w(?P<width>\d+)\.npz(?P<lock>\.lock)?$")
+
 _UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 
 
@@ -43,7 +47,8 @@ class CacheFile:
         path: the file (or a temporary folder).
         size: bytes.
         mtime: last write or load (seconds since the epoch).
-        kind: ``"matrix"`` (verified on load), ``"tree"`` (a solved optimal tree),
+        kind: ``"matrix"`` (verified on load), ``"tree"`` (a solved optimal tree), ``"memo"`` (an
+            exact search's solved subproblems),
             ``"legacy"`` (guessgym < 0.3, unused),
             ``"temporary"`` (a build in progress) or ``"stale"`` (a killed build's leftover).
     """
@@ -101,6 +106,8 @@ def cache_files(folder: Path | None = None) -> list[CacheFile]:
             kind = "matrix"
         elif TREE_NAME.match(path.name):
             kind = "tree"
+        elif MEMO_NAME.match(path.name):
+            kind = "memo"
         elif re.fullmatch(r"patterns-[0-9a-f]+\.npy", path.name):
             kind = "legacy"
         else:
@@ -115,12 +122,12 @@ def clear_cache(folder: Path | None = None) -> list[CacheFile]:
 
 
 def prune_cache(max_bytes: int, folder: Path | None = None) -> list[CacheFile]:
-    """Remove leftovers, then the least recently used matrices and trees, until the cache holds ``max_bytes``
+    """Remove leftovers, then the least recently used matrices, trees and memos, until the cache holds ``max_bytes``
     or less (temporaries being written count, but are kept); return what was removed."""
     entries = cache_files(folder)
     total = sum(e.size for e in entries)
     removed = []
-    order = [e for e in entries if e.removable_first] + [e for e in entries if e.kind in ("matrix", "tree")]
+    order = [e for e in entries if e.removable_first] + [e for e in entries if e.kind in ("matrix", "tree", "memo")]
     for entry in order:
         if total <= max_bytes and not entry.removable_first:
             break
@@ -146,6 +153,6 @@ def describe_cache(folder: Path | None = None) -> str:
 
 
 __all__ = [
-    "CACHE_NAME", "TREE_NAME", "CacheFile", "cache_dir", "cache_files", "clear_cache", "describe_cache", "format_size",
-    "parse_size", "prune_cache",
+    "CACHE_NAME", "MEMO_NAME", "TREE_NAME", "CacheFile", "cache_dir", "cache_files", "clear_cache", "describe_cache",
+    "format_size", "parse_size", "prune_cache",
 ]

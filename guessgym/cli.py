@@ -453,6 +453,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .agents.trees import verify_tree
     from .baselines.opener_search import prove
     from .baselines.optimal import ExactSearch
+    from .envs.cache import cache_dir
 
     _check_env_id(args.env)
     check_output_dir(Path(args.out).parent, "--out")
@@ -472,15 +473,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     game = env.unwrapped.game  # type: ignore[attr-defined]
+    memo = None if args.no_memo else (args.memo_dir or cache_dir())
     update, close = _progress_bar("openers" if args.proof else "answers")
     try:
         if args.proof:
             checkpoint = args.checkpoint or f"{args.out}.proof.jsonl"
             result = prove(game, checkpoint=checkpoint, backend=args.backend, n_jobs=args.jobs,
-                           address=args.address, progress=update)
+                           address=args.address, progress=update, cache_dir=memo)
         else:
             result = ExactSearch(game, opener=args.opener, openers=openers, width=args.beam or 0,
-                                 time_budget=args.time_budget, progress=update).solve()
+                                 time_budget=args.time_budget, progress=update, cache_dir=memo).solve()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -638,6 +640,9 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                    help="--proof: where openers are searched (default: %(default)s)")
     p.add_argument("--jobs", type=int, default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
     p.add_argument("--address", help="--proof with --backend ray: the cluster address (default: a local instance)")
+    p.add_argument("--memo-dir", help="where solved subproblems are kept between runs, so an interrupted or "
+                                      "timed-out search continues (default: the cache folder)")
+    p.add_argument("--no-memo", action="store_true", help="keep solved subproblems in memory only")
     p.add_argument("--out", required=True, help="the tree file to write (.json for JSON, .gz to compress)")
     p.set_defaults(func=cmd_solve)
 
@@ -647,13 +652,14 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     from .envs.cache import cache_dir
 
     p = sub.add_parser(
-        "cache", help="show, prune or clear the pattern-matrix cache",
-        description=f"The pattern-matrix cache is {cache_dir()} (set GUESSGYM_CACHE_DIR to move it). "
-                    "Without options, list it. Matrices are rebuilt when needed, so removing them is safe.",
+        "cache", help="show, prune or clear the cache (pattern matrices, solved trees and subproblems)",
+        description=f"The cache is {cache_dir()} (set GUESSGYM_CACHE_DIR to move it): pattern matrices, "
+                    "optimal trees and the exact search's solved subproblems. Without options, list it. Everything "
+                    "is rebuilt when needed, so removing it is safe.",
     )
     p.add_argument("--clear", action="store_true", help="remove everything (not files being written now)")
     p.add_argument("--prune", metavar="SIZE",
-                   help="remove leftovers, then the least recently used matrices, down to SIZE (e.g. 500M, 2G)")
+                   help="remove leftovers, then the least recently used files, down to SIZE (e.g. 500M, 2G)")
     p.set_defaults(func=cmd_cache)
 
     if with_training:

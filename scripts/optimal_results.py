@@ -8,6 +8,7 @@ registered environments into the package (``envs/data/optimal/``) with their ind
 Usage (from the repository root)::
 
     python scripts/optimal_results.py table           # the six published rows, fixed openers
+                                                      # (table and top20 skip recorded rows; --redo)
     python scripts/optimal_results.py nerdle-small    # Micro, Mini, Midi: proofs over every opener
     python scripts/optimal_results.py top20 [ENV_ID]  # Wordle (easy, hard), classic and Midi Nerdle:
                                                       # the best of the 20 most promising openers
@@ -95,8 +96,18 @@ def _record(name: str, env_id: str, kwargs: dict[str, Any], result: SolveResult,
           f"{result.seconds:.1f} s", flush=True)
 
 
-def run_table() -> None:
+def _done(name: str, redo: bool) -> bool:
+    """Whether ``name`` already has a record (kept unless ``--redo``), so an interrupted part resumes."""
+    if not redo and (RECORDS / f"{name}.json").is_file():
+        print(f"{name}: recorded already (--redo to recompute)", flush=True)
+        return True
+    return False
+
+
+def run_table(redo: bool) -> None:
     for name, env_id, kwargs, opener, published in TABLE:
+        if _done(name, redo):
+            continue
         game = _env(env_id, kwargs).unwrapped.game
         result = solve(game, opener=opener)
         _record(name, env_id, kwargs, result, f"trees opening with {opener.upper()}",
@@ -110,9 +121,9 @@ def run_small_nerdle() -> None:
         _record(name, env_id, kwargs, result, "every opener", "python scripts/optimal_results.py nerdle-small")
 
 
-def run_top20(only: str | None) -> None:
+def run_top20(only: str | None, redo: bool) -> None:
     for name, env_id, kwargs in TOP20:
-        if only and only != env_id:
+        if (only and only != env_id) or _done(name, redo):
             continue
         game = _env(env_id, kwargs).unwrapped.game
         result = solve(game, openers=20)
@@ -236,13 +247,15 @@ def main() -> None:
     parser.add_argument("env", nargs="?", help="prove, top20: the environment id")
     parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
     parser.add_argument("--jobs", type=int, default=2, help="prove: worker processes (default 2)")
+    parser.add_argument("--redo", action="store_true", help="table, top20: recompute rows that have a record")
     args = parser.parse_args()
     if args.part == "prove":
         if not args.env:
             parser.error("prove needs an environment id")
         run_prove(args.env, args.guesses, args.jobs)
     else:
-        {"table": run_table, "nerdle-small": run_small_nerdle, "top20": lambda: run_top20(args.env), "ship": ship,
+        {"table": lambda: run_table(args.redo), "nerdle-small": run_small_nerdle,
+         "top20": lambda: run_top20(args.env, args.redo), "ship": ship,
          "report": report}[args.part]()
 
 

@@ -153,13 +153,16 @@ def test_a_game_without_a_dense_matrix_is_refused() -> None:
 
 def test_the_solve_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "micro.txt.gz"
-    assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--proof", "--out", str(out)]) == 0
+    memo = tmp_path / "memo"
+    assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--proof", "--out", str(out),
+                 "--memo-dir", str(memo)]) == 0
     text = capsys.readouterr().out
     assert "total 374 over 127 answers" in text and "proven optimal over every opener" in text
     assert DecisionTree.load(out, nerdle(5)).total == 374
     assert (tmp_path / "micro.txt.gz.proof.jsonl").is_file()  # the resumable record
+    assert len(list(memo.glob("memo-*-e-w0.npz"))) == 1  # the solved subproblems
     assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--opener", "8-1=7", "--beam", "1",
-                 "--out", str(tmp_path / "b.txt")]) == 0
+                 "--out", str(tmp_path / "b.txt"), "--no-memo"]) == 0
     assert "not proven among trees opening with 8-1=7" in capsys.readouterr().out
     for argv, message in [
         (["--proof", "--beam", "2"], "--proof searches every opener exactly"),
