@@ -19,7 +19,10 @@ Modes:
 
 Openers: ``opener="salet"`` fixes one; ``openers=K`` tries the ``K`` most promising by the same
 ordering as the inner nodes (most buckets, then smallest sum of squares); ``openers="all"`` tries
-every guess, skipping those whose lower bound cannot beat the best total found.
+every guess, skipping those whose lower bound cannot beat the best total found. With several
+openers the exact search starts from an upper bound: the best width-3 tree over the first 20
+openers (seconds for Wordle), so that each exact search only has to beat it; an opener that cannot
+is refuted early, and when none can, that tree is optimal.
 
 Examples:
     >>> from guessgym.envs.game import wordle
@@ -47,6 +50,10 @@ from ..envs.scoring import all_green, num_patterns
 from . import search_kernels as K
 from .memo_store import MemoStore
 from .search_kernels import INF
+
+#: The exact search over several openers starts from the best near-optimal tree of this width
+#: over the first openers of the order, whose total bounds (and so prunes) every exact search.
+SEED_WIDTH, SEED_OPENERS = 3, 20
 
 #: Seeds of the random set-hash keys (fixed, so memo keys are reproducible across runs).
 _KEY_SEED = 0x6F70_7469
@@ -337,6 +344,19 @@ class ExactSearch:
         best, best_opener, searched = INF, -1, 0
         bounds: dict[int, int] = {}
         fallback: SearchKernel | None = None
+        seed: SearchKernel | None = None
+        if width == 0 and len(order) > 1:  # a near-optimal tree first: its total prunes every opener
+            seed = SearchKernel(game, self.mt, SEED_WIDTH, deadline, self.cache_dir)
+            for opener in order[:SEED_OPENERS]:
+                if lbs[opener] >= best:
+                    break
+                total, _ = self.opener_cost(seed, opener, best)
+                if seed.aborted:
+                    break
+                if total < best:
+                    best, best_opener = total, opener
+            seed.checkpoint(force=True)
+        tree_kernel = seed if best_opener >= 0 else kernel
         try:
             for opener in order:
                 if lbs[opener] >= best or kernel.aborted:
@@ -350,13 +370,15 @@ class ExactSearch:
                     break
                 searched += 1
                 if total < best:
-                    best, best_opener = total, opener
+                    best, best_opener, tree_kernel = total, opener, kernel
         finally:  # a time-out or Ctrl-C keeps what was solved
             kernel.checkpoint(force=True)
         if best_opener < 0:
             return None
         paths: dict[str, list[str]] = {}
-        kernel.paths(self._everyone, self.max_attempts, kernel.all_guesses, [], paths, fallback, guess=best_opener)
+        assert tree_kernel is not None
+        tree_kernel.paths(self._everyone, self.max_attempts, kernel.all_guesses, [], paths, fallback,
+                          guess=best_opener)
         tree = DecisionTree.from_paths(game, paths)
         assert len(tree.paths) == len(game.answers) and tree.max_depth <= self.max_attempts
         # The optimum over the openers considered is at least the smallest of: the bound of every
@@ -368,7 +390,7 @@ class ExactSearch:
         every_opener = self.opener is not None or self.openers == "all" or (
             isinstance(self.openers, int) and self.openers >= len(game.guesses))
         proven = not kernel.aborted and width == 0 and every_opener and lower == tree.total
-        nodes = int(kernel.stats[K.NODES]) + (0 if fallback is None else int(fallback.stats[K.NODES]))
+        nodes = sum(int(k.stats[K.NODES]) for k in (kernel, fallback, seed) if k is not None)
         settings: dict[str, object] = {
             "max_attempts": self.max_attempts, "width": width,
             "opener": None if self.opener is None else game.guesses[self.opener],

@@ -55,8 +55,9 @@ def test_files_are_kept_apart_by_lists_rules_and_width(tmp_path: Path) -> None:
     assert len(names) == 8
     solve(nerdle(5), openers=2, cache_dir=tmp_path)
     solve(nerdle(5), openers=2, width=2, cache_dir=tmp_path)
-    kinds = sorted(e.kind for e in cache_files(tmp_path))
-    assert kinds == ["memo"] * len(kinds) and len(list(tmp_path.glob("memo-*.npz"))) == 2
+    assert MemoStore(tmp_path, nerdle(5), 0).path.is_file() and MemoStore(tmp_path, nerdle(5), 2).path.is_file()
+    kinds = {e.kind for e in cache_files(tmp_path)}
+    assert kinds == {"memo"}
 
 
 def test_workers_saving_the_same_file_lose_nothing(tmp_path: Path) -> None:
