@@ -246,6 +246,57 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
     return [done[w] for w in openers]
 
 
+@dataclass(frozen=True)
+class ProofProgress:
+    """How far a proof over every opener has come (read from its checkpoint, nothing searched).
+
+    Attributes:
+        openers: openers that tell answers apart (the ones a proof must settle).
+        done: openers settled: the ``first`` solved exactly, plus those in the checkpoint.
+        best: the best total known (the first openers' best, or an opener that beat it).
+        lower_bound: proven lower bound of the optimum over every opener: the smallest of ``best``
+            (the first openers were solved exactly), the bound of every settled opener, and the
+            static bound of every opener not settled yet (the least of which is the next one's).
+        seconds: search time of the openers in the checkpoint.
+        remaining_seconds: an estimate of the rest: the mean time of the last 200 settled openers
+            times the openers left (openers come most promising first, and later ones are usually
+            refuted faster, so this tends to overestimate).
+    """
+
+    openers: int
+    done: int
+    best: int
+    lower_bound: int
+    seconds: float
+    remaining_seconds: float
+
+    @property
+    def finished(self) -> bool:
+        return self.done == self.openers
+
+
+def proof_progress(game: Game, checkpoint: str | os.PathLike[str], *, first: int = 20,
+                   max_attempts: int | None = None) -> ProofProgress:
+    """The state of the :func:`prove` run recorded in ``checkpoint`` (see :class:`ProofProgress`)."""
+    if not Path(checkpoint).is_file():
+        raise FileNotFoundError(f"{checkpoint}: no such checkpoint (a proof writes it as it runs)")
+    search = ExactSearch(game, max_attempts=max_attempts)
+    order, lbs = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
+    record = Checkpoint(checkpoint, _header(game, search.max_attempts, 0))
+    outcomes = list(record.done.values())
+    if not outcomes:
+        raise ValueError(f"{checkpoint}: no opener is settled yet, so the first openers' best total is unknown")
+    incumbent = max(o.bound for o in outcomes)  # the first openers' best: every later bound is lower
+    best = min([incumbent, *(o.total for o in outcomes if o.total is not None)])
+    top = set(order[:first])
+    settled = {game.guess_index[o.opener] for o in outcomes} | top
+    pending = [lbs[g] for g in order if g not in settled]
+    lower = min([best, *(o.lower_bound for o in outcomes), *pending])
+    recent = [o.seconds for o in outcomes[-200:]]
+    return ProofProgress(len(order), len(settled), best, lower, sum(o.seconds for o in outcomes),
+                         sum(recent) / len(recent) * len(pending))
+
+
 def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
           checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial", n_jobs: int = 1,
           address: str | None = None, progress: Callable[[int, int], None] | None = None,
@@ -284,4 +335,5 @@ def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
     return result
 
 
-__all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "OpenerOutcome", "prove", "search_chunk", "search_openers"]
+__all__ = ["CHECKPOINT_FORMAT", "Checkpoint", "OpenerOutcome", "ProofProgress", "proof_progress", "prove",
+           "search_chunk", "search_openers"]

@@ -8,8 +8,10 @@ registered environments into the package (``envs/data/optimal/``) with their ind
 Usage (from the repository root)::
 
     python scripts/optimal_results.py table           # the six published rows, fixed openers
-                                                      # (table and top20 skip recorded rows; --redo)
-    python scripts/optimal_results.py nerdle-small    # Micro, Mini, Midi: proofs over every opener
+                                                      # (table, top20, nerdle-small skip recorded rows;
+                                                      # --redo)
+    python scripts/optimal_results.py nerdle-small [--jobs 2]
+                                                      # Micro, Mini, Midi: proofs over every opener
     python scripts/optimal_results.py top20 [ENV_ID]  # Wordle (easy, hard), classic and Midi Nerdle:
                                                       # the best of the 20 most promising openers
     python scripts/optimal_results.py prove ENV_ID [--guesses all] [--jobs 2]
@@ -34,7 +36,7 @@ import gymnasium as gym
 
 import guessgym  # noqa: F401
 from guessgym.agents.trees import verify_tree
-from guessgym.baselines.opener_search import prove
+from guessgym.baselines.opener_search import proof_progress, prove
 from guessgym.baselines.optimal import SolveResult, solve, static_lower_bound
 from guessgym.envs.atomic import atomic_write_text
 from guessgym.envs.game import Game
@@ -114,11 +116,14 @@ def run_table(redo: bool) -> None:
                 "python scripts/optimal_results.py table", {"published": published})
 
 
-def run_small_nerdle() -> None:
+def run_small_nerdle(jobs: int, redo: bool) -> None:
     for name, env_id, kwargs in SMALL_NERDLE:
+        if _done(name, redo):
+            continue
         game = _env(env_id, kwargs).unwrapped.game
-        result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=2)
-        _record(name, env_id, kwargs, result, "every opener", "python scripts/optimal_results.py nerdle-small")
+        result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs)
+        _record(name, env_id, kwargs, result, "every opener",
+                f"python scripts/optimal_results.py nerdle-small --jobs {jobs}")
 
 
 def run_top20(only: str | None, redo: bool) -> None:
@@ -131,12 +136,30 @@ def run_top20(only: str | None, redo: bool) -> None:
                 "python scripts/optimal_results.py top20")
 
 
+def _proof_name(env_id: str, guesses: str | None) -> str:
+    base = {"guessgym/Wordle-v1": "wordle-nyt", "guessgym/WordleHard-v1": "wordle-nyt-hard",
+            "guessgym/Nerdle-v1": "nerdle"}.get(env_id, env_id.split("/")[-1].lower())
+    return f"{base}{'-all' if guesses else ''}-proof"
+
+
+def _prove_command(env_id: str, guesses: str | None, jobs: int) -> str:
+    return " ".join(["python scripts/optimal_results.py prove", env_id, *(["--guesses", guesses] if guesses else []),
+                     "--jobs", str(jobs)])
+
+
+#: Every proof's checkpoint name -> (env id, env kwargs, the command that continues it).
+PROOF_RUNS = {
+    **{name: (env_id, kwargs, "python scripts/optimal_results.py nerdle-small")
+       for name, env_id, kwargs in SMALL_NERDLE},
+    **{_proof_name(env_id, None): (env_id, {}, _prove_command(env_id, None, 2))
+       for env_id in ("guessgym/Wordle-v1", "guessgym/WordleHard-v1", "guessgym/Nerdle-v1")},
+}
+
+
 def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
     kwargs = {} if guesses is None else {"guesses": guesses}
     game = _env(env_id, kwargs).unwrapped.game
-    base = {"guessgym/Wordle-v1": "wordle-nyt", "guessgym/WordleHard-v1": "wordle-nyt-hard",
-            "guessgym/Nerdle-v1": "nerdle"}.get(env_id, env_id.split("/")[-1].lower())
-    name = f"{base}{'-all' if guesses else ''}-proof"
+    name = _proof_name(env_id, guesses)
     done = [0, 0]
     started = time.perf_counter()
 
@@ -147,9 +170,7 @@ def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
 
     result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs, progress=progress)
     print(file=sys.stderr)
-    argv = " ".join(["python scripts/optimal_results.py prove", env_id, *(["--guesses", guesses] if guesses else []),
-                     "--jobs", str(jobs)])
-    _record(name, env_id, kwargs, result, "every opener", argv)
+    _record(name, env_id, kwargs, result, "every opener", _prove_command(env_id, guesses, jobs))
 
 
 def ship() -> None:
@@ -162,8 +183,12 @@ def ship() -> None:
             continue
         record = json.loads(found[0].read_text())
         lower = record["lower_bound"]
-        if record["scope"] != "every opener":  # its bound holds within its scope only
-            lower = static_lower_bound(_env(env_id, {}).unwrapped.game)
+        if record["scope"] != "every opener":  # its bound holds within its scope only: take the game's
+            game = _env(env_id, {}).unwrapped.game
+            lower = static_lower_bound(game)
+            checkpoint = PROOFS / f"{_proof_name(env_id, None)}.jsonl"
+            if checkpoint.is_file():  # a proof under way: the bound it has reached
+                lower = max(lower, proof_progress(game, checkpoint).lower_bound)
         tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
         shutil.copyfile(record["tree"], PACKAGE / tree)
         optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
@@ -175,16 +200,42 @@ def ship() -> None:
     atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
 
 
+def progress_table(records: dict[str, dict[str, Any]]) -> list[str]:
+    """The proofs still under way: openers settled, the bound reached so far, an estimate of the rest."""
+    rows = []
+    for name, (env_id, kwargs, command) in PROOF_RUNS.items():
+        checkpoint = PROOFS / f"{name}.jsonl"
+        if name in records or not checkpoint.is_file() or len(checkpoint.read_text().splitlines()) < 2:
+            continue
+        game = _env(env_id, kwargs).unwrapped.game
+        p = proof_progress(game, checkpoint)
+        rows.append(f"| {name} | {p.done:,} / {p.openers:,} | {p.best:,} | {p.lower_bound:,} "
+                    f"({100 * (p.best - p.lower_bound) / p.best:.2f}% below) | {p.seconds / 3600:.2f} h | "
+                    f"{p.remaining_seconds / 3600:.1f} h | `{command}` |")
+    if not rows:
+        return []
+    return ["Under way (from the checkpoints; *lower bound* is proven: the least of the best total, every settled "
+            "opener's bound and the static bound of the next unsettled opener; *remaining* is the mean time of the "
+            "last 200 openers times the openers left, an overestimate since later openers are refuted faster; "
+            "times are CPU time per worker summed):",
+            "",
+            "| proof | openers settled | best total | lower bound | searched | remaining (estimate) | continue with |",
+            "|---|---:|---:|---:|---:|---:|---|", *rows, ""]
+
+
 def report() -> None:
     records = {p.stem: json.loads(p.read_text()) for p in sorted(RECORDS.glob("*.json"))}
 
     def row(r: dict[str, Any], published: bool = False) -> str:
-        status = "proven" if r["proven"] else f"not proven (lower bound {r['lower_bound']:,})"
+        if r["lower_bound"] == r["total"]:
+            status = "proven optimum" if r["scope"] == "every opener" else f"optimal over {r['scope']}"
+        else:
+            status = f"lower bound {r['lower_bound']:,} over {r['scope']}"
         cells = [r["game"], f"{r['answers']:,} / {r['guesses']:,}", r["opener"].upper() if r["game"].startswith(
             "wordle") else r["opener"], f"{r['total']:,}"]
         if published:
             cells.append(f"{r['published']:,}" + (" ✓" if r["published"] == r["total"] else " ✗"))
-        cells += [f"{r['mean']:.4f}", str(r["max"]), f"{status} over {r['scope']}", f"{r['seconds']:,.1f} s",
+        cells += [f"{r['mean']:.4f}", str(r["max"]), status, f"{r['seconds']:,.1f} s",
                   f"[tree]({Path(r['tree']).relative_to(OUT)})"]
         return "| " + " | ".join(cells) + " |"
 
@@ -229,13 +280,13 @@ def report() -> None:
         "",
         "## Proofs over every opener (long runs)",
         "",
-        "`python scripts/optimal_results.py prove ENV_ID --jobs 2` refutes every opener against the best "
-        "total above; it appends each opener's outcome to `proofs/<name>.jsonl` as soon as it is known and "
-        "resumes from there when the same command is run again.",
+        "`python scripts/optimal_results.py prove ENV_ID --jobs 2` solves the 20 most promising openers exactly, "
+        "then refutes every other opener against the best total (or finds a better one); it appends each "
+        "opener's outcome to `proofs/<name>.jsonl` as soon as it is known and resumes from there when the same "
+        "command is run again (with two processes, or any `--jobs`).",
         "",
-        *([header, *[row(r) for r in proofs]] if proofs else ["No proof over every opener has finished yet; see "
-                                                              "`proofs/` for the progress of each run."]),
-        "",
+        *([header, *[row(r) for r in proofs], ""] if proofs else []),
+        *progress_table(records),
     ]
     atomic_write_text(OUT / "README.md", "\n".join(text))
     print(f"wrote {OUT / 'README.md'}")
@@ -246,15 +297,15 @@ def main() -> None:
     parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report"])
     parser.add_argument("env", nargs="?", help="prove, top20: the environment id")
     parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
-    parser.add_argument("--jobs", type=int, default=2, help="prove: worker processes (default 2)")
-    parser.add_argument("--redo", action="store_true", help="table, top20: recompute rows that have a record")
+    parser.add_argument("--jobs", type=int, default=2, help="prove, nerdle-small: worker processes (default 2)")
+    parser.add_argument("--redo", action="store_true", help="table, top20, nerdle-small: recompute recorded rows")
     args = parser.parse_args()
     if args.part == "prove":
         if not args.env:
             parser.error("prove needs an environment id")
         run_prove(args.env, args.guesses, args.jobs)
     else:
-        {"table": lambda: run_table(args.redo), "nerdle-small": run_small_nerdle,
+        {"table": lambda: run_table(args.redo), "nerdle-small": lambda: run_small_nerdle(args.jobs, args.redo),
          "top20": lambda: run_top20(args.env, args.redo), "ship": ship,
          "report": report}[args.part]()
 

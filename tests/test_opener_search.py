@@ -62,3 +62,22 @@ def test_worker_processes_prove_what_the_serial_run_proves() -> None:
             assert o.lower_bound <= exact[o.opener]
             assert o.total == exact[o.opener] if o.total is not None else o.lower_bound >= o.bound
         assert min(o.total for o in run if o.total is not None) == min(exact.values())
+
+
+def test_the_progress_of_a_proof_gives_a_proven_bound_at_every_stage(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_search import proof_progress, prove
+
+    game = nerdle(5)
+    path = tmp_path / "proof.jsonl"
+    with pytest.raises(FileNotFoundError, match="no such checkpoint"):
+        proof_progress(game, path)
+    result = prove(game, checkpoint=path, first=3)
+    assert result.proven and result.total == 374
+    lines = path.read_text().splitlines()
+    final = proof_progress(game, path, first=3)
+    assert final.finished and final.best == final.lower_bound == 374 and final.remaining_seconds == 0
+    for keep in (2, len(lines) // 2):  # the run cut short: a weaker bound, still at most the optimum
+        path.write_text("\n".join(lines[:keep]) + "\n")
+        partial = proof_progress(game, path, first=3)
+        assert not partial.finished and partial.done == 3 + keep - 1 < partial.openers == final.openers
+        assert partial.best == 374 and partial.lower_bound <= 374 and partial.remaining_seconds >= 0
