@@ -39,6 +39,7 @@ from guessgym.agents.trees import verify_tree
 from guessgym.baselines.opener_search import proof_progress, prove
 from guessgym.baselines.optimal import SolveResult, solve, static_lower_bound
 from guessgym.envs.atomic import atomic_write_text
+from guessgym.envs.cache import cache_dir
 from guessgym.envs.game import Game
 
 OUT = Path("results/optimal")
@@ -168,7 +169,9 @@ def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
             done[:] = [d, t]
             print(f"\r{d}/{t} openers, {time.perf_counter() - started:.0f} s", end="", file=sys.stderr, flush=True)
 
-    result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs, progress=progress)
+    # The solved subproblems go to the cache folder, so a resumed run does not solve the first openers again.
+    result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs, progress=progress,
+                   cache_dir=cache_dir())
     print(file=sys.stderr)
     _record(name, env_id, kwargs, result, "every opener", _prove_command(env_id, guesses, jobs))
 
