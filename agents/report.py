@@ -182,10 +182,10 @@ def gap_text(result: EvaluationResult) -> str:
 
 def _optimum_note(result: EvaluationResult) -> str:
     o = result.meta["optimum"]
-    status = "proven optimal" if o.get("proven") else (
-        f"best known, not proven (*): the optimum is at least {o['lower_bound']:,}")
+    status = "proven optimal over every tree" if o.get("proven") else (
+        f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
     return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, the optimal tree's total "
-            f"(opener {o['opener']}, {status} over {o['scope']}).")
+            f"(opener {o['opener']}, {status}).")
 
 
 def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:

@@ -3,6 +3,8 @@ in results, JSON and the leaderboard."""
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 
@@ -49,3 +51,14 @@ def test_the_gap_to_the_optimum_in_results_json_and_leaderboard() -> None:
     table = leaderboard([optimal, greedy, sample])
     assert f"| {extra:+,} ({percent:+.2f}%) |" in table and "| +0 (+0.00%) |" in table
     assert "vs optimum on micro-nerdle: total guesses minus 374" in table and "proven optimal" in table
+
+
+def test_an_unproven_optimum_is_marked_with_the_bound_every_tree_needs() -> None:
+    game = make_game("guessgym/MicroNerdle-v1")
+    data = json.loads(evaluate(make_agent("least-worst"), game, progress=False).to_json())
+    data["meta"]["optimum"] = {**data["meta"]["optimum"], "lower_bound": 370, "proven": False,
+                               "scope": "the 20 most promising openers"}
+    table = leaderboard([EvaluationResult.from_json(json.dumps(data))])
+    assert "%)* |" in table
+    assert ("the best tree over the 20 most promising openers; not proven optimal (*): every tree needs at least 370"
+            in table)
