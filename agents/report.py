@@ -184,7 +184,8 @@ def _optimum_note(result: EvaluationResult) -> str:
     o = result.meta["optimum"]
     status = "proven optimal over every tree" if o.get("proven") else (
         f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
-    return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, the optimal tree's total "
+    tree = "the optimal tree" if o.get("proven") else "the best known tree"
+    return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, {tree}'s total "
             f"(opener {o['opener']}, {status}).")
 
 

@@ -65,25 +65,27 @@ def _header(game: Game, max_attempts: int, width: int) -> dict[str, Any]:
 class Checkpoint:
     """The JSON-lines record of a run (see the module docstring)."""
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *, read_only: bool = False) -> None:
         self.path = Path(path)
         self.header = header
+        self.read_only = read_only
         self.done: dict[str, OpenerOutcome] = {}
         if self.path.exists():
             self._read()
-        else:
+        elif not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._append(header)
 
     def _read(self) -> None:
         raw = self.path.read_bytes()
         complete, _, torn = raw.rpartition(b"\n")
-        if torn:  # a line cut short by a kill: drop it before appending after it
-            with open(self.path, "r+b") as f:
+        if torn and not self.read_only:  # a line cut short by a kill: drop it before appending after it
+            with open(self.path, "r+b") as f:  # (a reader leaves it: a live run may be writing it)
                 f.truncate(len(complete) + 1 if complete else 0)
         lines = complete.decode("utf-8").splitlines() if complete else []
         if not lines:
-            self._append(self.header)
+            if not self.read_only:
+                self._append(self.header)
             return
         try:
             found = json.loads(lines[0])
@@ -282,7 +284,7 @@ def proof_progress(game: Game, checkpoint: str | os.PathLike[str], *, first: int
         raise FileNotFoundError(f"{checkpoint}: no such checkpoint (a proof writes it as it runs)")
     search = ExactSearch(game, max_attempts=max_attempts)
     order, lbs = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
-    record = Checkpoint(checkpoint, _header(game, search.max_attempts, 0))
+    record = Checkpoint(checkpoint, _header(game, search.max_attempts, 0), read_only=True)  # a run may be live
     outcomes = list(record.done.values())
     if not outcomes:
         raise ValueError(f"{checkpoint}: no opener is settled yet, so the first openers' best total is unknown")

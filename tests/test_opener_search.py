@@ -81,3 +81,16 @@ def test_the_progress_of_a_proof_gives_a_proven_bound_at_every_stage(tmp_path: P
         partial = proof_progress(game, path, first=3)
         assert not partial.finished and partial.done == 3 + keep - 1 < partial.openers == final.openers
         assert partial.best == 374 and partial.lower_bound <= 374 and partial.remaining_seconds >= 0
+
+
+def test_reading_the_progress_leaves_a_live_run_s_last_line_alone(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_search import proof_progress, prove
+
+    game = nerdle(5)
+    path = tmp_path / "proof.jsonl"
+    prove(game, checkpoint=path, first=3)
+    lines = path.read_text().splitlines()
+    being_written = "\n".join(lines[:5]) + "\n" + lines[5][:10]
+    path.write_text(being_written)
+    assert proof_progress(game, path, first=3).done == 3 + 4
+    assert path.read_text() == being_written
