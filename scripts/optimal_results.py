@@ -268,8 +268,9 @@ def report() -> None:
         "",
         "## Micro, Mini and Midi Nerdle: the optimum over every opener",
         "",
-        "Command: `python scripts/optimal_results.py nerdle-small` (two worker processes). `-all`: every "
-        "valid equation may be guessed; otherwise only the answers.",
+        "Command: `python scripts/optimal_results.py nerdle-small` (`--jobs N` worker processes; each record "
+        "names the command it ran with: Midi with answers as guesses ran on two, with every equation on one). "
+        "`-all`: every valid equation may be guessed; otherwise only the answers.",
         "",
         header, *[row(r) for r in nerdle],
         "",
