@@ -4,6 +4,9 @@
 * ``masked_action(rng, mask)`` (a fixture returning the function): a seeded random allowed action.
 * ``isolated_cache``: a fresh, empty pattern-matrix cache directory for tests that inspect it.
 * Hypothesis runs without deadlines (the first call of a numba kernel compiles or loads it).
+* The session runs on the pinned CPU code paths of portable training (``PORTABLE_ENV``), set
+  before torch is first used: tests call ``train`` in this process after other tests used torch,
+  as ``guessgym train`` never does.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+
+from guessgym.training.numerics import PORTABLE_ENV
+
+os.environ.update(PORTABLE_ENV)
 
 from guessgym import envs
 from guessgym.envs.matrix import PatternMatrix

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -358,3 +359,57 @@ def test_learned_agent_retargets_and_rejects_games(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedGameError):
         agent.begin(wordle(answers=["crane"], guesses=["crane"]))
     assert "MaskablePPO" in agent.describe()
+
+
+# ---- the same model on every machine --------------------------------------------------------------
+_TRAIN_AND_HASH = """
+import hashlib, json, sys
+from sb3_contrib import MaskablePPO
+from guessgym.training.config import TrainConfig
+from guessgym.training.train import train
+model = MaskablePPO.load(train(TrainConfig(**json.loads(sys.argv[1]))))
+digest = hashlib.sha256()
+for key, value in sorted(model.policy.state_dict().items()):
+    digest.update(key.encode())
+    digest.update(value.numpy().tobytes())
+print(digest.hexdigest())
+"""
+
+
+def _trained_digest(tmp_path: Path, name: str, numerics: str, machine: dict[str, str]) -> str:
+    """Train a tiny run in a fresh process whose environment stands in for another machine."""
+    config = tiny_config(tmp_path, name, numerics=numerics, total_steps=2 * 512, eval_every=0, checkpoint_every=0)
+    env = {k: v for k, v in os.environ.items() if k not in ("MKL_CBWR", "ATEN_CPU_CAPABILITY")} | machine
+    out = subprocess.run([sys.executable, "-c", _TRAIN_AND_HASH, json.dumps(config.to_dict())], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_portable_numerics_give_the_same_model_whatever_code_paths_the_machine_would_choose(tmp_path: Path) -> None:
+    """Another MKL branch (MKL_CBWR) and another ATen capability stand in for another CPU: they
+    change a native run's model, and not a portable one's."""
+    machines = [{}, {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}]
+    portable = {_trained_digest(tmp_path, f"portable{i}", "portable", m) for i, m in enumerate(machines)}
+    native = {_trained_digest(tmp_path, f"native{i}", "native", m) for i, m in enumerate(machines)}
+    assert len(portable) == 1
+    assert len(native) == 2
+
+
+def test_numerics_is_checked_and_recorded(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="numerics must be"):
+        tiny_config(tmp_path, "bad", numerics="fast").validate()
+    from guessgym.training.numerics import describe_numerics
+
+    described = describe_numerics("portable")
+    assert described["aten_cpu_capability"] == "AVX2" and described["mkl_cbwr"] == "AVX2"
+    assert described["libraries"]["torch"] and described["libraries"]["stable-baselines3"]
+
+
+def test_portable_numerics_refuse_a_process_whose_kernels_were_already_chosen() -> None:
+    code = ("import torch; torch.ones(3).softmax(0)\n"
+            "from guessgym.training.numerics import pin_numerics\n"
+            "try:\n    pin_numerics('portable')\nexcept ValueError as exc:\n    print(exc)\n")
+    env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"} | {"ATEN_CPU_CAPABILITY": "default"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "torch already chose its DEFAULT kernels" in out.stdout and "ATEN_CPU_CAPABILITY=avx2" in out.stdout

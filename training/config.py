@@ -84,7 +84,11 @@ class TrainConfig:
             sample); ``None`` plays every answer. The final evaluation always plays every answer.
         log_dir: the parent directory of runs.
         progress_bar: show SB3's progress bar (tqdm/rich); the command line turns it on.
-        torch_threads: ``torch.set_num_threads`` for the run (the machine is shared).
+        torch_threads: ``torch.set_num_threads`` for the run (the machine is shared). Part of
+            what makes a run reproducible: another thread count gives another model.
+        numerics: ``"portable"`` pins torch's CPU code paths so the same seed gives the same
+            model on any x86-64 machine with AVX2; ``"native"`` leaves them to the machine (see
+            :mod:`guessgym.training.numerics`).
         device: torch device.
     """
 
@@ -116,6 +120,7 @@ class TrainConfig:
     log_dir: str = "runs"
     progress_bar: bool = False
     torch_threads: int = 1
+    numerics: str = "portable"
     device: str = "cpu"
 
     def __post_init__(self) -> None:
@@ -168,6 +173,8 @@ class TrainConfig:
                 raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
         if self.eval_answers is not None and self.eval_answers < 1:
             raise ValueError("eval_answers must be a positive integer or null (every answer)")
+        if self.numerics not in ("portable", "native"):
+            raise ValueError(f"numerics must be 'portable' or 'native', got {self.numerics!r}")
         if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
             raise ValueError(f"run_name must be a plain directory name, got {self.run_name!r}")
 

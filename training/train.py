@@ -16,6 +16,10 @@ Resuming (``train(config, resume=True)``) loads the latest checkpoint, restores 
 random generators and the callbacks' progress, truncates the CSV files and TensorBoard logs to
 the checkpoint's step (TensorBoard's ``purge_step``), and continues: the result is identical to
 an uninterrupted run with the same seed (``tests/test_training.py`` checks the parameters).
+
+The same seed and config give the same model on another machine too, with the same library
+versions: ``numerics = "portable"`` (the default) pins torch's CPU code paths before the run's
+first operation (:mod:`guessgym.training.numerics`), and ``final.json`` records what was in effect.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, Progress
 from .checkpoints import latest_checkpoint, load_checkpoint_state, set_rng_state
 from .config import TrainConfig
 from .curriculum import CurriculumCallback, CurriculumSchedule
+from .numerics import pin_numerics
 from .sb3_vec import BatchedVecEnv
 
 logger = logging.getLogger(__name__)
@@ -124,6 +129,7 @@ def build_model(config: TrainConfig, venv: BatchedVecEnv, game: Game) -> BaseAlg
 
 def _incompatible(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     current = config.to_dict()
+    saved = {"numerics": "native", **saved}  # runs saved before the field existed ran on native paths
     return sorted(k for k in current if k not in RESUMABLE_CHANGES and saved.get(k) != current[k])
 
 
@@ -169,12 +175,14 @@ def train(
             "hard mode forbids guesses that ignore hints; without masks the policy would keep playing "
             "rejected guesses (they use no attempt): train it with algorithm = 'maskable_ppo'"
         )
+    numerics = pin_numerics(config.numerics)  # before the run's first torch operation
     created = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     previous_threads = th.get_num_threads()
     th.set_num_threads(config.torch_threads)
     try:
-        return _train(config, game, env_kwargs, run_dir, checkpoint, callbacks or [], stop_event)
+        return _train(config, game, env_kwargs, run_dir, checkpoint, callbacks or [], stop_event,
+                      {**numerics, "torch_threads": config.torch_threads})
     except BaseException:
         if created and {p.name for p in run_dir.iterdir()} <= {"config.json"}:
             shutil.rmtree(run_dir, ignore_errors=True)  # a run that failed to start leaves nothing behind
@@ -191,6 +199,7 @@ def _train(
     checkpoint: Path | None,
     extra: list[BaseCallback],
     stop_event: threading.Event | None,
+    numerics: dict[str, Any],
 ) -> Path:
     venv = build_env(config, game, env_kwargs)
     state: dict[str, Any] | None = None
@@ -285,6 +294,7 @@ def _train(
         "wall_time_s": round(wall, 3),
         "steps_per_s": round(model.num_timesteps / wall, 1) if wall > 0 else None,
         "final_eval": {k: v for k, v in final_eval.items() if k != "guesses"},
+        "numerics": numerics,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     atomic_write_bytes(run_dir / "final.json", json.dumps(summary, indent=2).encode())
