@@ -413,3 +413,44 @@ def test_portable_numerics_refuse_a_process_whose_kernels_were_already_chosen() 
     env = {k: v for k, v in os.environ.items() if k != "MKL_CBWR"} | {"ATEN_CPU_CAPABILITY": "default"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert "torch already chose its DEFAULT kernels" in out.stdout and "ATEN_CPU_CAPABILITY=avx2" in out.stdout
+
+
+# ---- evaluation table, curve, early stop ---------------------------------------------------------
+def test_each_evaluation_prints_a_row_against_the_references_and_redraws_the_curve(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tiny_config(tmp_path, "report", references=["least-worst"], curriculum=[])
+    train(config, print_evaluations=True)
+    lines = [line for line in capsys.readouterr().out.splitlines() if " | " in line]
+    assert "vs least-worst" in lines[0] and "vs optimum" in lines[0]
+    assert len(lines) == 1 + len(read_eval_rows(config.run_dir))  # a header, then a row per evaluation
+    references = json.loads((config.run_dir / "references.json").read_text())["means"]
+    assert references["optimum"] == pytest.approx(374 / 127) and references["least-worst"] > references["optimum"]
+    assert (config.run_dir / "curve.png").stat().st_size > 0
+    assert json.loads((config.run_dir / "final.json").read_text())["references"] == references
+
+
+def read_eval_rows(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "eval.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_run_stops_at_its_target_and_stays_finished(tmp_path: Path) -> None:
+    # Micro Nerdle's policy wins every game after a few hundred steps; the budget is 50 times more.
+    config = tiny_config(tmp_path, "target", total_steps=50 * 512, curriculum=[], target_win_rate=1.0)
+    path = train(config)
+    final = json.loads((config.run_dir / "final.json").read_text())
+    reached = final["target"]["reached_at_step"]
+    assert reached < config.total_steps and reached <= final["steps"] <= reached + config.n_steps * config.num_envs
+    assert final["final_eval"]["win_rate"] == 1.0 and path.is_file()
+    again = train(config, resume=True)  # complete: nothing more to train
+    assert again == path and json.loads((config.run_dir / "final.json").read_text())["steps"] == final["steps"]
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"references": "least-worst"}, "references must be a list"),
+    ({"target_win_rate": 1.5}, "target_win_rate must be in"),
+    ({"target_mean_guesses": 0.5}, "target_mean_guesses must be at least 1"),
+])
+def test_bad_targets_and_references_are_named(tmp_path: Path, changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        tiny_config(tmp_path, "bad", **changes).validate()

@@ -22,6 +22,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,8 @@ class EvalCallback(BaseCallback):
         answers: np.ndarray | None,
         clock: TrainingClock,
         curriculum: CurriculumCallback | None = None,
+        target: tuple[float | None, float | None] = (None, None),
+        report: Callable[[dict[str, Any], float], None] | None = None,
     ) -> None:
         super().__init__()
         self.log = _CsvLog(path, self.HEADER)
@@ -152,8 +155,20 @@ class EvalCallback(BaseCallback):
         self.answers = answers
         self.clock = clock
         self.curriculum = curriculum
+        self.target = target
+        self.report = report
         self.next_step = 0
         self.last: dict[str, Any] | None = None
+        self.reached_at: int | None = None
+
+    def met(self, result: dict[str, Any]) -> bool:
+        """Whether ``result`` reaches the target (``False`` when there is none)."""
+        win_rate, mean = self.target
+        if win_rate is None and mean is None:
+            return False
+        guesses = float(result["mean_guesses"])
+        return (win_rate is None or result["win_rate"] >= win_rate) and \
+            (mean is None or (not math.isnan(guesses) and guesses <= mean))
 
     def evaluate(self, answers: np.ndarray | None = None) -> dict[str, Any]:
         policy = self.model.policy
@@ -187,6 +202,11 @@ class EvalCallback(BaseCallback):
             self.logger.record("eval/mean_guesses", mean)
         self.last = {k: v for k, v in result.items() if k != "guesses"} | {"step": step}
         logger.info("eval at step %d: %.4f wins, %.3f guesses", step, result["win_rate"], mean)
+        if self.report is not None:
+            self.report(self.last, wall)
+        if self.reached_at is None and self.met(result):
+            self.reached_at = step
+            logger.info("target reached at step %d: the run stops here", step)
         return result
 
     def _on_rollout_start(self) -> None:
@@ -195,7 +215,7 @@ class EvalCallback(BaseCallback):
             self.next_step = (self.model.num_timesteps // self.every + 1) * self.every
 
     def _on_step(self) -> bool:
-        return True
+        return self.reached_at is None  # False ends model.learn() once the target is reached
 
     def state_dict(self) -> dict[str, Any]:
         return {"rows": self.log.rows, "next_step": self.next_step, "last": self.last}

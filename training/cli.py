@@ -31,7 +31,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "train",
         help="train a learned agent (stable-baselines3) from a config file",
         description="Train a guess policy with MaskablePPO, PPO or A2C. Logs go to <log_dir>/<run_name>/ "
-        "(TensorBoard in tb/, curve.csv, eval.csv, checkpoints/, model.zip).",
+        "(TensorBoard in tb/, curve.csv, eval.csv, curve.png, checkpoints/, model.zip). Each evaluation prints "
+        "a row against the config's references and the optimum; target_win_rate / target_mean_guesses stop "
+        "the run early.",
     )
     parser.add_argument("--config", required=True, type=Path, help="a .toml or .json TrainConfig file (see configs/)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         previous = signal.signal(signal.SIGINT, _on_sigint)
     print(f"training {config.algorithm} on {config.env_id} for {config.total_steps:,} steps -> {config.run_dir}")
     try:
-        path = train(config, resume=args.resume, stop_event=stop)
+        path = train(config, resume=args.resume, stop_event=stop, print_evaluations=True)
     except (FileExistsError, ValueError) as exc:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
@@ -106,10 +108,15 @@ def run(args: argparse.Namespace) -> int:
     if final.is_file():
         summary = json.loads(final.read_text())
         ev = summary["final_eval"]
+        target = summary.get("target")
+        if target:
+            print(f"target reached at step {target['reached_at_step']:,}: the run stopped there")
         print(
             f"done: {summary['steps']:,} steps in {summary['wall_time_s']:.0f} s; greedy policy wins "
             f"{ev['wins']}/{ev['games']} ({100 * ev['win_rate']:.2f}%), {ev['mean_guesses']:.3f} guesses per win"
         )
+        if (config.run_dir / "curve.png").is_file():
+            print(f"learning curve: {config.run_dir / 'curve.png'}")
     print(f"model: {path}")
     return 0
 

@@ -83,6 +83,12 @@ class TrainConfig:
         eval_answers: how many answers each in-training evaluation plays (a fixed seeded
             sample); ``None`` plays every answer. The final evaluation always plays every answer.
         log_dir: the parent directory of runs.
+        references: baselines (agent names) whose mean guesses over every answer each evaluation
+            is compared with, in the printed table and as lines on ``curve.png`` (the optimum is
+            added when the game has a shipped one).
+        target_win_rate, target_mean_guesses: stop early, and finish the run (final evaluation,
+            model), at the first evaluation whose win rate is at least the one and whose mean
+            guesses is at most the other (those given); ``None``: train for ``total_steps``.
         progress_bar: show SB3's progress bar (tqdm/rich); the command line turns it on.
         torch_threads: ``torch.set_num_threads`` for the run (the machine is shared). Part of
             what makes a run reproducible: another thread count gives another model.
@@ -118,6 +124,9 @@ class TrainConfig:
     eval_every: int = 50_000
     eval_answers: int | None = None
     log_dir: str = "runs"
+    references: list[str] = field(default_factory=list)
+    target_win_rate: float | None = None
+    target_mean_guesses: float | None = None
     progress_bar: bool = False
     torch_threads: int = 1
     numerics: str = "portable"
@@ -173,6 +182,12 @@ class TrainConfig:
                 raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
         if self.eval_answers is not None and self.eval_answers < 1:
             raise ValueError("eval_answers must be a positive integer or null (every answer)")
+        if not isinstance(self.references, list) or not all(isinstance(r, str) for r in self.references):
+            raise ValueError(f"references must be a list of agent names, got {self.references!r}")
+        if self.target_win_rate is not None and not 0.0 < self.target_win_rate <= 1.0:
+            raise ValueError(f"target_win_rate must be in (0, 1], got {self.target_win_rate}")
+        if self.target_mean_guesses is not None and not self.target_mean_guesses >= 1.0:
+            raise ValueError(f"target_mean_guesses must be at least 1, got {self.target_mean_guesses}")
         if self.numerics not in ("portable", "native"):
             raise ValueError(f"numerics must be 'portable' or 'native', got {self.numerics!r}")
         if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):

@@ -47,6 +47,7 @@ from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, Progress
 from .checkpoints import latest_checkpoint, load_checkpoint_state, set_rng_state
 from .config import TrainConfig
 from .curriculum import CurriculumCallback, CurriculumSchedule
+from .eval_report import EvalReport, reference_means
 from .numerics import pin_numerics
 from .sb3_vec import BatchedVecEnv
 
@@ -58,6 +59,9 @@ RESUMABLE_CHANGES = frozenset(
     {
         "total_steps",
         "progress_bar",
+        "references",
+        "target_win_rate",
+        "target_mean_guesses",
         "checkpoint_every",
         "keep_checkpoints",
         "eval_every",
@@ -144,6 +148,7 @@ def train(
     *,
     callbacks: list[BaseCallback] | None = None,
     stop_event: threading.Event | None = None,
+    print_evaluations: bool = False,
 ) -> Path:
     """Train a guess policy as ``config`` says; return the path of the trained model.
 
@@ -152,6 +157,7 @@ def train(
         resume: continue from the run's latest checkpoint (if it has none, start afresh). The
             config may change only in :data:`RESUMABLE_CHANGES` (e.g. a larger ``total_steps``).
         callbacks: extra SB3 callbacks, run after the run's own.
+        print_evaluations: print a table row per evaluation (``guessgym train`` does).
         stop_event: when set (e.g. by a signal handler), the run saves a checkpoint at the next
             rollout boundary and returns.
 
@@ -182,7 +188,7 @@ def train(
     th.set_num_threads(config.torch_threads)
     try:
         return _train(config, game, env_kwargs, run_dir, checkpoint, callbacks or [], stop_event,
-                      {**numerics, "torch_threads": config.torch_threads})
+                      {**numerics, "torch_threads": config.torch_threads}, print_evaluations)
     except BaseException:
         if created and {p.name for p in run_dir.iterdir()} <= {"config.json"}:
             shutil.rmtree(run_dir, ignore_errors=True)  # a run that failed to start leaves nothing behind
@@ -200,6 +206,7 @@ def _train(
     extra: list[BaseCallback],
     stop_event: threading.Event | None,
     numerics: dict[str, Any],
+    print_evaluations: bool,
 ) -> Path:
     venv = build_env(config, game, env_kwargs)
     state: dict[str, Any] | None = None
@@ -228,7 +235,11 @@ def _train(
         eval_answers = np.sort(
             np.random.default_rng(config.seed + 1).choice(len(game.answers), config.eval_answers, replace=False)
         )
-    evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every, eval_answers, clock, curriculum)
+    references = reference_means(game, config.references, run_dir)
+    report = EvalReport(run_dir, f"{config.algorithm} guess policy on {game.name}", references,
+                        print if print_evaluations else None)
+    evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every, eval_answers, clock, curriculum,
+                              (config.target_win_rate, config.target_mean_guesses), report)
     others = {"curriculum": curriculum, "curve": curve, "eval": evaluation}
     checkpointer = CheckpointCallback(
         run_dir, config.checkpoint_every, config.keep_checkpoints, config, clock, others, stop_event
@@ -252,6 +263,12 @@ def _train(
     )
 
     remaining = config.total_steps - int(model.num_timesteps)
+    final_json = run_dir / "final.json"
+    if state is not None and final_json.is_file() and (run_dir / "model.zip").is_file():
+        summary = json.loads(final_json.read_text())
+        if summary.get("steps") == int(model.num_timesteps) and summary.get("target") is not None \
+                and evaluation.last is not None and evaluation.met(evaluation.last):
+            return run_dir / "model.zip"  # stopped at its target, which still holds: complete
     if state is not None:
         set_rng_state(state["rng"])  # last: nothing may draw from the generators before learn()
     if remaining > 0:
@@ -270,7 +287,6 @@ def _train(
             return (saved / "model.zip") if saved is not None else run_dir / "model.zip"
 
     # ---- completion: last curve row, full evaluation, final checkpoint and model ----------------
-    final_json = run_dir / "final.json"
     if remaining <= 0 and final_json.is_file() and (run_dir / "model.zip").is_file():
         if json.loads(final_json.read_text()).get("steps") == int(model.num_timesteps):
             return run_dir / "model.zip"  # already complete
@@ -295,6 +311,10 @@ def _train(
         "steps_per_s": round(model.num_timesteps / wall, 1) if wall > 0 else None,
         "final_eval": {k: v for k, v in final_eval.items() if k != "guesses"},
         "numerics": numerics,
+        "target": None if evaluation.reached_at is None else {
+            "win_rate": config.target_win_rate, "mean_guesses": config.target_mean_guesses,
+            "reached_at_step": evaluation.reached_at},
+        "references": references,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     atomic_write_bytes(run_dir / "final.json", json.dumps(summary, indent=2).encode())

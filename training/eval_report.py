@@ -1,0 +1,119 @@
+"""What each in-training evaluation tells the user: a table row against references, and the curve.
+
+:class:`EvalReport` is called by :class:`~guessgym.training.callbacks.EvalCallback` after every
+evaluation of the greedy policy. It prints one row of a table (``guessgym train`` turns printing
+on): the step, the games played, the win rate, the mean guesses, the distance from the best
+reference baseline and from the optimum, and the training time so far; and it redraws
+``curve.png`` in the run folder with the references as horizontal lines (when matplotlib is
+installed). The references are the means of the baselines named in the config's ``references``
+over every answer, played once through the shared evaluation loop and kept in the run folder
+(``references.json``), plus the optimal tree's mean when the game has a shipped one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..envs.atomic import atomic_write_text
+from ..envs.game import Game
+
+logger = logging.getLogger(__name__)
+
+
+def reference_means(game: Game, names: Sequence[str], run_dir: Path) -> dict[str, float]:
+    """Mean guesses over every answer of each named baseline, and of the optimal tree when known.
+
+    Computed once per run and kept in ``run_dir/references.json`` (recomputed when the names or
+    the game change)."""
+    from ..agents.evaluate import evaluate
+    from ..agents.optima import known_optimum
+    from ..agents.registry import make_agent
+
+    path = run_dir / "references.json"
+    key = {"fingerprint": game.fingerprint, "hard_mode": game.hard_mode, "names": list(names)}
+    if path.is_file():
+        saved = json.loads(path.read_text())
+        if saved.get("key") == key:
+            return {k: float(v) for k, v in saved["means"].items()}
+    means: dict[str, float] = {}
+    for name in names:
+        result = evaluate(make_agent(name), game, progress=False)
+        means[name if result.win_rate == 1.0 else f"{name} ({100 * result.win_rate:.2f}% wins)"] = result.mean_guesses
+    optimum = known_optimum(game)
+    if optimum is not None:
+        means["optimum" if optimum.proven else "best known tree"] = optimum.total / optimum.answers
+    atomic_write_text(path, json.dumps({"key": key, "means": means}, indent=1) + "\n")
+    return means
+
+
+class EvalReport:
+    """Prints a table row per evaluation and redraws the run's learning curve.
+
+    Args:
+        run_dir: the run folder (``eval.csv`` is read from it, ``curve.png`` written to it).
+        title: the plot's title.
+        references: label -> mean guesses (see :func:`reference_means`).
+        write: where rows go (``print`` in ``guessgym train``); ``None`` logs them instead.
+    """
+
+    def __init__(self, run_dir: Path, title: str, references: dict[str, float],
+                 write: Callable[[str], None] | None = None) -> None:
+        self.run_dir = run_dir
+        self.title = title
+        self.references = references
+        self.write = write
+        self._header_written = False
+        self._can_plot = importlib.util.find_spec("matplotlib") is not None
+
+    def header(self) -> str:
+        best = self._best_baseline()
+        cells = ["step", "games", "win %", "mean"]
+        if best is not None:
+            cells.append(f"vs {best[0]}")
+        if self._optimum() is not None:
+            cells.append("vs optimum")
+        cells.append("train time")
+        return " | ".join(f"{c:>12s}" for c in cells)
+
+    def row(self, result: dict[str, Any], wall: float) -> str:
+        mean = float(result["mean_guesses"])
+        cells = [f"{int(result['step']):,}", f"{int(result['games']):,}", f"{100 * result['win_rate']:.2f}",
+                 "-" if math.isnan(mean) else f"{mean:.4f}"]
+        for reference in (self._best_baseline(), self._optimum()):
+            if reference is not None:
+                cells.append("-" if math.isnan(mean) else f"{mean - reference[1]:+.4f}")
+        cells.append(f"{wall / 60:.1f} min")
+        return " | ".join(f"{c:>12s}" for c in cells)
+
+    def __call__(self, result: dict[str, Any], wall: float) -> None:
+        lines = [] if self._header_written else [self.header()]
+        self._header_written = True
+        lines.append(self.row(result, wall))
+        for line in lines:
+            if self.write is not None:
+                self.write(line)
+            else:
+                logger.info("%s", line)
+        if self._can_plot:
+            from .plots import plot_curve
+
+            plot_curve(self.run_dir, self.title, self.run_dir / "curve.png", self.references)
+
+    def _best_baseline(self) -> tuple[str, float] | None:
+        baselines = [(k, v) for k, v in self.references.items() if k not in ("optimum", "best known tree")]
+        return min(baselines, key=lambda kv: kv[1]) if baselines else None
+
+    def _optimum(self) -> tuple[str, float] | None:
+        for label in ("optimum", "best known tree"):
+            if label in self.references:
+                return label, self.references[label]
+        return None
+
+
+__all__ = ["EvalReport", "reference_means"]
