@@ -19,7 +19,7 @@ solutions over the ``3^L`` feedback patterns::
 
 The guess with the largest entropy is played; ties go to the first in pool order (a fold with a
 strict ``>``; the blog does not say, and ``argmax`` does this). Entropies are compared through
-the exact fixed-point ``sum(c log2 c)`` of :func:`guessgym.baselines.buckets.entropy_key`.
+the exact fixed-point ``sum(c log2 c)`` of :func:`guessgym.envs.buckets.entropy_key`.
 
 Pool. The blog does not say which guesses the second attempt scores; its first attempt draws
 ``x`` from ``N`` (the candidates). ``pool="all"`` (default) scores every allowed guess (in hard
@@ -43,7 +43,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..agents.base import SolverState
-from .buckets import entropy_bits, entropy_key, first_max, first_min
+from ..envs.buckets import entropy_bits, entropy_key, first_max, first_min
 from .common import BaselineAgent, candidate_guesses, check_choice
 
 _POSITION_SCALE = float(2**40)

@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..agents.base import SolverState
-from .buckets import STAT_SUMSQ, bucket_stat, first_min, first_min_float
+from ..envs.buckets import STAT_SUMSQ, bucket_stat, first_min, first_min_float
 from .common import BaselineAgent, candidate_guesses
 
 

@@ -21,7 +21,7 @@ Pools and tie-breaks (constructor options; the defaults reproduce the report):
   guesses from the pruned vocabulary, i.e. the candidates, see below).
 * ``tie_break="betterof"``: the report's ``Aggregate(BetterOf)`` fold: a challenger replaces the
   best so far when its count is strictly smaller, or equal and the challenger is itself a
-  remaining candidate. Implemented without a loop by :func:`guessgym.baselines.buckets.betterof_fold`: the
+  remaining candidate. Implemented without a loop by :func:`guessgym.envs.buckets.betterof_fold`: the
   result is the *last* candidate with the minimum count if any, otherwise the *first* word with
   the minimum count. ``tie_break="first"``: ``Vocab[argmin(worst_case_words)]`` of the
   generalised paper (first minimum in list order).
@@ -70,7 +70,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..agents.base import SolverState
-from .buckets import STAT_MAX, STAT_SUMSQ, betterof_fold, bucket_stat, first_min
+from ..envs.buckets import STAT_MAX, STAT_SUMSQ, betterof_fold, bucket_stat, first_min
 from .common import BaselineAgent, GuessOrder, candidate_guesses, check_choice, guess_order
 
 Pool = Literal["all", "candidates"]

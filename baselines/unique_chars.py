@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import SolverState, UnsupportedGameError
+from ..envs.buckets import first_max
 from ..envs.game import Game
-from .buckets import first_max
 from .common import BaselineAgent, candidate_guesses
 
 PAPER_OPENERS = ("9*8-7=65", "0+12/3=4")

@@ -50,10 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import naive_least_worst as naive_lw
 from benchmarks.naive_min_average import MinAverageSolver, OptimizedGameStateManager
 from guessgym.baselines import BASELINES, make_baseline
-from guessgym.baselines.buckets import worst_bucket
 from guessgym.baselines.common import guess_order
 from guessgym.baselines.min_average import depth1_values, depth2_values
 from guessgym.envs import equations as nerdle_rules
+from guessgym.envs.buckets import worst_bucket
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix

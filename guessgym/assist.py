@@ -299,7 +299,7 @@ def _propose_with_progress(session: AssistSession) -> None:
     """The next proposal, with a progress bar on stderr (when it is a terminal) over the guesses weighed."""
     from tqdm.auto import tqdm
 
-    from .baselines.buckets import chunk_progress
+    from .envs.buckets import chunk_progress
 
     bar = tqdm(total=len(session.game.guesses), unit="guess", leave=False, disable=None, file=sys.stderr)
     try:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from guessgym.baselines import make_baseline
-from guessgym.baselines.buckets import entropy_bits, entropy_key
 from guessgym.baselines.entropy import position_entropy_bits
+from guessgym.envs.buckets import entropy_bits, entropy_key
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix
 

@@ -7,8 +7,8 @@ import pytest
 
 from guessgym.agents.base import SolverState
 from guessgym.baselines import make_baseline
-from guessgym.baselines.buckets import betterof_fold, bucket_sizes, sum_of_squares, worst_bucket
 from guessgym.baselines.common import guess_order
+from guessgym.envs.buckets import betterof_fold, bucket_sizes, sum_of_squares, worst_bucket
 from guessgym.envs.candidates import Candidates, HardModeRule
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import wordle

@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pytest
 
-import guessgym.baselines.buckets as buckets
-from guessgym.baselines.buckets import (
+import guessgym.envs.buckets as buckets
+from guessgym.envs.buckets import (
     ENTROPY_SCALE,
     STAT_CLOGC,
+    STAT_COUNT,
     STAT_MAX,
     STAT_SUMSQ,
     bucket_stat,
@@ -29,12 +30,14 @@ def _reference(dense: np.ndarray, guesses: np.ndarray, cands: np.ndarray, stat: 
             out.append(counts.max())
         elif stat == STAT_SUMSQ:
             out.append(int((counts**2).sum()))
+        elif stat == STAT_COUNT:
+            out.append(counts.size)
         else:
             out.append(sum(round(c * math.log2(c) * ENTROPY_SCALE) for c in counts if c > 1))
     return np.array(out, dtype=np.int64)
 
 
-@pytest.mark.parametrize("stat", [STAT_MAX, STAT_SUMSQ, STAT_CLOGC])
+@pytest.mark.parametrize("stat", [STAT_MAX, STAT_SUMSQ, STAT_CLOGC, STAT_COUNT])
 @pytest.mark.parametrize("path", ["rows", "transposed", "on-demand", "parallel"])
 def test_every_path_matches_the_reference(stat: int, path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     game = wordle()

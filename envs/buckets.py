@@ -1,4 +1,5 @@
-"""Vectorised feedback-bucket statistics: the shared engine of the deterministic baselines.
+"""Vectorised feedback-bucket statistics: the shared engine of the baselines and of the learned
+policies' split features (:mod:`guessgym.agents.split_features`).
 
 A guess ``g`` splits the remaining candidates ``C`` into *buckets*, one per feedback pattern
 (``PatternMatrix[g, c]`` for ``c`` in ``C``). Every seed method scores a guess from the sizes of
@@ -9,7 +10,8 @@ those buckets:
 * the sum of squared sizes (the report's "expected" variant; min-average depth 1 of
   nerdle_min_average_report.txt is the same sum divided by ``|C|``),
 * ``sum(c * log2(c))`` (feedback-pattern entropy of nerdle_entropy_blog.txt:
-  ``H = log2(n) - sum(c log2 c) / n``).
+  ``H = log2(n) - sum(c log2 c) / n``),
+* the number of buckets.
 
 :func:`bucket_stat` computes one of these for many guesses at once with a numba kernel that reads
 the pattern matrix through index arrays (no copy of the sub-matrix), counting patterns per guess
@@ -39,12 +41,13 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
-from ..envs.matrix import PatternMatrix
+from .matrix import PatternMatrix
 
 #: Which statistic :func:`bucket_stat` computes.
 STAT_MAX = 0  # size of the largest bucket
 STAT_SUMSQ = 1  # sum of squared bucket sizes
 STAT_CLOGC = 2  # fixed-point sum of c*log2(c) over buckets (see ENTROPY_SCALE)
+STAT_COUNT = 3  # number of buckets
 
 #: Fixed-point scale of :data:`STAT_CLOGC` values.
 ENTROPY_SCALE = float(2**32)
@@ -74,6 +77,14 @@ def _one_row(row: np.ndarray, cols: np.ndarray, counts: np.ndarray, stat: int, c
             c = counts[p] + 1
             counts[p] = c
             total += 2 * c - 1  # c^2 - (c-1)^2
+        for j in range(n_cols):
+            counts[row[cols[j]]] = 0
+    elif stat == 3:
+        for j in range(n_cols):
+            p = row[cols[j]]
+            if counts[p] == 0:
+                total += 1
+                counts[p] = 1
         for j in range(n_cols):
             counts[row[cols[j]]] = 0
     else:
@@ -216,7 +227,7 @@ def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarr
         matrix: the game's pattern matrix.
         guesses: guess indices (rows), in the order of the result.
         candidates: answer indices (columns): the remaining candidates.
-        stat: :data:`STAT_MAX`, :data:`STAT_SUMSQ` or :data:`STAT_CLOGC`.
+        stat: :data:`STAT_MAX`, :data:`STAT_SUMSQ`, :data:`STAT_CLOGC` or :data:`STAT_COUNT`.
 
     Returns:
         ``out[i]`` for ``guesses[i]``.
