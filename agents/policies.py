@@ -42,6 +42,16 @@ untrained policy already plays mostly candidate answers, so sparse win rewards a
 first rollouts even with 12,947 actions. Training then learns when an informative non-candidate
 is better and which candidate to pick. With ``0`` the policy starts uniform.
 
+**Split features** (``split_features=True``). Symbol features say what a guess tests, not how
+well it tells the remaining answers apart; the greedy baselines rank guesses by exactly that (the
+largest bucket, the expected bucket, the entropy). With this option the extractor also computes,
+for every guess, how it splits the candidate set (:class:`~guessgym.agents.split_features.SplitFeatures`:
+five numbers in ``[0, 1]``, numba, memoised per set), and the head adds ``w(state) . s(g)``, where
+``s(g)`` are those features plus three absolute sizes on a log scale, and ``w`` (8 numbers) comes
+from the actor's last layer. The policy can thus play like any of the baselines, or weigh them per
+state, still with no parameter per guess. The state features gain what the state's best guess
+achieves (four numbers), which the critic needs to value a state.
+
 Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
 plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
 
@@ -69,9 +79,15 @@ from torch.distributions import Categorical
 from torch.nn import functional as F
 
 from ..envs.game import Game
+from .split_features import SplitFeatures
 
 #: Default hidden layers of the actor and the critic.
 DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
+
+#: With split features, the state features gain what the state's best guess achieves.
+SPLIT_SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
+#: Per-guess inputs of the head's split score (:meth:`GuessScoringHead.split_inputs`).
+SPLIT_INPUTS = 8
 
 
 def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:
@@ -109,15 +125,24 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
     _answer_symbols: th.Tensor
     _pool: th.Tensor
 
-    def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True) -> None:
+    def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True,
+                 split_features: bool = False) -> None:
         _check_obs_space(observation_space, game)
+        if split_features and not candidate_features:
+            raise ValueError("split_features needs candidate_features: the splits are of the candidate set")
         length, n_sym, attempts = game.length, game.n_symbols, game.max_attempts
         dim = 4 * length * n_sym + attempts + 1
         if candidate_features:
             dim += length * n_sym + n_sym + 3
+        if split_features:
+            dim += len(SPLIT_SUMMARY)
         super().__init__(observation_space, features_dim=dim)
         self.length, self.n_symbols, self.max_attempts = length, n_sym, attempts
         self.candidate_features = candidate_features
+        self.split_features = split_features
+        #: per-guess split features of the last forward pass (B, guesses, 5), read by the head
+        self.guess_split: th.Tensor | None = None
+        self._splits: SplitFeatures | None = None
         self.register_buffer("_k", th.arange(1, length + 1, dtype=th.float32), persistent=False)
         #: candidate mask over answers of the last forward pass, read by the scoring head
         self.guess_context: th.Tensor | None = None
@@ -147,6 +172,7 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         self.register_buffer("_answer_symbols", (counts > 0).float(), persistent=False)
         self.register_buffer("_pool", th.ones(n_ans, device=device), persistent=False)
         self._log_answers = math.log(n_ans) if n_ans > 1 else 1.0
+        self._splits = SplitFeatures(game) if self.split_features else None
 
     def set_answer_pool(self, pool: np.ndarray | None) -> None:
         """Count only ``pool`` answers (indices into ``game.answers``) as candidates; None: all."""
@@ -226,6 +252,12 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
                     (n <= 1.0).float(),
                 ]
                 self.guess_context = cand
+                if self._splits is not None:
+                    split = th.as_tensor(self._splits.batch(cand.cpu().numpy()), device=cand.device)
+                    self.guess_split = split
+                    # what the best guess of the state achieves (for the critic, and the actor's context)
+                    parts.append(th.stack([split[..., 0].amax(1), split[..., 1].amin(1), split[..., 2].amin(1),
+                                           split[..., 3].amax(1)], dim=1))
             else:
                 self.guess_context = None
             return th.cat(parts, dim=1)
@@ -244,11 +276,13 @@ class GuessScoringHead(nn.Module):
     encoding: th.Tensor
     answer_to_guess: th.Tensor
 
-    def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False) -> None:
+    def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False,
+                 split_features: bool = False) -> None:
         super().__init__()
         self.length, self.n_symbols = game.length, game.n_symbols
         self.encoding_dim = game.length * game.n_symbols + game.n_symbols + 1
-        self.linear = nn.Linear(latent_dim, self.encoding_dim + 1)
+        self.split_features = split_features
+        self.linear = nn.Linear(latent_dim, self.encoding_dim + 1 + (SPLIT_INPUTS if split_features else 0))
         self.candidate_prior = float(candidate_prior)
         self.guess_bias = nn.Parameter(th.zeros(len(game.guesses))) if guess_bias else None
         self.set_game(game)
@@ -274,6 +308,7 @@ class GuessScoringHead(nn.Module):
         is_answer = th.as_tensor(game.guess_is_answer, dtype=th.float32, device=device)[:, None]
         encoding = th.cat([pos.reshape(len(game.guesses), -1), present, is_answer], dim=1)
         self.register_buffer("encoding", encoding.T.contiguous(), persistent=False)  # (D, G)
+        self._log_answers = math.log(len(game.answers)) if len(game.answers) > 1 else 1.0
         a2g = th.as_tensor(game.answer_to_guess, dtype=th.long, device=device)
         identity = len(game.guesses) == len(game.answers) and bool(
             (a2g == th.arange(len(game.answers), device=device)).all()
@@ -282,9 +317,23 @@ class GuessScoringHead(nn.Module):
         self._identity = identity
         self.n_guesses = len(game.guesses)
 
-    def forward(self, latent: th.Tensor, candidates: th.Tensor | None) -> th.Tensor:
+    def split_inputs(self, split: th.Tensor, candidates: th.Tensor) -> th.Tensor:
+        """The per-guess inputs of the split score: the five features and, as absolute sizes on a
+        log scale, the buckets, the largest bucket and the expected bucket (B, guesses, 8)."""
+        n = candidates.sum(1).clamp(min=1.0)[:, None, None]
+        absolute = th.log1p(split[..., :3] * n) / self._log_answers
+        return th.cat([split, absolute], dim=-1)
+
+    def forward(self, latent: th.Tensor, candidates: th.Tensor | None, split: th.Tensor | None = None) -> th.Tensor:
         z = self.linear(latent)
         logits = z[:, : self.encoding_dim] @ self.encoding
+        if self.split_features:
+            if split is None or candidates is None:
+                raise RuntimeError("this head scores splits: the features extractor must compute split_features")
+            if split.shape[0] != latent.shape[0]:
+                raise RuntimeError("split features and latent batch sizes differ (extracted for another batch)")
+            weights = z[:, self.encoding_dim + 1 :]  # (B, SPLIT_INPUTS): state-dependent weights
+            logits = logits + th.einsum("bgf,bf->bg", self.split_inputs(split, candidates), weights)
         if candidates is not None:
             if candidates.shape[0] != latent.shape[0]:
                 raise RuntimeError(
@@ -366,7 +415,8 @@ class GuessPolicyMixin:
     _guess_options: dict[str, Any]
 
     def _init_guess(
-        self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool
+        self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool,
+        split_features: bool = False,
     ) -> None:
         if not isinstance(game, Game):
             raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> (the game the policy plays)")
@@ -375,9 +425,11 @@ class GuessPolicyMixin:
             "candidate_features": bool(candidate_features),
             "candidate_prior": float(candidate_prior),
             "guess_bias": bool(guess_bias),
+            "split_features": bool(split_features),
         }
         kwargs["features_extractor_class"] = GuessFeaturesExtractor
-        kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features)}
+        kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features),
+                                               "split_features": bool(split_features)}
         if kwargs.get("net_arch") is None:
             kwargs["net_arch"] = {k: list(v) for k, v in DEFAULT_NET_ARCH.items()}
         observation_space = kwargs["observation_space"]
@@ -397,14 +449,15 @@ class GuessPolicyMixin:
             opts["game"],
             opts["candidate_prior"],
             opts["guess_bias"],
+            opts["split_features"],
         )
         # The optimizer was built over the discarded dense layer: rebuild it over the real parameters.
         parameters = nn.Module.parameters(self)  # type: ignore[arg-type]  # the mixin is always an nn.Module
         self.optimizer = self.optimizer_class(parameters, lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_action_dist_from_latent(self, latent_pi: th.Tensor) -> Any:
-        context = self.pi_features_extractor.guess_context
-        logits = self.action_net(latent_pi, context)
+        extractor = self.pi_features_extractor
+        logits = self.action_net(latent_pi, extractor.guess_context, extractor.guess_split)
         return self.action_dist.proba_distribution(action_logits=logits)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
@@ -447,7 +500,8 @@ class GuessPolicyMixin:
         """Unmasked scores of every guess for a batch of (tensor) observations."""
         features = BasePolicy.extract_features(self, obs, self.pi_features_extractor)  # type: ignore[arg-type]
         latent_pi = self.mlp_extractor.forward_actor(features)
-        return self.action_net(latent_pi, self.pi_features_extractor.guess_context)
+        extractor = self.pi_features_extractor
+        return self.action_net(latent_pi, extractor.guess_context, extractor.guess_split)
 
 
 class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
@@ -463,10 +517,11 @@ class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
         candidate_features: bool = True,
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
+        split_features: bool = False,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
@@ -483,10 +538,11 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         candidate_features: bool = True,
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
+        split_features: bool = False,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
@@ -507,6 +563,8 @@ __all__ = [
     "GuessPolicyMixin",
     "GuessScoringHead",
     "MaskableGuessPolicy",
+    "SPLIT_INPUTS",
+    "SPLIT_SUMMARY",
     "count_parameters",
     "default_candidate_prior",
 ]

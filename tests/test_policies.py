@@ -210,3 +210,65 @@ def test_fast_sampler_follows_the_distribution_and_never_draws_masked_actions() 
     assert counts[[0, 2, 5]].sum() == 0
     assert th.allclose(counts, probs[0], atol=0.02)
     th.set_rng_state(gen_state)
+
+
+# ---- split features --------------------------------------------------------------------------------
+def test_split_features_keep_the_size_independent_of_the_vocabulary() -> None:
+    small = wordle(answers=TINY_ANSWERS, guesses=TINY_GUESSES)
+    full = wordle()
+    plain, _ = _policy(full)
+    p_small, _ = _policy(small, split_features=True)
+    p_full, _ = _policy(full, split_features=True)
+    assert count_parameters(p_small) == count_parameters(p_full) > count_parameters(plain)
+    for p in p_full.parameters():
+        assert len(full.guesses) not in p.shape and len(full.answers) not in p.shape
+
+
+def test_a_head_weighing_only_the_expected_bucket_plays_the_expected_size_choice() -> None:
+    from guessgym.agents.policies import SPLIT_INPUTS
+    from guessgym.agents.split_features import SplitFeatures
+
+    game = nerdle(5)
+    policy, env = _policy(game, split_features=True)
+    head = policy.action_net
+    with th.no_grad():  # every score zero but -100 x the expected-bucket feature
+        head.linear.weight.zero_()
+        head.linear.bias.zero_()
+        head.linear.bias[head.encoding_dim + 1 + 2] = -100.0
+    obs = env.reset()
+    for _ in range(3):
+        with th.no_grad():
+            logits = policy.action_logits(_obs_tensor(obs))
+        cands = policy.pi_features_extractor.guess_context[0].numpy()
+        expected = SplitFeatures(game)(np.flatnonzero(cands))[:, 2]
+        choice = int(logits[0].argmax())
+        assert expected[choice] == expected.min()
+        assert policy.pi_features_extractor.guess_split.shape == (2, len(game.guesses), 5)
+        assert head.split_inputs(policy.pi_features_extractor.guess_split, th.as_tensor(
+            policy.pi_features_extractor.guess_context)).shape[-1] == SPLIT_INPUTS
+        obs, *_ = env.step(np.array([choice, choice]))
+
+
+def test_split_features_learn_and_retarget(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from guessgym.agents.learned import load_agent
+
+    game = nerdle(5)
+    env = BatchedVecEnv(BatchedGuessEnv(4, game=game, track_candidates=False))
+    model = MaskablePPO(MaskableGuessPolicy, env, batch_size=32, n_epochs=1, n_steps=16, seed=0, device="cpu",
+                        policy_kwargs={"game": game, "net_arch": {"pi": [16], "vf": [16]}, "split_features": True})
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(128)
+    assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+    model.save(tmp_path / "split.zip")
+    agent = load_agent(tmp_path / "split.zip")
+    assert agent.model.policy.action_net.split_features
+    other = nerdle(5, guesses="all")  # another vocabulary of the same game
+    agent.model.policy.set_game(other)
+    venv = BatchedVecEnv(BatchedGuessEnv(2, game=other, track_candidates=False))
+    with th.no_grad():
+        assert agent.model.policy.action_logits(_obs_tensor(venv.reset())).shape == (2, len(other.guesses))
+
+
+def test_split_features_need_candidate_features() -> None:
+    with pytest.raises(ValueError, match="split_features needs candidate_features"):
+        _policy(nerdle(5), split_features=True, candidate_features=False)

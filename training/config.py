@@ -73,6 +73,9 @@ class TrainConfig:
         net_arch: hidden layers of the actor (``pi``) and critic (``vf``) MLPs.
         candidate_features: give the network the candidate-set features and the "is a
             candidate" guess score (see :mod:`guessgym.agents.policies`).
+        split_features: score each guess also by how it splits the candidates (buckets,
+            largest, expected and entropy of the split, memoised per candidate set; see
+            :mod:`guessgym.agents.split_features`), with weights the network sets per state.
         candidate_prior: initial weight of the "is a candidate" score; ``None`` means
             ``ln(n_guesses) + 1`` (the untrained policy mostly plays candidates); 0 starts uniform.
         curriculum: stages of ``[answers, steps]`` (or ``{"answers":..., "steps":...}``) played
@@ -117,6 +120,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     net_arch: dict[str, list[int]] = field(default_factory=lambda: {"pi": [256, 256], "vf": [256, 256]})
     candidate_features: bool = True
+    split_features: bool = False
     candidate_prior: float | None = None
     curriculum: list[CurriculumStage] = field(default_factory=list)
     checkpoint_every: int = 50_000

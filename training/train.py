@@ -105,6 +105,7 @@ def policy_kwargs(config: TrainConfig, game: Game) -> dict[str, Any]:
         "game": game,
         "candidate_features": config.candidate_features,
         "candidate_prior": prior,
+        "split_features": config.split_features,
         "net_arch": {k: list(v) for k, v in config.net_arch.items()},
     }
 
