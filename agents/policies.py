@@ -46,11 +46,12 @@ is better and which candidate to pick. With ``0`` the policy starts uniform.
 well it tells the remaining answers apart; the greedy baselines rank guesses by exactly that (the
 largest bucket, the expected bucket, the entropy). With this option the extractor also computes,
 for every guess, how it splits the candidate set (:class:`~guessgym.agents.split_features.SplitFeatures`:
-five numbers in ``[0, 1]``, numba, memoised per set), and the head adds ``w(state) . s(g)``, where
-``s(g)`` are those features plus three absolute sizes on a log scale, and ``w`` (8 numbers) comes
-from the actor's last layer. The policy can thus play like any of the baselines, or weigh them per
-state, still with no parameter per guess. The state features gain what the state's best guess
-achieves (four numbers), which the critic needs to value a state.
+eight numbers, numba, memoised per set), and the head adds ``w(state) . s(g)``, where ``s(g)``
+are those features and ``w`` (8 numbers) comes from the actor's last layer (one product per
+distinct candidate set of the batch: its rows share the set's features, never copied per row).
+The policy can thus play like any of the baselines, or weigh them per state, still with no
+parameter per guess. The state features gain what the state's best guess achieves (four
+numbers), which the critic needs to value a state.
 
 Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
 plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
@@ -64,6 +65,7 @@ different answer or guess list), which is how the vocabulary curriculum and
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -79,15 +81,15 @@ from torch.distributions import Categorical
 from torch.nn import functional as F
 
 from ..envs.game import Game
+from .split_features import FEATURES as SPLIT_FEATURES
+from .split_features import SUMMARY as SPLIT_SUMMARY
 from .split_features import SplitFeatures
 
 #: Default hidden layers of the actor and the critic.
 DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
 
-#: With split features, the state features gain what the state's best guess achieves.
-SPLIT_SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
-#: Per-guess inputs of the head's split score (:meth:`GuessScoringHead.split_inputs`).
-SPLIT_INPUTS = 8
+#: Per-guess inputs of the head's split score (the split features).
+SPLIT_INPUTS = len(SPLIT_FEATURES)
 
 
 def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:
@@ -140,8 +142,9 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         self.length, self.n_symbols, self.max_attempts = length, n_sym, attempts
         self.candidate_features = candidate_features
         self.split_features = split_features
-        #: per-guess split features of the last forward pass (B, guesses, 5), read by the head
-        self.guess_split: th.Tensor | None = None
+        #: split features of the last forward pass, read by the head: the features of each
+        #: distinct candidate set (guesses, 8) and, per row, which set it is (B,)
+        self.guess_split: tuple[list[th.Tensor], th.Tensor] | None = None
         self._splits: SplitFeatures | None = None
         self.register_buffer("_k", th.arange(1, length + 1, dtype=th.float32), persistent=False)
         #: candidate mask over answers of the last forward pass, read by the scoring head
@@ -253,11 +256,13 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
                 ]
                 self.guess_context = cand
                 if self._splits is not None:
-                    split = th.as_tensor(self._splits.batch(cand.cpu().numpy()), device=cand.device)
-                    self.guess_split = split
-                    # what the best guess of the state achieves (for the critic, and the actor's context)
-                    parts.append(th.stack([split[..., 0].amax(1), split[..., 1].amin(1), split[..., 2].amin(1),
-                                           split[..., 3].amax(1)], dim=1))
+                    sets, summaries, rows = self._splits.unique_batch(cand.cpu().numpy())
+                    with warnings.catch_warnings():  # the cached arrays are read-only; the head only reads them
+                        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
+                        tensors = [th.from_numpy(f).to(cand.device) for f in sets]
+                    self.guess_split = (tensors,
+                                        th.as_tensor(rows, dtype=th.long, device=cand.device))
+                    parts.append(th.as_tensor(summaries, device=cand.device))  # what the best guess achieves
             else:
                 self.guess_context = None
             return th.cat(parts, dim=1)
@@ -308,7 +313,6 @@ class GuessScoringHead(nn.Module):
         is_answer = th.as_tensor(game.guess_is_answer, dtype=th.float32, device=device)[:, None]
         encoding = th.cat([pos.reshape(len(game.guesses), -1), present, is_answer], dim=1)
         self.register_buffer("encoding", encoding.T.contiguous(), persistent=False)  # (D, G)
-        self._log_answers = math.log(len(game.answers)) if len(game.answers) > 1 else 1.0
         a2g = th.as_tensor(game.answer_to_guess, dtype=th.long, device=device)
         identity = len(game.guesses) == len(game.answers) and bool(
             (a2g == th.arange(len(game.answers), device=device)).all()
@@ -317,23 +321,21 @@ class GuessScoringHead(nn.Module):
         self._identity = identity
         self.n_guesses = len(game.guesses)
 
-    def split_inputs(self, split: th.Tensor, candidates: th.Tensor) -> th.Tensor:
-        """The per-guess inputs of the split score: the five features and, as absolute sizes on a
-        log scale, the buckets, the largest bucket and the expected bucket (B, guesses, 8)."""
-        n = candidates.sum(1).clamp(min=1.0)[:, None, None]
-        absolute = th.log1p(split[..., :3] * n) / self._log_answers
-        return th.cat([split, absolute], dim=-1)
-
-    def forward(self, latent: th.Tensor, candidates: th.Tensor | None, split: th.Tensor | None = None) -> th.Tensor:
+    def forward(self, latent: th.Tensor, candidates: th.Tensor | None,
+                split: tuple[list[th.Tensor], th.Tensor] | None = None) -> th.Tensor:
         z = self.linear(latent)
         logits = z[:, : self.encoding_dim] @ self.encoding
         if self.split_features:
-            if split is None or candidates is None:
+            if split is None:
                 raise RuntimeError("this head scores splits: the features extractor must compute split_features")
-            if split.shape[0] != latent.shape[0]:
+            sets, rows = split
+            if rows.shape[0] != latent.shape[0]:
                 raise RuntimeError("split features and latent batch sizes differ (extracted for another batch)")
             weights = z[:, self.encoding_dim + 1 :]  # (B, SPLIT_INPUTS): state-dependent weights
-            logits = logits + th.einsum("bgf,bf->bg", self.split_inputs(split, candidates), weights)
+            # One product per distinct candidate set: rows of one set share its (guesses, 8) features.
+            order = [th.nonzero(rows == u).squeeze(1) for u in range(len(sets))]
+            scores = th.cat([weights[i] @ f.T for i, f in zip(order, sets)])
+            logits = logits + scores[th.argsort(th.cat(order))]
         if candidates is not None:
             if candidates.shape[0] != latent.shape[0]:
                 raise RuntimeError(

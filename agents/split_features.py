@@ -11,7 +11,13 @@ scaled to ``[0, 1]`` so that they mean the same for 3 candidates or 2,309, and o
 * ``expected``: the expected size of the bucket the answer falls in, ``sum(b^2) / n``, over
   ``n`` (the expected-size baseline's score);
 * ``entropy``: the entropy of the split in bits over ``log2(n)`` (the entropy baseline's);
-* ``candidate``: ``g`` is one of the candidates (it can win now).
+* ``candidate``: ``g`` is one of the candidates (it can win now);
+* ``log buckets``, ``log largest``, ``log expected``: the same sizes, absolute, as
+  ``log(1 + size) / log(answers)`` (near the end of a game 1.2 against 1.5 candidates left
+  matters, whatever ``n``).
+
+With each set comes its *summary*: what its best guess achieves (the most buckets, the smallest
+largest and expected bucket, the most entropy, as fractions), for the critic.
 
 They come from the shared bucket engine (:mod:`guessgym.envs.buckets`, numba) and are memoised
 per candidate set (a least-recently-used table of ``cache_size`` sets), because training sees
@@ -22,7 +28,7 @@ Examples:
     >>> from guessgym.envs.game import wordle
     >>> game = wordle(answers=["crane", "crate", "grate"], guesses=["crane", "crate", "grate", "slate"])
     >>> features = SplitFeatures(game)
-    >>> [round(float(x), 3) for x in features(np.array([0, 1, 2]))[3]]  # slate: {crane}, {crate, grate}
+    >>> [round(float(x), 3) for x in features(np.array([0, 1, 2]))[3, :5]]  # slate: {crane}, {crate, grate}
     [0.667, 0.667, 0.556, 0.579, 0.0]
 """
 
@@ -33,12 +39,14 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..envs.buckets import ENTROPY_SCALE, STAT_CLOGC, STAT_COUNT, STAT_MAX, STAT_SUMSQ, bucket_stat
+from ..envs.buckets import ENTROPY_SCALE, bucket_profile
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 
 #: The features, in the order of the last axis.
-FEATURES = ("buckets", "largest", "expected", "entropy", "candidate")
+FEATURES = ("buckets", "largest", "expected", "entropy", "candidate", "log buckets", "log largest", "log expected")
+#: The summary of a set, in order.
+SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
 
 
 class SplitFeatures:
@@ -47,10 +55,11 @@ class SplitFeatures:
     Args:
         game: the game (its pattern matrix is loaded or built through :class:`PatternMatrix`).
         cache_size: candidate sets whose features are kept (each ``guesses x 5`` float32: 259 kB
-            for Wordle).
+            for Wordle, so 530 MB at most). It should exceed the sets of one rollout (``n_steps x
+            num_envs``): PPO's epochs then find every set of the rollout in the cache.
     """
 
-    def __init__(self, game: Game, cache_size: int = 512) -> None:
+    def __init__(self, game: Game, cache_size: int = 2048) -> None:
         if cache_size < 0:
             raise ValueError(f"cache_size must be at least 0, not {cache_size}")
         self.game = game
@@ -58,51 +67,86 @@ class SplitFeatures:
         self.cache_size = cache_size
         self.guesses = np.arange(len(game.guesses), dtype=np.int64)
         self.answer_to_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._log_answers = math.log(len(game.answers)) if len(game.answers) > 1 else 1.0
         self.hits = 0
         self.misses = 0
 
     def __call__(self, candidates: np.ndarray) -> np.ndarray:
-        """``(guesses, 5)`` float32 features for the candidate answer indices (read-only)."""
-        cands = np.unique(np.asarray(candidates, dtype=np.int64))
+        """``(guesses, 8)`` float32 features for the candidate answer indices (read-only)."""
+        return self.entry(candidates)[0]
+
+    def summary(self, candidates: np.ndarray) -> np.ndarray:
+        """The set's summary (see the module docstring): 4 float32."""
+        return self.entry(candidates)[1]
+
+    def entry(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Features and summary of a candidate set, from the cache or computed."""
+        cands = np.asarray(candidates, dtype=np.int64)
         if cands.size == 0:
             raise ValueError("no candidates: the tiles seen rule out every answer")
-        if cands[0] < 0 or cands[-1] >= len(self.game.answers):
+        if cands.min() < 0 or cands.max() >= len(self.game.answers):
             raise ValueError(f"candidate indices must be in [0, {len(self.game.answers)}), "
-                             f"got {cands[0]}..{cands[-1]}")
-        key = cands.tobytes()
+                             f"got {cands.min()}..{cands.max()}")
+        mask = np.zeros(len(self.game.answers), dtype=bool)
+        mask[cands] = True
+        return self._entry(np.packbits(mask).tobytes(), mask)
+
+    def _entry(self, key: bytes, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
             self.hits += 1
             return found
         self.misses += 1
-        out = self._compute(cands)
-        out.setflags(write=False)
+        out = self._compute(np.flatnonzero(mask))
         if self.cache_size:
             self._cache[key] = out
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return out
 
-    def batch(self, masks: np.ndarray) -> np.ndarray:
-        """``(B, guesses, 5)`` features for a batch of 0/1 candidate masks over the answers."""
+    def unique_batch(self, masks: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """For a batch of 0/1 candidate masks over the answers: the features of each distinct set,
+        the summary of each row ``(B, 4)``, and which set each row is (``(B,)`` indices into the
+        list). Rows share sets (every game starts with all answers), so nothing is copied per row."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != len(self.game.answers):
             raise ValueError(f"masks must have shape (batch, {len(self.game.answers)}), got {masks.shape}")
-        return np.stack([self(np.flatnonzero(row > 0.5)) for row in masks])
+        present = masks > 0.5
+        if not present.any(axis=1).all():
+            raise ValueError("no candidates: the tiles seen rule out every answer")
+        packed = np.packbits(present, axis=1)
+        seen: dict[bytes, int] = {}
+        entries: list[tuple[np.ndarray, np.ndarray]] = []
+        rows = np.empty(masks.shape[0], dtype=np.int64)
+        for i in range(masks.shape[0]):
+            key = packed[i].tobytes()
+            index = seen.get(key)
+            if index is None:
+                index = seen[key] = len(entries)
+                entries.append(self._entry(key, present[i]))
+            rows[i] = index
+        summaries = np.stack([e[1] for e in entries])[rows]
+        return [e[0] for e in entries], summaries, rows
 
-    def _compute(self, cands: np.ndarray) -> np.ndarray:
+    def _compute(self, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = cands.size
+        profile = bucket_profile(self.matrix, self.guesses, cands)  # buckets, largest, sum b^2, sum b log2 b
         out = np.zeros((self.guesses.size, len(FEATURES)), dtype=np.float32)
-        out[:, 0] = bucket_stat(self.matrix, self.guesses, cands, STAT_COUNT) / n
-        out[:, 1] = bucket_stat(self.matrix, self.guesses, cands, STAT_MAX) / n
-        out[:, 2] = bucket_stat(self.matrix, self.guesses, cands, STAT_SUMSQ) / (n * n)
+        out[:, 0] = profile[:, 0] / n
+        out[:, 1] = profile[:, 1] / n
+        out[:, 2] = profile[:, 2] / (n * n)
         if n > 1:
-            clogc = bucket_stat(self.matrix, self.guesses, cands, STAT_CLOGC) / ENTROPY_SCALE
-            out[:, 3] = (math.log2(n) - clogc / n) / math.log2(n)
+            out[:, 3] = (math.log2(n) - profile[:, 3] / ENTROPY_SCALE / n) / math.log2(n)
         out[self.answer_to_guess[cands], 4] = 1.0
-        return out
+        out[:, 5] = np.log1p(profile[:, 0]) / self._log_answers
+        out[:, 6] = np.log1p(profile[:, 1]) / self._log_answers
+        out[:, 7] = np.log1p(profile[:, 2] / n) / self._log_answers
+        summary = np.array([out[:, 0].max(), out[:, 1].min(), out[:, 2].min(), out[:, 3].max()], dtype=np.float32)
+        out.setflags(write=False)
+        summary.setflags(write=False)
+        return out, summary
 
 
-__all__ = ["FEATURES", "SplitFeatures"]
+__all__ = ["FEATURES", "SUMMARY", "SplitFeatures"]

@@ -171,6 +171,56 @@ def _col_stats(
         out[i] = _one_row(buf, local, counts, stat, clogc)
 
 
+@njit(cache=True, nogil=True)
+def _one_profile(row: np.ndarray, cols: np.ndarray, counts: np.ndarray, clogc: np.ndarray, out: np.ndarray) -> None:
+    """Every statistic of one guess's buckets in one pass: ``out`` = (buckets, largest, sum of
+    squares, fixed-point sum of c log2 c); ``counts`` is zero on entry and on exit."""
+    n_cols = cols.shape[0]
+    for j in range(n_cols):
+        counts[row[cols[j]]] += 1
+    buckets = np.int64(0)
+    largest = np.int64(0)
+    sumsq = np.int64(0)
+    entropy = np.int64(0)
+    for j in range(n_cols):
+        p = row[cols[j]]
+        c = np.int64(counts[p])
+        if c > 0:  # each bucket is counted once, then cleared
+            buckets += 1
+            sumsq += c * c
+            entropy += clogc[c]
+            if c > largest:
+                largest = c
+            counts[p] = 0
+    out[0] = buckets
+    out[1] = largest
+    out[2] = sumsq
+    out[3] = entropy
+
+
+@njit(cache=True, nogil=True)
+def _profile_rows(dense: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_patterns: int, clogc: np.ndarray,
+                  out: np.ndarray) -> None:
+    counts = np.zeros(n_patterns, dtype=np.int32)
+    for r in range(rows.shape[0]):
+        _one_profile(dense[rows[r]], cols, counts, clogc, out[r])
+
+
+@njit(cache=True, nogil=True)
+def _profile_cols(transposed: np.ndarray, guesses: np.ndarray, cands: np.ndarray, n_patterns: int,
+                  clogc: np.ndarray, out: np.ndarray) -> None:
+    """:func:`_profile_rows` from the transposed matrix (see :func:`_col_stats`)."""
+    counts = np.zeros(n_patterns, dtype=np.int32)
+    m = cands.shape[0]
+    buf = np.empty(m, dtype=transposed.dtype)
+    local = np.arange(m)
+    for i in range(guesses.shape[0]):
+        g = guesses[i]
+        for j in range(m):
+            buf[j] = transposed[cands[j], g]
+        _one_profile(buf, local, counts, clogc, out[i])
+
+
 #: Largest dense matrix for which a transposed copy is kept (built on first use, once per game).
 #: Wordle's is 30 MB, classic Nerdle's 628 MB; 0 disables the transposed path.
 TRANSPOSE_MAX_BYTES = 1 << 30
@@ -266,6 +316,31 @@ def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarr
         )
         if report is not None:
             report(start + part.size, int(guesses.size))
+    return out
+
+
+def bucket_profile(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """Every statistic at once: ``(len(guesses), 4)`` int64 columns :data:`STAT_COUNT`,
+    :data:`STAT_MAX`, :data:`STAT_SUMSQ`, :data:`STAT_CLOGC` (in that order), from one pass over
+    the buckets of each guess instead of four."""
+    guesses = np.ascontiguousarray(guesses, dtype=np.int64)
+    candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+    out = np.zeros((guesses.shape[0], 4), dtype=np.int64)
+    if guesses.size == 0 or candidates.size == 0:
+        return out
+    dense = matrix.dense
+    if dense is None:  # on-demand matrix: the chunked path of bucket_stat, once per statistic
+        for column, stat in enumerate((STAT_COUNT, STAT_MAX, STAT_SUMSQ, STAT_CLOGC)):
+            out[:, column] = bucket_stat(matrix, guesses, candidates, stat)
+        return out
+    n_patterns = 3**matrix.game.length
+    table = _clogc_table(int(candidates.size))
+    if candidates.size <= TRANSPOSE_MAX_CANDIDATES and guesses.size >= 1000:
+        transposed = _transposed(matrix)
+        if transposed is not None:
+            _profile_cols(transposed, guesses, candidates, n_patterns, table, out)
+            return out
+    _profile_rows(dense, guesses, candidates, n_patterns, table, out)
     return out
 
 

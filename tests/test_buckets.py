@@ -86,3 +86,18 @@ def test_on_demand_chunks_report_progress(monkeypatch: pytest.MonkeyPatch) -> No
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
     bucket_stat(matrix, guesses, cands, STAT_MAX)  # outside the block nobody is called
     assert len(calls) == 16
+
+
+@pytest.mark.parametrize("path", ["rows", "transposed", "on-demand"])
+def test_the_profile_is_every_statistic_at_once(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = wordle()
+    matrix = PatternMatrix.for_game(game)
+    rng = np.random.default_rng(7)
+    guesses = rng.choice(len(game.guesses), 1200, replace=False)
+    cands = np.sort(rng.choice(len(game.answers), 30, replace=False))
+    if path == "rows":
+        monkeypatch.setattr(buckets, "TRANSPOSE_MAX_BYTES", 0)
+    got = buckets.bucket_profile(PatternMatrix(game, None) if path == "on-demand" else matrix, guesses, cands)
+    for column, stat in enumerate((STAT_COUNT, STAT_MAX, STAT_SUMSQ, STAT_CLOGC)):
+        assert np.array_equal(got[:, column], _reference(matrix.dense, guesses, cands, stat))
+    assert buckets.bucket_profile(matrix, guesses[:0], cands).shape == (0, 4)

@@ -28,7 +28,10 @@ def reference(game: Game, cands: list[int]) -> np.ndarray:
         sizes = list(Counter(score(guess, game.answers[a]) for a in cands).values())
         entropy = (math.log2(n) - sum(c * math.log2(c) for c in sizes) / n) / math.log2(n) if n > 1 else 0.0
         is_candidate = any(game.answer_to_guess[a] == g for a in cands)
-        rows.append([len(sizes) / n, max(sizes) / n, sum(c * c for c in sizes) / n / n, entropy, float(is_candidate)])
+        log_a = math.log(len(game.answers))
+        rows.append([len(sizes) / n, max(sizes) / n, sum(c * c for c in sizes) / n / n, entropy, float(is_candidate),
+                     math.log1p(len(sizes)) / log_a, math.log1p(max(sizes)) / log_a,
+                     math.log1p(sum(c * c for c in sizes) / n) / log_a])
     return np.array(rows)
 
 
@@ -38,7 +41,11 @@ def test_features_match_a_recount_of_the_tiles(data: st.DataObject) -> None:
     cands = data.draw(st.lists(st.integers(0, len(game.answers) - 1), min_size=1, max_size=25, unique=True))
     got = SplitFeatures(game, cache_size=0)(np.array(cands))
     assert got.shape == (len(game.guesses), len(FEATURES)) and got.dtype == np.float32
-    np.testing.assert_allclose(got, reference(game, sorted(cands)), atol=1e-6)
+    expected = reference(game, sorted(cands))
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    summary = SplitFeatures(game, cache_size=0).summary(np.array(cands))
+    np.testing.assert_allclose(summary, [expected[:, 0].max(), expected[:, 1].min(), expected[:, 2].min(),
+                                         expected[:, 3].max()], atol=1e-6)
 
 
 def test_the_opening_set_of_wordle_ranks_guesses_as_the_baselines_do() -> None:
@@ -62,22 +69,24 @@ def test_sets_are_memoised_least_recently_used_first() -> None:
     assert features.misses == 4
 
 
-def test_a_batch_of_masks_is_the_rows_one_by_one() -> None:
+def test_a_batch_of_masks_is_its_distinct_sets_and_which_set_each_row_is() -> None:
     features = SplitFeatures(MICRO)
-    masks = np.zeros((3, len(MICRO.answers)), dtype=np.float32)
+    masks = np.zeros((4, len(MICRO.answers)), dtype=np.float32)
     masks[0, [1, 5, 9]] = 1
     masks[1, :] = 1
     masks[2, 42] = 1
-    batch = features.batch(masks)
-    assert batch.shape == (3, len(MICRO.guesses), len(FEATURES))
-    for row, mask in zip(batch, masks):
-        np.testing.assert_array_equal(row, features(np.flatnonzero(mask)))
+    masks[3, [1, 5, 9]] = 1
+    sets, summaries, rows = features.unique_batch(masks)
+    assert len(sets) == 3 and rows.shape == (4,) and rows[0] == rows[3] and summaries.shape == (4, 4)
+    for row, mask, summary in zip(rows, masks, summaries):
+        assert sets[row] is features(np.flatnonzero(mask))
+        np.testing.assert_array_equal(summary, features.summary(np.flatnonzero(mask)))
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda f: f(np.array([], dtype=np.int64)), "no candidates"),
     (lambda f: f(np.array([0, 127])), r"candidate indices must be in \[0, 127\)"),
-    (lambda f: f.batch(np.ones((2, 5))), r"masks must have shape \(batch, 127\)"),
+    (lambda f: f.unique_batch(np.ones((2, 5))), r"masks must have shape \(batch, 127\)"),
     (lambda f: SplitFeatures(MICRO, cache_size=-1), "cache_size must be at least 0"),
 ])
 def test_bad_input_is_named(call, message: str) -> None:  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..envs.atomic import atomic_path
 
-_REFERENCE_COLOURS = ["#222222", "#787c7e", "#b59f3b", "#3b73b5", "#b53b6e", "#3bb58a"]
+_REFERENCE_COLOURS = ["#222222", "#787c7e", "#3b73b5", "#b53b6e", "#3bb58a", "#8a3bb5"]
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
