@@ -69,6 +69,10 @@ class SplitFeatures:
         self.answer_to_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
         self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._log_answers = math.log(len(game.answers)) if len(game.answers) > 1 else 1.0
+        self._empty = (np.zeros((len(game.guesses), len(FEATURES)), dtype=np.float32),
+                       np.zeros(len(SUMMARY), dtype=np.float32))
+        for array in self._empty:
+            array.setflags(write=False)
         self.hits = 0
         self.misses = 0
 
@@ -109,13 +113,13 @@ class SplitFeatures:
     def unique_batch(self, masks: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         """For a batch of 0/1 candidate masks over the answers: the features of each distinct set,
         the summary of each row ``(B, 4)``, and which set each row is (``(B,)`` indices into the
-        list). Rows share sets (every game starts with all answers), so nothing is copied per row."""
+        list). Rows share sets (every game starts with all answers), so nothing is copied per row.
+        A row without candidates gets zeros: it happens when a curriculum narrows the answer pool
+        under games that began with an answer outside it."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != len(self.game.answers):
             raise ValueError(f"masks must have shape (batch, {len(self.game.answers)}), got {masks.shape}")
         present = masks > 0.5
-        if not present.any(axis=1).all():
-            raise ValueError("no candidates: the tiles seen rule out every answer")
         packed = np.packbits(present, axis=1)
         seen: dict[bytes, int] = {}
         entries: list[tuple[np.ndarray, np.ndarray]] = []
@@ -125,7 +129,7 @@ class SplitFeatures:
             index = seen.get(key)
             if index is None:
                 index = seen[key] = len(entries)
-                entries.append(self._entry(key, present[i]))
+                entries.append(self._entry(key, present[i]) if present[i].any() else self._empty)
             rows[i] = index
         summaries = np.stack([e[1] for e in entries])[rows]
         return [e[0] for e in entries], summaries, rows

@@ -78,6 +78,10 @@ def test_a_batch_of_masks_is_its_distinct_sets_and_which_set_each_row_is() -> No
     masks[3, [1, 5, 9]] = 1
     sets, summaries, rows = features.unique_batch(masks)
     assert len(sets) == 3 and rows.shape == (4,) and rows[0] == rows[3] and summaries.shape == (4, 4)
+    masks[2, 42] = 0  # no candidate (a game outside a curriculum's answer pool): zero features
+    empty_sets, empty_summaries, empty_rows = features.unique_batch(masks)
+    assert not empty_sets[empty_rows[2]].any() and not empty_summaries[2].any()
+    masks[2, 42] = 1
     for row, mask, summary in zip(rows, masks, summaries):
         assert sets[row] is features(np.flatnonzero(mask))
         np.testing.assert_array_equal(summary, features.summary(np.flatnonzero(mask)))

@@ -454,3 +454,12 @@ def test_a_run_stops_at_its_target_and_stays_finished(tmp_path: Path) -> None:
 def test_bad_targets_and_references_are_named(tmp_path: Path, changes: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         tiny_config(tmp_path, "bad", **changes).validate()
+
+
+def test_split_features_train_through_a_curriculum(tmp_path: Path) -> None:
+    """The first games start before the curriculum narrows the answer pool: their candidate sets
+    under the pool are empty, which the split features must take (they once raised)."""
+    config = tiny_config(tmp_path, "split", split_features=True)
+    path = train(config)
+    final = json.loads((config.run_dir / "final.json").read_text())
+    assert path.is_file() and final["final_eval"]["games"] == 127
