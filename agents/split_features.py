@@ -76,6 +76,17 @@ class SplitFeatures:
         self.hits = 0
         self.misses = 0
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the pattern matrix and the cache (a policy sent to worker processes
+        would otherwise carry hundreds of MB); both come back from the disk cache on unpickling."""
+        state = self.__dict__.copy()
+        state.update(matrix=None, _cache=OrderedDict(), hits=0, misses=0)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self.matrix = PatternMatrix.for_game(self.game)
+
     def __call__(self, candidates: np.ndarray) -> np.ndarray:
         """``(guesses, 8)`` float32 features for the candidate answer indices (read-only)."""
         return self.entry(candidates)[0]

@@ -264,6 +264,11 @@ def test_split_features_learn_and_retarget(tmp_path) -> None:  # type: ignore[no
     model.save(tmp_path / "split.zip")
     agent = load_agent(tmp_path / "split.zip")
     assert agent.model.policy.action_net.split_features
+    from guessgym.agents.evaluate import evaluate
+
+    serial = evaluate(agent, game, sample=12, seed=3)
+    in_processes = evaluate(agent, game, sample=12, seed=3, n_jobs=2, backend="process")  # the agent is pickled
+    assert in_processes.distribution == serial.distribution
     other = nerdle(5, guesses="all")  # another vocabulary of the same game
     agent.model.policy.set_game(other)
     venv = BatchedVecEnv(BatchedGuessEnv(2, game=other, track_candidates=False))

@@ -96,3 +96,15 @@ def test_a_batch_of_masks_is_its_distinct_sets_and_which_set_each_row_is() -> No
 def test_bad_input_is_named(call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message):
         call(SplitFeatures(MICRO))
+
+
+def test_pickles_without_the_matrix_or_the_cache() -> None:
+    import pickle
+
+    features = SplitFeatures(WORDLE)
+    first = features(np.arange(40))
+    data = pickle.dumps(features)
+    assert len(data) < 2_000_000  # the matrix alone is 30 MB, the cached set 259 kB
+    again = pickle.loads(data)
+    np.testing.assert_array_equal(again(np.arange(40)), first)
+    assert again.misses == 1
