@@ -138,6 +138,19 @@ def _incompatible(saved: dict[str, Any], config: TrainConfig) -> list[str]:
     return sorted(k for k in current if k not in RESUMABLE_CHANGES and saved.get(k) != current[k])
 
 
+def _already_complete(run_dir: Path, steps: int, remaining: int, evaluation: EvalCallback) -> bool:
+    """A finished run resumed: its model and summary are at this step, and it either spent its
+    budget or stopped at a target that its last evaluation still meets."""
+    final_json = run_dir / "final.json"
+    if not (final_json.is_file() and (run_dir / "model.zip").is_file()):
+        return False
+    summary = json.loads(final_json.read_text())
+    if summary.get("steps") != steps:
+        return False
+    return remaining <= 0 or (summary.get("target") is not None and evaluation.last is not None
+                              and evaluation.met(evaluation.last))
+
+
 def _atomic_save_model(model: BaseAlgorithm, path: Path) -> None:
     with atomic_path(path, suffix=".tmp.zip") as tmp:  # SB3 appends ".zip" to other names
         model.save(tmp)
@@ -264,12 +277,8 @@ def _train(
     )
 
     remaining = config.total_steps - int(model.num_timesteps)
-    final_json = run_dir / "final.json"
-    if state is not None and final_json.is_file() and (run_dir / "model.zip").is_file():
-        summary = json.loads(final_json.read_text())
-        if summary.get("steps") == int(model.num_timesteps) and summary.get("target") is not None \
-                and evaluation.last is not None and evaluation.met(evaluation.last):
-            return run_dir / "model.zip"  # stopped at its target, which still holds: complete
+    if _already_complete(run_dir, int(model.num_timesteps), remaining, evaluation):
+        return run_dir / "model.zip"
     if state is not None:
         set_rng_state(state["rng"])  # last: nothing may draw from the generators before learn()
     if remaining > 0:
@@ -288,9 +297,6 @@ def _train(
             return (saved / "model.zip") if saved is not None else run_dir / "model.zip"
 
     # ---- completion: last curve row, full evaluation, final checkpoint and model ----------------
-    if remaining <= 0 and final_json.is_file() and (run_dir / "model.zip").is_file():
-        if json.loads(final_json.read_text()).get("steps") == int(model.num_timesteps):
-            return run_dir / "model.zip"  # already complete
     for cb in (curriculum, curve, evaluation, checkpointer):
         if getattr(cb, "model", None) is None:
             cb.init_callback(model)
