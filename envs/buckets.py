@@ -147,6 +147,13 @@ def _row_stats(
     kernel(dense, rows, cols, n_patterns, stat, clogc, out)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _gather_column(transposed: np.ndarray, cands: np.ndarray, guess: int, buf: np.ndarray) -> None:
+    """``buf[j] = transposed[cands[j], guess]``: one guess's patterns against the candidates."""
+    for j in range(cands.shape[0]):
+        buf[j] = transposed[cands[j], guess]
+
+
 @njit(cache=True, nogil=True)
 def _col_stats(
     transposed: np.ndarray,
@@ -165,9 +172,7 @@ def _col_stats(
     buf = np.empty(m, dtype=transposed.dtype)
     local = np.arange(m)
     for i in range(guesses.shape[0]):
-        g = guesses[i]
-        for j in range(m):
-            buf[j] = transposed[cands[j], g]
+        _gather_column(transposed, cands, guesses[i], buf)
         out[i] = _one_row(buf, local, counts, stat, clogc)
 
 
@@ -215,9 +220,7 @@ def _profile_cols(transposed: np.ndarray, guesses: np.ndarray, cands: np.ndarray
     buf = np.empty(m, dtype=transposed.dtype)
     local = np.arange(m)
     for i in range(guesses.shape[0]):
-        g = guesses[i]
-        for j in range(m):
-            buf[j] = transposed[cands[j], g]
+        _gather_column(transposed, cands, guesses[i], buf)
         _one_profile(buf, local, counts, clogc, out[i])
 
 
