@@ -53,6 +53,12 @@ The policy can thus play like any of the baselines, or weigh them per state, sti
 parameter per guess. The state features gain what the state's best guess achieves (four
 numbers), which the critic needs to value a state.
 
+``split_prior`` initialises those weights as ``candidate_prior`` does the candidate score: with
+``{"log expected left": -300}`` the untrained greedy policy plays the guess with the smallest expected
+bucket (the expected-size baseline, up to ties and the candidate score), and its samples are
+spread over the guesses that split nearly as well. Training then starts from a strong greedy
+player and learns where to deviate from it, instead of rediscovering it from uniform play.
+
 Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
 plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
 
@@ -90,6 +96,25 @@ DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
 
 #: Per-guess inputs of the head's split score (the split features).
 SPLIT_INPUTS = len(SPLIT_FEATURES)
+
+
+def check_split_prior(split_prior: dict[str, float] | None, split_features: bool) -> dict[str, float]:
+    """``split_prior`` as a plain ``{feature: weight}`` dict; ``ValueError`` names a bad entry."""
+    if not split_prior:
+        return {}
+    if not split_features:
+        raise ValueError("split_prior needs split_features=True: it weights the split features")
+    if not isinstance(split_prior, dict):
+        raise ValueError(f"split_prior must be a {{feature: weight}} table, got {split_prior!r}")
+    unknown = sorted(set(split_prior) - set(SPLIT_FEATURES))
+    if unknown:
+        raise ValueError(f"unknown split feature(s) {unknown} in split_prior; valid: {list(SPLIT_FEATURES)}")
+    prior = {}
+    for name, weight in split_prior.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+            raise ValueError(f"split_prior[{name!r}] must be a finite number, got {weight!r}")
+        prior[name] = float(weight)
+    return prior
 
 
 def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:
@@ -276,14 +301,19 @@ class GuessScoringHead(nn.Module):
         game: the game whose guesses are scored.
         candidate_prior: initial weight of the "is a candidate" score (see module doc).
         guess_bias: add one learned scalar per guess (makes the size depend on the vocabulary).
+        split_features: add the split score ``w(state) . s(g)`` (see module doc).
+        split_prior: initial weights of split features, by name (:data:`SPLIT_FEATURES`), for
+            example ``{"log expected left": -300}``: the untrained greedy policy then plays the
+            expected-size baseline's guess, and training starts from there.
     """
 
     encoding: th.Tensor
     answer_to_guess: th.Tensor
 
     def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False,
-                 split_features: bool = False) -> None:
+                 split_features: bool = False, split_prior: dict[str, float] | None = None) -> None:
         super().__init__()
+        self.split_prior = check_split_prior(split_prior, split_features)
         self.length, self.n_symbols = game.length, game.n_symbols
         self.encoding_dim = game.length * game.n_symbols + game.n_symbols + 1
         self.split_features = split_features
@@ -294,11 +324,13 @@ class GuessScoringHead(nn.Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Orthogonal init with a small gain (near-uniform scores), plus the candidate prior."""
+        """Orthogonal init with a small gain (near-uniform scores), plus the candidate and split priors."""
         nn.init.orthogonal_(self.linear.weight, gain=0.01)
         with th.no_grad():
             self.linear.bias.zero_()
             self.linear.bias[self.encoding_dim] = self.candidate_prior
+            for name, weight in self.split_prior.items():
+                self.linear.bias[self.encoding_dim + 1 + SPLIT_FEATURES.index(name)] = weight
 
     def set_game(self, game: Game) -> None:
         """Rebuild the fixed guess encoding ``E`` for ``game`` (same length and alphabet)."""
@@ -398,7 +430,7 @@ class GuessPolicyMixin:
     """What the maskable and the plain actor-critic guess policies share.
 
     The constructor takes, besides SB3's arguments, ``game`` (required), ``candidate_features``,
-    ``candidate_prior`` and ``guess_bias``; the features extractor is always
+    ``candidate_prior``, ``guess_bias``, ``split_features`` and ``split_prior``; the features extractor is always
     :class:`GuessFeaturesExtractor` and the action net a :class:`GuessScoringHead`.
     """
 
@@ -418,7 +450,7 @@ class GuessPolicyMixin:
 
     def _init_guess(
         self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool,
-        split_features: bool = False,
+        split_features: bool = False, split_prior: dict[str, float] | None = None,
     ) -> None:
         if not isinstance(game, Game):
             raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> (the game the policy plays)")
@@ -428,6 +460,7 @@ class GuessPolicyMixin:
             "candidate_prior": float(candidate_prior),
             "guess_bias": bool(guess_bias),
             "split_features": bool(split_features),
+            "split_prior": check_split_prior(split_prior, split_features),
         }
         kwargs["features_extractor_class"] = GuessFeaturesExtractor
         kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features),
@@ -452,6 +485,7 @@ class GuessPolicyMixin:
             opts["candidate_prior"],
             opts["guess_bias"],
             opts["split_features"],
+            opts["split_prior"],
         )
         # The optimizer was built over the discarded dense layer: rebuild it over the real parameters.
         parameters = nn.Module.parameters(self)  # type: ignore[arg-type]  # the mixin is always an nn.Module
@@ -520,10 +554,11 @@ class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
         split_features: bool = False,
+        split_prior: dict[str, float] | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
@@ -541,10 +576,11 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
         split_features: bool = False,
+        split_prior: dict[str, float] | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 

@@ -12,9 +12,13 @@ scaled to ``[0, 1]`` so that they mean the same for 3 candidates or 2,309, and o
   ``n`` (the expected-size baseline's score);
 * ``entropy``: the entropy of the split in bits over ``log2(n)`` (the entropy baseline's);
 * ``candidate``: ``g`` is one of the candidates (it can win now);
-* ``log buckets``, ``log largest``, ``log expected``: the same sizes, absolute, as
-  ``log(1 + size) / log(answers)`` (near the end of a game 1.2 against 1.5 candidates left
-  matters, whatever ``n``).
+* ``log buckets``, ``log largest``: the same sizes, absolute, as ``log(1 + size) /
+  log(answers)`` (near the end of a game 1.2 against 1.5 candidates left matters, whatever ``n``);
+* ``log expected left``: ``log(1 + E) / log(answers)`` where ``E = (sum(b^2) - candidate) / n``
+  is the expected number of candidates left *after* the guess, a win leaving none. It is the one
+  feature that alone ranks every guess sensibly at every stage: with one candidate left, the
+  answer scores 0 and every other guess ``log 2 / log(answers)``, where the expected bucket ties
+  them all at 1.
 
 With each set comes its *summary*: what its best guess achieves (the most buckets, the smallest
 largest and expected bucket, the most entropy, as fractions), for the critic.
@@ -44,7 +48,8 @@ from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 
 #: The features, in the order of the last axis.
-FEATURES = ("buckets", "largest", "expected", "entropy", "candidate", "log buckets", "log largest", "log expected")
+FEATURES = ("buckets", "largest", "expected", "entropy", "candidate", "log buckets", "log largest",
+            "log expected left")
 #: The summary of a set, in order.
 SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
 
@@ -157,7 +162,7 @@ class SplitFeatures:
         out[self.answer_to_guess[cands], 4] = 1.0
         out[:, 5] = np.log1p(profile[:, 0]) / self._log_answers
         out[:, 6] = np.log1p(profile[:, 1]) / self._log_answers
-        out[:, 7] = np.log1p(profile[:, 2] / n) / self._log_answers
+        out[:, 7] = np.log1p((profile[:, 2] - out[:, 4]) / n) / self._log_answers
         summary = np.array([out[:, 0].max(), out[:, 1].min(), out[:, 2].min(), out[:, 3].max()], dtype=np.float32)
         out.setflags(write=False)
         summary.setflags(write=False)

@@ -279,3 +279,41 @@ def test_split_features_learn_and_retarget(tmp_path) -> None:  # type: ignore[no
 def test_split_features_need_candidate_features() -> None:
     with pytest.raises(ValueError, match="split_features needs candidate_features"):
         _policy(nerdle(5), split_features=True, candidate_features=False)
+
+
+def test_a_split_prior_starts_the_policy_at_the_greedy_expected_left_choice(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from guessgym.agents.evaluate import evaluate
+    from guessgym.agents.learned import LearnedAgent
+    from guessgym.agents.split_features import FEATURES, SplitFeatures
+
+    game = nerdle(6)
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=game, track_candidates=False))
+    kwargs = {"game": game, "net_arch": {"pi": [16], "vf": [16]}, "split_features": True}
+    untrained = MaskablePPO(MaskableGuessPolicy, env, seed=0, device="cpu",
+                            policy_kwargs={**kwargs, "split_prior": {"log expected left": -3000.0}})
+    column = FEATURES.index("log expected left")
+    assert untrained.policy.action_net.linear.bias[untrained.policy.action_net.encoding_dim + 1 + column] == -3000
+    obs = env.reset()
+    for _ in range(3):  # every choice has the fewest expected candidates left (the prior outweighs the rest)
+        with th.no_grad():
+            logits = untrained.policy.action_logits(_obs_tensor(obs))
+        choice = int(logits[0].argmax())
+        cands = np.flatnonzero(untrained.policy.pi_features_extractor.guess_context[0].numpy())
+        left = SplitFeatures(game)(cands)[:, column]
+        assert left[choice] == left.min()
+        obs, *_ = env.step(np.array([choice, choice]))
+    # so it plays far better than an untrained policy without the prior (Mini Nerdle's optimum: 544)
+    plain = MaskablePPO(MaskableGuessPolicy, env, seed=0, device="cpu", policy_kwargs=kwargs)
+    with_prior = evaluate(LearnedAgent(untrained), game, progress=False).total_guesses
+    assert with_prior < evaluate(LearnedAgent(plain), game, progress=False).total_guesses and with_prior <= 560
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"split_prior": {"log expected": -3.0}}, r"unknown split feature\(s\) \['log expected'\]"),
+    ({"split_prior": {"entropy": "high"}}, r"split_prior\['entropy'\] must be a finite number"),
+    ({"split_prior": {"entropy": 1.0}, "split_features": False}, "split_prior needs split_features=True"),
+])
+def test_bad_split_priors_are_named(changes: dict, message: str) -> None:
+    kwargs = {"split_features": True, **changes}
+    with pytest.raises(ValueError, match=message):
+        _policy(nerdle(5), **kwargs)

@@ -21,7 +21,7 @@ MICRO = nerdle(5)
 
 
 def reference(game: Game, cands: list[int]) -> np.ndarray:
-    """The five features of every guess, by scoring each (guess, candidate) pair in Python."""
+    """The eight features of every guess, by scoring each (guess, candidate) pair in Python."""
     n = len(cands)
     rows = []
     for g, guess in enumerate(game.guesses):
@@ -31,7 +31,7 @@ def reference(game: Game, cands: list[int]) -> np.ndarray:
         log_a = math.log(len(game.answers))
         rows.append([len(sizes) / n, max(sizes) / n, sum(c * c for c in sizes) / n / n, entropy, float(is_candidate),
                      math.log1p(len(sizes)) / log_a, math.log1p(max(sizes)) / log_a,
-                     math.log1p(sum(c * c for c in sizes) / n) / log_a])
+                     math.log1p((sum(c * c for c in sizes) - is_candidate) / n) / log_a])
     return np.array(rows)
 
 

@@ -450,6 +450,8 @@ def test_a_run_stops_at_its_target_and_stays_finished(tmp_path: Path) -> None:
     ({"references": "least-worst"}, "references must be a list"),
     ({"target_win_rate": 1.5}, "target_win_rate must be in"),
     ({"target_mean_guesses": 0.5}, "target_mean_guesses must be at least 1"),
+    ({"split_features": True, "split_prior": {"expected left": -1.0}}, "split_prior must be a table of split feature"),
+    ({"split_prior": {"entropy": 1.0}}, "needs split_features = true"),
 ])
 def test_bad_targets_and_references_are_named(tmp_path: Path, changes: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -76,6 +76,9 @@ class TrainConfig:
         split_features: score each guess also by how it splits the candidates (buckets,
             largest, expected and entropy of the split, memoised per candidate set; see
             :mod:`guessgym.agents.split_features`), with weights the network sets per state.
+        split_prior: initial weights of the split features by name (``{"log expected left": -300}``
+            starts from the expected-size baseline's choices; see :mod:`guessgym.agents.policies`);
+            empty: the split score starts near zero.
         candidate_prior: initial weight of the "is a candidate" score; ``None`` means
             ``ln(n_guesses) + 1`` (the untrained policy mostly plays candidates); 0 starts uniform.
         curriculum: stages of ``[answers, steps]`` (or ``{"answers":..., "steps":...}``) played
@@ -121,6 +124,7 @@ class TrainConfig:
     net_arch: dict[str, list[int]] = field(default_factory=lambda: {"pi": [256, 256], "vf": [256, 256]})
     candidate_features: bool = True
     split_features: bool = False
+    split_prior: dict[str, float] = field(default_factory=dict)
     candidate_prior: float | None = None
     curriculum: list[CurriculumStage] = field(default_factory=list)
     checkpoint_every: int = 50_000
@@ -184,6 +188,13 @@ class TrainConfig:
         for i, stage in enumerate(self.curriculum):
             if stage.answers < 1 or stage.steps < 1:
                 raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
+        if self.split_prior:
+            from ..agents.split_features import FEATURES  # numpy only: no torch import
+
+            unknown = sorted(set(self.split_prior) - set(FEATURES)) if isinstance(self.split_prior, dict) else []
+            if not isinstance(self.split_prior, dict) or unknown or not self.split_features:
+                raise ValueError(f"split_prior must be a table of split feature weights (features: {list(FEATURES)}) "
+                                 f"and needs split_features = true; got {self.split_prior!r}")
         if self.eval_answers is not None and self.eval_answers < 1:
             raise ValueError("eval_answers must be a positive integer or null (every answer)")
         if not isinstance(self.references, list) or not all(isinstance(r, str) for r in self.references):

@@ -106,6 +106,7 @@ def policy_kwargs(config: TrainConfig, game: Game) -> dict[str, Any]:
         "candidate_features": config.candidate_features,
         "candidate_prior": prior,
         "split_features": config.split_features,
+        "split_prior": dict(config.split_prior),
         "net_arch": {k: list(v) for k, v in config.net_arch.items()},
     }
 
