@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -107,13 +107,16 @@ def play_batched(
     answers: np.ndarray | None = None,
     *,
     batch_size: int = 256,
+    prefix: Sequence[int] = (),
 ) -> dict[str, Any]:
     """Play ``act`` once on each answer, ``batch_size`` games at a time.
 
     ``act`` maps a batch of observations (the Gymnasium vector dict, with ``"action_mask"``) to
     one action per game; it should respect the mask. The games are stepped by
     :class:`~guessgym.envs.vector.BatchedGuessEnv` with the rules of every other loop. Uses no
-    global random state.
+    global random state. ``prefix``: guesses every game plays first, before ``act`` takes over
+    (a rollout from a position: the lookahead agent's estimate of a guess); a game won by one of
+    them ends there.
 
     Returns:
         ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
@@ -132,8 +135,11 @@ def play_batched(
         obs, _ = venv.reset(seed=0, options={"answer": chunk})
         active = np.ones(len(chunk), dtype=bool)
         result = np.zeros(len(chunk), dtype=np.int64)
+        forced = iter(prefix)
         while active.any():
-            obs, _, terminated, _, info = venv.step(np.asarray(act(obs)))
+            guess = next(forced, None)
+            actions = np.full(len(chunk), guess, dtype=np.int64) if guess is not None else np.asarray(act(obs))
+            obs, _, terminated, _, info = venv.step(actions)
             won = terminated & active & (info["pattern"] == game.solved_pattern)
             result[won] = info["attempt"][won]
             active &= ~terminated

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import logging
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,27 @@ def policy_actions(policy: GuessPolicyMixin) -> Callable[[dict[str, np.ndarray]]
     return act
 
 
+def policy_logits_after(
+    agent: LearnedAgent, game: Game, played: Sequence[int], answer: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The policy's scores of every guess, and the mask of the allowed ones, after ``played``.
+
+    The observation is rebuilt by playing ``played`` in a one-game batched environment whose
+    answer is ``answer`` (any answer consistent with the tiles gives the same observation).
+    """
+    from ..envs.vector import BatchedGuessEnv
+
+    venv = BatchedGuessEnv(1, game=game, track_candidates=False)
+    obs, _ = venv.reset(seed=0, options={"answer": np.array([answer])})
+    for guess in played:
+        obs, _, terminated, _, _ = venv.step(np.array([guess]))
+        if terminated[0]:
+            raise ValueError(f"the game with answer {game.answers[answer]!r} ends within {list(played)}")
+    with th.no_grad():
+        logits = agent.policy.action_logits({k: th.as_tensor(obs[k]) for k in agent._keys})[0]
+    return logits.cpu().numpy().astype(np.float64), obs["action_mask"][0].astype(bool)
+
+
 def _resolve_model_path(path: Path) -> Path:
     """A model zip from a zip, a checkpoint directory or a run directory (final model, else latest checkpoint)."""
     if path.is_file():
@@ -244,4 +265,5 @@ __all__ = [
     "load_agent",
     "load_model",
     "policy_actions",
+    "policy_logits_after",
 ]

@@ -8,6 +8,8 @@ A spec is one of:
   ``gymnasium.make`` imports an environment's module); :func:`register` adds your own;
 * ``"model:PATH"``: a trained stable-baselines3 agent (a ``.zip``, checkpoint or run directory;
   needs the ``train`` extra);
+* ``"pretrained:NAME"``: a model shipped with guessgym (:mod:`guessgym.agents.pretrained`;
+  ``train`` extra);
 * ``"module:Class"`` (or ``module:function``): any importable factory that returns an Agent.
 
 Examples:
@@ -37,7 +39,7 @@ from .base import Agent
 AgentFactory = Callable[..., Agent]
 
 #: Modules whose import registers the built-in agents (imported on the first lookup).
-BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.trees")
+BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.trees", "guessgym.agents.lookahead")
 
 _REGISTRY: dict[str, AgentFactory] = {}
 _loaded = False
@@ -123,7 +125,19 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
         ImportError: ``model:`` specs without the ``train`` extra (the message says what to
             install).
     """
-    if spec.startswith("model:"):
+    if spec.startswith("pretrained:"):
+        from .pretrained import PretrainedError, load_pretrained, model_card
+
+        name = spec[len("pretrained:"):]
+        try:
+            model_card(name)  # an unknown name is reported without torch
+            require_extra("train", "pretrained agents (pretrained:NAME)")
+            agent: Any = load_pretrained(name, **kwargs)
+        except PretrainedError as exc:
+            raise AgentSpecError(str(exc)) from None
+        except TypeError as exc:
+            raise AgentSpecError(f"bad arguments for agent {spec!r}: {exc}; it accepts: deterministic") from None
+    elif spec.startswith("model:"):
         path = spec[len("model:"):]
         if not Path(path).exists():
             raise AgentSpecError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
@@ -131,7 +145,7 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
         from .learned import load_agent
 
         try:
-            agent: Any = load_agent(path, **kwargs)
+            agent = load_agent(path, **kwargs)
         except (TypeError, ValueError) as exc:
             raise AgentSpecError(f"cannot load {path!r}: {exc}") from None
         except (zipfile.BadZipFile, EOFError, KeyError, OSError, pickle.UnpicklingError) as exc:
@@ -154,7 +168,7 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             if spec not in factories:
                 raise AgentSpecError(
                     f"unknown agent {spec!r}; known agents: {', '.join(factories)}; "
-                    "or model:PATH.zip, or module:Class"
+                    "or pretrained:NAME, model:PATH.zip, or module:Class"
                 )
             factory = factories[spec]
         allowed = options_of(factory)
@@ -170,6 +184,8 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             raise AgentSpecError(
                 f"bad arguments for agent {spec!r}: {exc}; it accepts: {', '.join(allowed) if allowed else 'none'}"
             ) from None
+        except ValueError as exc:  # a value the agent refuses (its message says what is allowed)
+            raise AgentSpecError(f"bad arguments for agent {spec!r}: {exc}") from None
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{spec!r} did not produce a guessgym Agent (got {type(agent).__name__})")
     return agent

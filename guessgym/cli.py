@@ -32,8 +32,11 @@ from .envs.optional import DependencyNotInstalled
 from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
 
 PROG = "guessgym"
+#: The environment of ``evaluate`` when ``--env`` is not given (and the agent is not a shipped model).
+DEFAULT_ENV = "guessgym/Wordle-v1"
 AGENT_SPEC_HELP = (
-    "a baseline name (see 'guessgym list'), model:PATH for a trained agent (.zip or run directory), "
+    "a baseline name (see 'guessgym list'), pretrained:NAME for a shipped trained agent "
+    "(see 'guessgym pretrained'), model:PATH for a trained agent (.zip or run directory), "
     "or module:Class for your own Agent class"
 )
 
@@ -181,8 +184,10 @@ def check_output_dir(path: Path, option: str) -> None:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .agents.evaluate import Backend, evaluate, resolve_game, select_answers
 
-    _check_env_id(args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    if args.env is None:  # a shipped model plays the game of its card unless told otherwise
+        args.env, env_kwargs = _default_env(args.agent, env_kwargs)
+    _check_env_id(args.env)
     agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
     answers, sample = parse_answers(args.answers)
     if args.jobs < 1:
@@ -222,6 +227,41 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if args.max_attempts is not None:
             stem += f"__m{args.max_attempts}"
         save_result(result, Path(args.out), stem)
+    return 0
+
+
+def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``--env`` when it is not given: a ``pretrained:NAME`` card's environment, else Wordle."""
+    if agent_spec.startswith("pretrained:"):
+        from .agents.pretrained import PretrainedError, model_card
+
+        try:
+            card = model_card(agent_spec[len("pretrained:"):])
+        except PretrainedError as exc:
+            raise UsageError(str(exc)) from None
+        return card["env_id"], {**card["env_kwargs"], **env_kwargs}
+    return DEFAULT_ENV, env_kwargs
+
+
+def cmd_pretrained(args: argparse.Namespace) -> int:
+    from .agents.pretrained import PretrainedError, available, card_markdown, model_card
+
+    if args.name:
+        try:
+            print(card_markdown(model_card(args.name)))
+        except PretrainedError as exc:
+            raise UsageError(str(exc)) from None
+        return 0
+    print("| agent | environment | games | win % | mean | steps | size |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name in available():
+        card = model_card(name)
+        ev = card["evaluation"]
+        kwargs = " ".join(f"{k}={v}" for k, v in card["env_kwargs"].items())
+        print(f"| pretrained:{name} | {card['env_id']} {kwargs} | {ev['games']:,} | {100 * ev['win_rate']:.2f} | "
+              f"{ev['mean_guesses']:.4f} | {card['training']['steps']:,} | {card['model_bytes'] / 1e6:.1f} MB |")
+    print("\n'guessgym pretrained NAME' shows a model card; "
+          "'guessgym evaluate --agent pretrained:NAME' evaluates it on its game.")
     return 0
 
 
@@ -516,6 +556,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("Agents:")
     for name, factory in registered().items():
         print(f"  {name:20s} {describe(factory)}")
+    from .agents.pretrained import available
+
+    for name in available():
+        print(f"  pretrained:{name:9s} a shipped trained agent ('guessgym pretrained {name}' shows its card)")
     print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
     print("  module:Class         your own Agent subclass")
     print("Main job (guessgym compare):")
@@ -545,7 +589,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="evaluate one agent on one game",
                        description="Play an agent on every answer (or a sample) and print the table.")
-    p.add_argument("--env", default="guessgym/Wordle-v1", help="registered environment id (default: %(default)s)")
+    p.add_argument("--env", help=f"registered environment id (default: {DEFAULT_ENV}, or a pretrained model's own)")
     p.add_argument("--agent", required=True, help=AGENT_SPEC_HELP)
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help="agent arguments: key=value ... or one JSON object")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. guesses=all")
@@ -648,6 +692,11 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
 
     p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("pretrained", help="the trained models that ship with guessgym, and their cards",
+                       description="Without NAME, a table of the shipped models; with NAME, its model card.")
+    p.add_argument("name", nargs="?", help="a shipped model (pretrained:NAME as an agent)")
+    p.set_defaults(func=cmd_pretrained)
 
     from .envs.cache import cache_dir
 

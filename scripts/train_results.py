@@ -1,6 +1,6 @@
-"""Reproduce the learned-agent results: train, evaluate on every answer, write JSON and plots.
+"""Reproduce the learned-agent results: train, evaluate on every answer, ship, search, transfer.
 
-For each game (Mini Nerdle, classic Nerdle, Wordle nyt by default) this script
+For each game (Mini Nerdle, classic Nerdle, Wordle nyt easy and hard by default) this script
 
 1. trains with ``configs/<game>.toml`` (``--steps`` overrides the budget) through
    :func:`guessgym.training.train.train`; runs live in ``--runs-dir`` and are *resumed* when the script is
@@ -11,17 +11,23 @@ For each game (Mini Nerdle, classic Nerdle, Wordle nyt by default) this script
 3. writes into ``--out`` (default ``results/learned/``): ``learned-<game>.json`` (the
    :class:`~guessgym.agents.results.EvaluationResult`, loadable by the leaderboard), ``learned-<game>.png``
    (guess histogram), ``learned-<game>-curve.png`` (learning curve from the run's ``eval.csv`` and
-   ``curve.csv``), ``summary.json`` (steps, training wall time, steps/s, untrained and final
-   figures, config) and ``leaderboard.md``.
+   ``curve.csv``, with the baselines and the optimum as lines), ``summary.json`` (steps, training
+   wall time, steps/s, untrained and final figures, config) and ``leaderboard.md``;
+4. with ``--ship``: writes the model and its card into ``agents/pretrained/`` (``pretrained:<game>``)
+   and the card as Markdown into ``<out>/cards/<game>.md``;
+5. with ``--lookahead K``: evaluates the policy plus rollouts over its K best guesses
+   (:class:`~guessgym.agents.lookahead.LookaheadAgent`) on every answer: ``learned-<game>-lookahead.json``;
+6. with ``--transfer``: plays the Wordle policy, without retraining, on the other Wordle lists of the
+   same length (``original``, ``nyt2023``): ``transfer.md`` and ``transfer-<list>.json``.
 
 This is the long-run reproduction, not a test. Typical budgets on 2 shared CPU cores: Mini
-Nerdle minutes, classic Nerdle about an hour, Wordle up to two hours (``--steps wordle=...``).
+Nerdle minutes, classic Nerdle and Wordle up to two hours each.
 
 Usage (from the repository root)::
 
-    python scripts/train_results.py --games mini-nerdle
-    python scripts/train_results.py --games wordle --steps wordle=1500000
-    python scripts/train_results.py --eval-only          # re-evaluate finished runs
+    python scripts/train_results.py --games mini-nerdle --ship
+    python scripts/train_results.py --games wordle --ship --lookahead 5 --transfer
+    python scripts/train_results.py --eval-only --games wordle    # re-evaluate a finished run
     python scripts/train_results.py --games mini-nerdle --tag uniform --set candidate_prior=0
 """
 
@@ -47,7 +53,16 @@ from guessgym.envs.atomic import atomic_write_text  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 from guessgym.training.plots import plot_curve, read_csv  # noqa: E402
 
-GAMES = ("mini-nerdle", "nerdle", "wordle")
+GAMES = ("mini-nerdle", "nerdle", "wordle", "wordle-hard")
+
+#: The Wordle lists a Wordle policy is transferred to (same length and alphabet, other words).
+TRANSFER_LISTS = ("original", "nyt2023")
+
+#: What a model card says of reproducibility (measured by scripts/reproducibility.py).
+LIMITS = ("The same config and seed give the same model, bit for bit, on any x86-64 CPU with AVX2 with the "
+          "library versions above, torch_threads = 1 and numerics = 'portable' (results/learned/reproducibility.md). "
+          "Another torch, numpy, numba or stable-baselines3 version, another thread count, or numerics = 'native' "
+          "on a CPU with other kernels (AVX-512) may give another model. The evaluation itself is deterministic.")
 
 #: The best published learned Wordle agent we compare with (A2C, about 20 million games).
 PUBLISHED_WORDLE = {"win_rate": 0.995, "mean_guesses": 3.9, "answers": 2315, "games_trained": 20_000_000}
@@ -119,7 +134,80 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
         f"{final['steps']:,} steps in {final['wall_time_s'] / 60:.1f} min of training",
         flush=True,
     )
+    references = reference_rows(run_dir)
+    summary["references"] = references
+    if args.ship:
+        summary["shipped"] = ship_game(game, run_dir, result, references, out)
+    if args.lookahead:
+        summary["lookahead"] = run_lookahead(game, run_dir, config, env_kwargs, args, out, stem)
+    if args.transfer and game.startswith("wordle"):
+        summary["transfer"] = run_transfer(game, run_dir, env_kwargs, args, out)
     return summary
+
+
+def reference_rows(run_dir: Path) -> list[dict[str, Any]]:
+    """The baselines' and the optimum's means the run was measured against (its references.json)."""
+    path = run_dir / "references.json"
+    means = json.loads(path.read_text())["means"] if path.is_file() else {}
+    return [{"agent": name, "mean_guesses": mean} for name, mean in means.items()]
+
+
+def ship_game(game: str, run_dir: Path, result: EvaluationResult, references: list[dict[str, Any]],
+              out: Path) -> dict[str, Any]:
+    """Write ``agents/pretrained/<game>.{zip,json}`` and ``<out>/cards/<game>.md``."""
+    from guessgym.agents.pretrained import card_markdown
+    from guessgym.training.model_card import ship
+
+    card = ship(run_dir, game, result, _ROOT / "agents" / "pretrained",
+                reproduce=f"python scripts/train_results.py --games {game} --ship   # trains configs/{game}.toml",
+                summary=f"The guess policy trained by configs/{game}.toml: it scores every guess by its symbols and "
+                        "by how it splits the remaining candidates, with no parameter that belongs to a guess.",
+                limits=LIMITS, references=references)
+    (out / "cards").mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "cards" / f"{game}.md", card_markdown(card) + "\n")
+    print(f"   shipped pretrained:{game} ({card['model_bytes'] / 1e6:.2f} MB)", flush=True)
+    return {"name": f"pretrained:{game}", "bytes": card["model_bytes"], "sha256": card["model_sha256"]}
+
+
+def run_lookahead(game: str, run_dir: Path, config: TrainConfig, env_kwargs: dict[str, Any],
+                  args: argparse.Namespace, out: Path, stem: str) -> dict[str, Any]:
+    """The policy plus rollouts over its ``--lookahead`` best guesses, on every answer."""
+    from guessgym.agents.lookahead import LookaheadAgent
+
+    agent = LookaheadAgent(load_agent(run_dir / "model.zip", name=f"learned-{game}"), top_k=args.lookahead)
+    print(f"   evaluating {agent.name} on every answer", flush=True)
+    started = time.perf_counter()
+    result = evaluate(agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress)
+    result.meta.update({"policy": f"{run_dir}/model.zip", "top_k": args.lookahead, "rollout_games": agent.rollouts})
+    result.to_json(out / f"{stem}-lookahead.json")
+    result.plot_histogram(out / f"{stem}-lookahead.png")
+    seconds = time.perf_counter() - started
+    print(f"   {agent.name}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.4f} guesses "
+          f"({seconds:.0f} s, {agent.rollouts:,} rollout games)", flush=True)
+    return {"agent": agent.name, "top_k": args.lookahead, "win_rate": result.win_rate,
+            "mean_guesses": result.mean_guesses, "max_guesses": result.max_guesses,
+            "distribution": {str(k): v for k, v in result.distribution.items()},
+            "wall_s": round(seconds, 1), "rollout_games": agent.rollouts}
+
+
+def run_transfer(game: str, run_dir: Path, env_kwargs: dict[str, Any], args: argparse.Namespace,
+                 out: Path) -> dict[str, Any]:
+    """The Wordle policy, not retrained, on the other Wordle lists, beside expected-size on each."""
+    from guessgym.agents.registry import make_agent
+
+    rows: dict[str, Any] = {}
+    for word_list in TRANSFER_LISTS:
+        kwargs = {**env_kwargs, "word_list": word_list}
+        agent = load_agent(run_dir / "model.zip", name=f"learned-{game} (trained on {env_kwargs.get('word_list')})")
+        result = evaluate(agent, "guessgym/Wordle-v1", env_kwargs=kwargs, progress=not args.no_progress)
+        result.to_json(out / f"transfer-{game}-{word_list}.json")
+        baseline = evaluate(make_agent("expected-size"), "guessgym/Wordle-v1", env_kwargs=kwargs, progress=False)
+        rows[word_list] = {"game": result.game, "answers": result.n_games, "win_rate": result.win_rate,
+                           "mean_guesses": result.mean_guesses, "expected_size_win_rate": baseline.win_rate,
+                           "expected_size_mean": baseline.mean_guesses}
+        print(f"   transfer to {word_list}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.4f} guesses "
+              f"(expected-size {baseline.mean_guesses:.4f})", flush=True)
+    return rows
 
 
 def parse_steps(text: str) -> dict[str, int]:
@@ -149,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tag", default="", help="a variant name: runs <game>-<tag>, writes learned-<game>-<tag>.*")
     parser.add_argument("--eval-only", action="store_true", help="evaluate finished runs without training")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for the evaluation")
+    parser.add_argument("--ship", action="store_true", help="write the model and its card into agents/pretrained/")
+    parser.add_argument("--lookahead", type=int, default=0, metavar="K",
+                        help="also evaluate the policy plus rollouts over its K best guesses")
+    parser.add_argument("--transfer", action="store_true",
+                        help=f"also play Wordle policies on the lists {TRANSFER_LISTS} without retraining")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)

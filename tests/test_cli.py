@@ -144,6 +144,13 @@ def test_unknown_agent_lists_the_baselines(capsys: pytest.CaptureFixture[str]) -
         assert name in err
 
 
+def test_an_agent_argument_value_it_refuses_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "--env", MICRO, "--agent", "least-worst", "--agent-kwargs", "pool=x"]) == 2
+    err = capsys.readouterr().err
+    assert "bad arguments for agent 'least-worst': pool must be one of 'all', 'candidates'" in err
+    assert "Traceback" not in err
+
+
 def test_list_and_python_dash_m() -> None:
     done = subprocess.run([sys.executable, "-m", "guessgym", "list"], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])

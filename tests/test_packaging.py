@@ -60,6 +60,10 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
         assert name in names, name
     for words in ("answers_2309.txt", "allowed_12947.txt", "answers_2315.txt", "allowed_12972.txt"):
         assert f"guessgym/envs/data/wordle/{words}" in names
+    from guessgym.agents.pretrained import available
+
+    for model in available():  # the shipped models and their cards
+        assert {f"guessgym/agents/pretrained/{model}.zip", f"guessgym/agents/pretrained/{model}.json"} <= set(names)
     for size in (50, 70):
         for length in range(3, 10):
             assert f"guessgym/envs/data/english/scowl{size}/len{length}.txt" in names
@@ -109,6 +113,13 @@ def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path
                   "--agent", f"model:{model}", "--no-progress")
     assert learned.returncode == 2
     assert learned.stderr.count("\n") == 1 and 'pip install "guessgym[train]"' in learned.stderr
+
+    shipped = run(str(env_dir / "bin" / "guessgym"), "pretrained")  # the cards need no torch
+    assert shipped.returncode == 0 and "pretrained:mini-nerdle" in shipped.stdout, shipped.stderr
+    pretrained = run(str(env_dir / "bin" / "guessgym"), "evaluate", "--agent", "pretrained:mini-nerdle",
+                     "--no-progress")
+    assert pretrained.returncode == 2
+    assert pretrained.stderr.count("\n") == 1 and 'pip install "guessgym[train]"' in pretrained.stderr
 
     for name in ("envs", "agents", "baselines", "training"):
         shadow = run(str(python), "-c", f"import {name}")

@@ -1,0 +1,124 @@
+"""Ship a finished training run as a pretrained model: the slimmed model zip and its model card.
+
+:func:`ship` turns a run directory (``model.zip`` + ``final.json`` + ``config.json``) and the
+evaluation of its model over every answer into the two files of
+:mod:`guessgym.agents.pretrained`: ``NAME.zip`` (the model without the optimizer's state) and
+``NAME.json`` (the card). Both are written atomically; the zip's SHA-256 and size go into the
+card, so a truncated or altered file is refused when loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import platform
+from pathlib import Path
+from typing import Any
+
+from ..agents.learned import algorithm_name, load_model
+from ..agents.policies import count_parameters
+from ..agents.results import EvaluationResult
+from ..envs.atomic import atomic_write_bytes, atomic_write_text
+from ..envs.game import GAME_KEYS, Game
+
+
+def slim_model_bytes(run_model: Path) -> tuple[bytes, Any]:
+    """The model zip without the optimizer's moments (a fresh optimizer of the same kind and
+    learning rate is saved instead: about a third of the size), and the loaded model."""
+    model = load_model(run_model)
+    policy = model.policy
+    lr = policy.optimizer.param_groups[0]["lr"]
+    optimizer_class: Any = policy.optimizer_class  # Adam by default: takes lr
+    policy.optimizer = optimizer_class(policy.parameters(), lr=lr, **policy.optimizer_kwargs)
+    buffer = io.BytesIO()
+    model.save(buffer)
+    return buffer.getvalue(), model
+
+
+def answer_string(result: EvaluationResult, game: Game) -> str:
+    """Every answer's number of guesses, in the game's answer order, as one character each
+    (``1``-``9``, ``X`` for a lost game): the card's record that a sample can be checked against."""
+    by_answer = {r.answer: r for r in result.records}
+    missing = [a for a in game.answers if a not in by_answer]
+    if missing:
+        raise ValueError(f"the evaluation did not play every answer ({len(missing)} missing, e.g. {missing[0]!r})")
+    chars = []
+    for answer in game.answers:
+        record = by_answer[answer]
+        if record.solved and record.guesses > 9:
+            raise ValueError("answer strings hold at most 9 guesses per game")
+        chars.append(str(record.guesses) if record.solved else "X")
+    return "".join(chars)
+
+
+def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | Path, *, reproduce: str,
+         summary: str = "", limits: str = "", references: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Write ``dest/NAME.zip`` and ``dest/NAME.json`` for the finished run ``run_dir``.
+
+    Args:
+        run_dir: a completed run (``final.json`` and ``model.zip``).
+        name: the shipped name (``pretrained:NAME``).
+        result: the model's evaluation over every answer of its game (the shared loop).
+        dest: the folder of shipped models (``agents/pretrained``).
+        reproduce: the command that reproduces the model and this evaluation.
+        summary, limits: a sentence on what the model is, and what it cannot promise.
+        references: ``{"agent", "mean_guesses"}`` rows to compare with on the card.
+
+    Returns:
+        The card.
+    """
+    run_dir, dest = Path(run_dir), Path(dest)
+    final = json.loads((run_dir / "final.json").read_text())
+    config = json.loads((run_dir / "config.json").read_text())
+    data, model = slim_model_bytes(run_dir / "model.zip")
+    game: Game = model.policy.game
+    if result.n_games != len(game.answers):
+        raise ValueError(f"the card needs the evaluation over every answer ({len(game.answers)}), got {result.n_games}")
+    numerics = final.get("numerics") or {}
+    card: dict[str, Any] = {
+        "name": name,
+        "summary": summary,
+        "env_id": config["env_id"],
+        "env_kwargs": {k: v for k, v in config.get("env_kwargs", {}).items() if k in GAME_KEYS},
+        "game": game.name,
+        "fingerprint": game.fingerprint,
+        "hard_mode": bool(game.hard_mode),
+        "algorithm": algorithm_name(model),
+        "parameters": count_parameters(model.policy),
+        "model_sha256": hashlib.sha256(data).hexdigest(),
+        "model_bytes": len(data),
+        "evaluation": {
+            "games": result.n_games,
+            "win_rate": result.win_rate,
+            "mean_guesses": result.mean_guesses,
+            "max_guesses": result.max_guesses,
+            "distribution": {str(k): v for k, v in result.distribution.items()},
+            "answer_guesses": answer_string(result, game),
+        },
+        "references": references or [],
+        "training": {
+            "config": config,
+            "steps": final["steps"],
+            "wall_time_s": final["wall_time_s"],
+            "steps_per_s": final["steps_per_s"],
+            "stopped": "target reached at step {:,}".format(final["target"]["reached_at_step"])
+            if final.get("target") else "budget spent",
+            "finished_at": final.get("finished_at"),
+            "hardware": f"{numerics.get('cpu', platform.processor())}, {numerics.get('torch_threads', '?')} torch "
+                        f"thread(s) ({numerics.get('machine', platform.machine())})",
+            "numerics": f"{numerics.get('numerics', 'native')} (ATen {numerics.get('aten_cpu_capability', '?')}, "
+                        f"MKL_CBWR {numerics.get('mkl_cbwr', '?')})",
+            "versions": {"python": numerics.get("python", platform.python_version()),
+                         **{k: v for k, v in (numerics.get("libraries") or {}).items() if v}},
+        },
+        "reproduce": reproduce,
+        "limits": limits,
+    }
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(dest / f"{name}.zip", data)
+    atomic_write_text(dest / f"{name}.json", json.dumps(card, indent=1) + "\n")
+    return card
+
+
+__all__ = ["answer_string", "ship", "slim_model_bytes"]
