@@ -1,8 +1,11 @@
 """Steps per second of this checkout against another revision, measured side by side in one run.
 
-The base revision is checked out into a temporary ``git worktree``; every measurement runs in a
-fresh subprocess, alternating base and current (base, current, base, current...), so both see the
-same machine load; the best of ``--rounds`` rounds is kept for each. Revisions before the single
+The base revision is checked out into a temporary ``git worktree`` (for revisions with the
+``guessgym`` namespace, imported through a folder of links, :func:`import_root`, since only an
+install maps the root folders to ``guessgym.*``); every measurement runs in a fresh subprocess,
+which reports the file it imported, so a run never measures the installed checkout twice. Base
+and current alternate (base, current, base, current...), so both see the same machine load; the
+best of ``--rounds`` rounds is kept for each. Revisions before the single
 namespace import the library as top-level ``envs``/``training``; later ones as ``guessgym.*``.
 
 Measurements (random actions drawn in advance from a seeded generator; masked in hard mode):
@@ -91,7 +94,7 @@ for _ in range(3):
     t = time.perf_counter()
     run()
     best = max(best, count / (time.perf_counter() - t))
-print(json.dumps({"rate": best}))
+print(json.dumps({"rate": best, "source": sys.modules[BatchedGuessEnv.__module__].__file__}))
 """
 
 ROWS = [
@@ -110,17 +113,47 @@ def is_new_layout(tree: Path) -> bool:
     return (tree / "envs" / "engine.py").is_file() or "guessgym.envs" in (tree / "pyproject.toml").read_text()
 
 
+#: The root folders the new layout installs as ``guessgym.<name>`` (pyproject's package-dir).
+SUBPACKAGES = ("envs", "agents", "baselines", "training")
+
+
+def import_root(tree: Path) -> Path:
+    """A folder from which ``import guessgym`` loads ``tree``'s code, not the installed checkout's.
+
+    The new layout maps root folders to ``guessgym.*`` only through its (editable) install, so a
+    worktree of another revision is not importable as it is: this builds ``<tree>.shim/guessgym``,
+    links to the tree's ``guessgym/`` files and its root subpackages, once per tree."""
+    shim = tree.parent / (tree.name + ".shim")
+    package = shim / "guessgym"
+    if not package.is_dir():
+        package.mkdir(parents=True)
+        for entry in (tree / "guessgym").iterdir():
+            (package / entry.name).symlink_to(entry)
+        for name in SUBPACKAGES:
+            if (tree / name).is_dir() and not (package / name).exists():
+                (package / name).symlink_to(tree / name)
+    return shim
+
+
 def measure(tree: Path, kind: str, env_id: str, steps: int) -> float:
+    """One measurement in a fresh interpreter that imports ``tree``'s code (checked: the
+    subprocess reports the file it imported)."""
     new = is_new_layout(tree)
     env = dict(os.environ)
-    if not new:  # the old layout imports top-level envs/training from its own tree
-        env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
+    # The old layout imports top-level envs/training from its own tree; the new one imports
+    # guessgym: from the installed checkout for ROOT, from a shim of the worktree otherwise.
+    path = (import_root(tree) if tree != ROOT else None) if new else tree
+    if path is not None:
+        env["PYTHONPATH"] = str(path) + os.pathsep + env.get("PYTHONPATH", "")
     code = MEASURE.replace("{new}", "True" if new else "False")
-    out = subprocess.run([sys.executable, "-c", code, kind, env_id, str(steps)], cwd=tree if not new else ROOT,
+    out = subprocess.run([sys.executable, "-c", code, kind, env_id, str(steps)], cwd=path or ROOT,
                          env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{kind} {env_id} failed in {tree}:\n{out.stderr[-2000:]}")
-    return float(json.loads(out.stdout.strip().splitlines()[-1])["rate"])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if not Path(result["source"]).is_relative_to(path or ROOT):
+        raise RuntimeError(f"measured {result['source']}, not the code of {tree}")
+    return float(result["rate"])
 
 
 def main(argv: list[str] | None = None) -> int:
