@@ -18,7 +18,8 @@ For each game (Mini Nerdle, classic Nerdle, Wordle nyt easy and hard by default)
 5. with ``--lookahead K``: evaluates the policy plus rollouts over its K best guesses
    (:class:`~guessgym.agents.lookahead.LookaheadAgent`) on every answer: ``learned-<game>-lookahead.json``;
 6. with ``--transfer``: plays the Wordle policy, without retraining, on the other Wordle lists of the
-   same length (``original``, ``nyt2023``): ``transfer.md`` and ``transfer-<list>.json``.
+   same length (``original``, ``nyt2023``): ``transfer-<game>-<list>.json``, and a section of
+   ``leaderboard.md`` (expected-size on each list is in ``summary.json``).
 
 This is the long-run reproduction, not a test. Typical budgets on 2 shared CPU cores: Mini
 Nerdle minutes, classic Nerdle and Wordle up to two hours each.
@@ -259,7 +260,12 @@ def main(argv: list[str] | None = None) -> int:
         atomic_write_text(summary_path, json.dumps(summaries, indent=2) + "\n")
     results = [EvaluationResult.from_json(p) for p in sorted(out.glob("learned-*.json"))]
     if results:
-        atomic_write_text(out / "leaderboard.md", "# Learned agents\n\n" + leaderboard(results, by_game=True) + "\n")
+        text = "# Learned agents\n\n" + leaderboard(results, by_game=True) + "\n"
+        transfers = [EvaluationResult.from_json(p) for p in sorted(out.glob("transfer-*.json"))]
+        if transfers:
+            text += ("\n## Transfer: Wordle policies on other word lists, not retrained\n\n"
+                     + leaderboard(transfers, by_game=True) + "\n")
+        atomic_write_text(out / "leaderboard.md", text)
     print(f"wrote {out}/")
     return 0
 

@@ -126,3 +126,13 @@ def test_unknown_names_and_broken_cards_are_named(shipped_micro: Path, capsys: p
     (shipped_micro / "micro.json").write_text("{not json")
     with pytest.raises(PretrainedError, match="unreadable"):
         model_card("micro")
+
+
+def test_the_wordle_model_plays_another_word_list_without_retraining() -> None:
+    """No parameter belongs to a word: the nyt policy plays the original lists (2,315 answers, 12,972 guesses)."""
+    agent = load_pretrained("wordle")
+    result = evaluate(agent, "guessgym/Wordle-v1", env_kwargs={"word_list": "original"}, sample=30, seed=4,
+                      progress=False)
+    assert result.game == "wordle-5-original" and result.n_games == 30
+    assert agent.policy.game.name == "wordle-5-original"  # retargeted
+    assert result.win_rate == 1.0 and result.mean_guesses < 4.0
