@@ -33,14 +33,12 @@ import os
 import time
 import warnings
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..envs.atomic import atomic_path
+from ..envs.atomic import atomic_path, file_lock
 from ..envs.game import Game
 from . import search_kernels as K
 
@@ -49,23 +47,6 @@ if TYPE_CHECKING:
 
 #: Format of the saved memo; bump when the keys or the packing of values change.
 MEMO_FORMAT = 1
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` (a lock file beside the memo) where the OS offers one."""
-    try:
-        import fcntl
-    except ImportError:  # no advisory locks here: concurrent saves may drop each other's entries
-        yield
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
 class MemoStore:
@@ -134,7 +115,7 @@ class MemoStore:
     def save(self, kernel: SearchKernel) -> int:
         """Merge ``kernel``'s memo with the file (another worker may have saved meanwhile) and
         replace the file atomically; return the solved sets it holds."""
-        with _locked(self.path.with_name(self.path.name + ".lock")):
+        with file_lock(self.path.with_name(self.path.name + ".lock")):
             arrays = self._read()
             if arrays is not None:
                 self._merge(kernel, arrays)

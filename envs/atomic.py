@@ -107,6 +107,26 @@ FOREIGN_STALE_SECONDS = 24 * 3600
 _OWNER = re.compile(r"(?:^|[.-])([A-Za-z0-9_]+)~(\d+)[.-]")
 
 
+@contextmanager
+def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An exclusive advisory lock on the lock file ``path`` (created if missing) for the block,
+    where the OS offers one (``fcntl``): read-merge-write of a shared file by several processes.
+    Elsewhere the block runs unlocked, and concurrent writers may drop each other's changes."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
 def _host() -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:32] or "host"
 

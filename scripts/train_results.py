@@ -50,7 +50,7 @@ from guessgym.agents.evaluate import evaluate  # noqa: E402
 from guessgym.agents.learned import load_agent  # noqa: E402
 from guessgym.agents.report import leaderboard  # noqa: E402
 from guessgym.agents.results import EvaluationResult  # noqa: E402
-from guessgym.envs.atomic import atomic_write_text  # noqa: E402
+from guessgym.envs.atomic import atomic_write_text, file_lock  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 from guessgym.training.plots import plot_curve, read_csv  # noqa: E402
 
@@ -253,11 +253,14 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     summary_path = out / "summary.json"
-    summaries: dict[str, Any] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     for game in games:
-        summaries[game + (f"-{args.tag}" if args.tag else "")] = run_game(game, args)
-        summaries["published_wordle_a2c"] = PUBLISHED_WORDLE
-        atomic_write_text(summary_path, json.dumps(summaries, indent=2) + "\n")
+        summary = run_game(game, args)
+        # Runs of other games (other processes) may write it too: read, merge and write under a lock.
+        with file_lock(out / ".summary.lock"):
+            summaries: dict[str, Any] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+            summaries[game + (f"-{args.tag}" if args.tag else "")] = summary
+            summaries["published_wordle_a2c"] = PUBLISHED_WORDLE
+            atomic_write_text(summary_path, json.dumps(summaries, indent=2) + "\n")
     results = [EvaluationResult.from_json(p) for p in sorted(out.glob("learned-*.json"))]
     if results:
         text = "# Learned agents\n\n" + leaderboard(results, by_game=True) + "\n"
