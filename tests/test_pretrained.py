@@ -41,8 +41,9 @@ def check_against_card(name: str, sample: int, seed: int) -> None:
     assert got == {game.answers[i]: record[i] for i in picks}
 
 
-def test_the_shipped_models_include_mini_nerdle() -> None:
-    assert "mini-nerdle" in SHIPPED
+def test_the_models_the_project_promises_are_shipped() -> None:
+    assert {"wordle", "wordle-hard", "nerdle", "mini-nerdle"} <= set(SHIPPED)
+    assert model_card("wordle-hard")["hard_mode"] and not model_card("wordle")["hard_mode"]
 
 
 @pytest.mark.parametrize("name", SHIPPED)
