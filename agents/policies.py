@@ -89,32 +89,13 @@ from torch.nn import functional as F
 from ..envs.game import Game
 from .split_features import FEATURES as SPLIT_FEATURES
 from .split_features import SUMMARY as SPLIT_SUMMARY
-from .split_features import SplitFeatures
+from .split_features import SplitFeatures, check_split_prior
 
 #: Default hidden layers of the actor and the critic.
 DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
 
 #: Per-guess inputs of the head's split score (the split features).
 SPLIT_INPUTS = len(SPLIT_FEATURES)
-
-
-def check_split_prior(split_prior: dict[str, float] | None, split_features: bool) -> dict[str, float]:
-    """``split_prior`` as a plain ``{feature: weight}`` dict; ``ValueError`` names a bad entry."""
-    if not split_prior:
-        return {}
-    if not split_features:
-        raise ValueError("split_prior needs split_features=True: it weights the split features")
-    if not isinstance(split_prior, dict):
-        raise ValueError(f"split_prior must be a {{feature: weight}} table, got {split_prior!r}")
-    unknown = sorted(set(split_prior) - set(SPLIT_FEATURES))
-    if unknown:
-        raise ValueError(f"unknown split feature(s) {unknown} in split_prior; valid: {list(SPLIT_FEATURES)}")
-    prior = {}
-    for name, weight in split_prior.items():
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-            raise ValueError(f"split_prior[{name!r}] must be a finite number, got {weight!r}")
-        prior[name] = float(weight)
-    return prior
 
 
 def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:

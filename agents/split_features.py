@@ -54,6 +54,25 @@ FEATURES = ("buckets", "largest", "expected", "entropy", "candidate", "log bucke
 SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
 
 
+def check_split_prior(split_prior: dict[str, float] | None, split_features: bool) -> dict[str, float]:
+    """``split_prior`` as a plain ``{feature: weight}`` dict; ``ValueError`` names a bad entry."""
+    if not split_prior:
+        return {}
+    if not split_features:
+        raise ValueError("split_prior needs split_features=True: it weights the split features")
+    if not isinstance(split_prior, dict):
+        raise ValueError(f"split_prior must be a {{feature: weight}} table, got {split_prior!r}")
+    unknown = sorted(set(split_prior) - set(FEATURES))
+    if unknown:
+        raise ValueError(f"unknown split feature(s) {unknown} in split_prior; valid: {list(FEATURES)}")
+    prior = {}
+    for name, weight in split_prior.items():
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+            raise ValueError(f"split_prior[{name!r}] must be a finite number, got {weight!r}")
+        prior[name] = float(weight)
+    return prior
+
+
 class SplitFeatures:
     """Per-guess split features of candidate sets of one game (see the module docstring).
 
@@ -169,4 +188,4 @@ class SplitFeatures:
         return out, summary
 
 
-__all__ = ["FEATURES", "SUMMARY", "SplitFeatures"]
+__all__ = ["FEATURES", "SUMMARY", "SplitFeatures", "check_split_prior"]

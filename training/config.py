@@ -189,12 +189,13 @@ class TrainConfig:
             if stage.answers < 1 or stage.steps < 1:
                 raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
         if self.split_prior:
-            from ..agents.split_features import FEATURES  # numpy only: no torch import
+            from ..agents.split_features import FEATURES, check_split_prior  # numpy only: no torch import
 
-            unknown = sorted(set(self.split_prior) - set(FEATURES)) if isinstance(self.split_prior, dict) else []
-            if not isinstance(self.split_prior, dict) or unknown or not self.split_features:
+            try:
+                check_split_prior(self.split_prior, self.split_features)
+            except ValueError as exc:
                 raise ValueError(f"split_prior must be a table of split feature weights (features: {list(FEATURES)}) "
-                                 f"and needs split_features = true; got {self.split_prior!r}")
+                                 f"and needs split_features = true; got {self.split_prior!r}: {exc}") from None
         if self.eval_answers is not None and self.eval_answers < 1:
             raise ValueError("eval_answers must be a positive integer or null (every answer)")
         if not isinstance(self.references, list) or not all(isinstance(r, str) for r in self.references):
