@@ -29,25 +29,26 @@ import numpy as np
 from ..envs.game import Game
 from .base import CandidateAgent, SolverState
 from .episodes import play_batched
-from .registry import register
+from .registry import make_agent, register
 
 if TYPE_CHECKING:
     from .learned import LearnedAgent
 
 
 def _load_policy_agent(model: str | LearnedAgent) -> LearnedAgent:
-    """A :class:`LearnedAgent` from one, or from a ``pretrained:NAME`` / ``model:PATH`` / path spec."""
-    from .learned import LearnedAgent, load_agent
+    """A :class:`LearnedAgent` from one, or from a ``pretrained:NAME`` / ``model:PATH`` spec (resolved by
+    the agent registry, with its errors) or a bare model path."""
+    from .learned import LearnedAgent
+    from .pretrained import SPEC_PREFIX
 
     if isinstance(model, LearnedAgent):
         return model
     if not isinstance(model, str):
         raise TypeError(f"model must be a LearnedAgent or a spec such as 'pretrained:wordle', got {model!r}")
-    if model.startswith("pretrained:"):
-        from .pretrained import load_pretrained
-
-        return load_pretrained(model[len("pretrained:"):])
-    return load_agent(model[len("model:"):] if model.startswith("model:") else model)
+    agent = make_agent(model if model.startswith((SPEC_PREFIX, "model:")) else f"model:{model}")
+    if not isinstance(agent, LearnedAgent):
+        raise TypeError(f"model {model!r} is not a learned policy (got {type(agent).__name__})")
+    return agent
 
 
 class LookaheadAgent(CandidateAgent):

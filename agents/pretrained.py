@@ -85,7 +85,10 @@ def model_path(name: str) -> Path:
         PretrainedError: unknown name, missing file, or a file whose size or SHA-256 is not the
             card's (truncated or altered).
     """
-    card = _read_card(name)
+    return _verified_zip(name, _read_card(name))
+
+
+def _verified_zip(name: str, card: dict[str, Any]) -> Path:
     path = PRETRAINED_DIR / f"{name}.zip"
     if not path.is_file():
         raise PretrainedError(f"the pretrained model file {path} is missing; reinstall guessgym")
@@ -110,9 +113,8 @@ def load_pretrained(name: str, *, deterministic: bool = True) -> LearnedAgent:
     """
     from .learned import load_agent
 
-    path = model_path(name)
     card = _read_card(name)
-    agent = load_agent(path, deterministic=deterministic, name=f"pretrained:{name}")
+    agent = load_agent(_verified_zip(name, card), deterministic=deterministic, name=SPEC_PREFIX + name)
     if agent.trained_game.fingerprint != card["fingerprint"]:
         raise PretrainedError(
             f"pretrained model {name!r} plays {agent.trained_game.name} (fingerprint "

@@ -125,10 +125,12 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
         ImportError: ``model:`` specs without the ``train`` extra (the message says what to
             install).
     """
-    if spec.startswith("pretrained:"):
+    from .pretrained import SPEC_PREFIX as PRETRAINED
+
+    if spec.startswith(PRETRAINED):
         from .pretrained import PretrainedError, load_pretrained, model_card
 
-        name = spec[len("pretrained:"):]
+        name = spec[len(PRETRAINED):]
         try:
             model_card(name)  # an unknown name is reported without torch
             require_extra("train", "pretrained agents (pretrained:NAME)")

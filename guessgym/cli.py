@@ -232,11 +232,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """``--env`` when it is not given: a ``pretrained:NAME`` card's environment, else Wordle."""
-    if agent_spec.startswith("pretrained:"):
-        from .agents.pretrained import PretrainedError, model_card
+    from .agents.pretrained import SPEC_PREFIX, PretrainedError, model_card
 
+    if agent_spec.startswith(SPEC_PREFIX):
         try:
-            card = model_card(agent_spec[len("pretrained:"):])
+            card = model_card(agent_spec[len(SPEC_PREFIX):])
         except PretrainedError as exc:
             raise UsageError(str(exc)) from None
         return card["env_id"], {**card["env_kwargs"], **env_kwargs}
