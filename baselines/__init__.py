@@ -13,6 +13,8 @@ name                          method (seed)
                               generalised paper's greedy with ``pool="candidates",
                               tie_break="first", order="game"``)
 ``"expected-size"``           smallest sum of squared buckets (wordle_minimax_solver.txt var. 2)
+``"most-buckets"``            most buckets (not from a seed: the rule the learned policies
+                              start from, see :mod:`guessgym.baselines.minimax`)
 ``"min-average"``             expectimin depth 1 or 2 (nerdle_min_average_report.txt)
 ``"pattern-entropy"``         largest feedback-pattern entropy (nerdle_entropy_blog.txt)
 ``"position-entropy"``        largest per-position character entropy (nerdle_entropy_blog.txt)
@@ -42,7 +44,7 @@ from ..agents.registry import register
 from .clique import CliqueAgent
 from .entropy import PatternEntropyAgent, PositionEntropyAgent
 from .min_average import MinAverageAgent
-from .minimax import ExpectedSizeAgent, LeastWorstAgent
+from .minimax import ExpectedSizeAgent, LeastWorstAgent, MostBucketsAgent
 from .optimal_agent import OptimalAgent
 from .random_consistent import RandomConsistentAgent
 from .unique_chars import UniqueCharsAgent
@@ -52,6 +54,7 @@ BASELINES: dict[str, type[CandidateAgent]] = {
     for cls in (
         LeastWorstAgent,
         ExpectedSizeAgent,
+        MostBucketsAgent,
         MinAverageAgent,
         PatternEntropyAgent,
         PositionEntropyAgent,
@@ -87,6 +90,7 @@ __all__ = [
     "ExpectedSizeAgent",
     "LeastWorstAgent",
     "MinAverageAgent",
+    "MostBucketsAgent",
     "OptimalAgent",
     "PatternEntropyAgent",
     "PositionEntropyAgent",

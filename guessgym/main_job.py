@@ -101,7 +101,9 @@ class Entry:
 BASELINE_NAMES: tuple[str, ...] = tuple(BASELINES)
 
 #: Searches over the whole guess list at each decision: run in worker processes.
-EXPENSIVE: frozenset[str] = frozenset({"least-worst", "expected-size", "min-average", "pattern-entropy", "clique"})
+EXPENSIVE: frozenset[str] = frozenset(
+    {"least-worst", "expected-size", "most-buckets", "min-average", "pattern-entropy", "clique"}
+)
 
 _UNIQUE_CHARS_NERDLE = Entry(
     NERDLE, "unique-chars", env_kwargs=_frozen({"guesses": "all"}), label="guesses=all",

@@ -222,3 +222,42 @@ def test_least_worst_reproduces_the_report_on_every_nyt_answer() -> None:
     # the report: 1 x1, 2.9% x2, 42.3% x3, 51.0% x4, 3.7% x5, mean 3.55
     assert list(np.bincount(steps)) == [0, 1, 67, 977, 1178, 86]
     assert steps.mean() == pytest.approx(3.5548, abs=1e-4)
+
+
+# ---- most-buckets (no seed: the learned policies' starting rule) ------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_most_buckets_keeps_a_guess_with_the_most_distinct_patterns(seed: int) -> None:
+    # Slow obvious reference: the set of score(guess, answer) strings over the candidates.
+    full = wordle()
+    rng = np.random.default_rng(seed)
+    answers = sorted(rng.choice(full.answers, 60, replace=False).tolist())
+    guesses = sorted(set(answers) | set(rng.choice(full.guesses, 200, replace=False).tolist()))
+    game = wordle(answers=answers, guesses=guesses)
+    agent = make_baseline("most-buckets")
+    agent.begin(game)
+    opener = agent.propose()
+    agent.observe(opener, score(game.guesses[opener], answers[0]))
+    for state in (None, agent.state):
+        cands = [game.answers[i] for i in (state.candidates.indices if state else range(len(answers)))]
+        if state is None:
+            agent.begin(game)
+            choice = agent.propose()
+        else:
+            choice = agent.choose(state)
+        patterns = {g: len({score(g, a) for a in cands}) for g in game.guesses}
+        best = max(patterns.values())
+        assert patterns[game.guesses[choice]] == best
+        tied_candidates = [g for g in cands if patterns[g] == best]
+        if tied_candidates:  # BetterOf: a tied candidate wins over a tied non-candidate
+            assert game.guesses[choice] in tied_candidates
+
+
+def test_most_buckets_opens_with_the_most_patterns_on_nyt_wordle() -> None:
+    game = wordle()
+    agent = make_baseline("most-buckets")
+    agent.begin(game)
+    m = PatternMatrix.for_game(game)
+    counts = [len(np.unique(m.row(g))) for g in range(len(game.guesses))]
+    assert len(np.unique(m.row(agent.propose()))) == max(counts)
