@@ -57,7 +57,11 @@ numbers), which the critic needs to value a state.
 ``{"log expected left": -300}`` the untrained greedy policy plays the guess with the smallest expected
 bucket (the expected-size baseline, up to ties and the candidate score), and its samples are
 spread over the guesses that split nearly as well. Training then starts from a strong greedy
-player and learns where to deviate from it, instead of rediscovering it from uniform play.
+player and learns where to deviate from it, instead of rediscovering it from uniform play. The
+shipped Wordle and Nerdle models start from ``{"log buckets": 600, "log expected left": -300}``
+(most buckets first, the most-buckets baseline, then the fewest candidates left): a prior on
+``log buckets`` alone is as good greedily, but every guess ties on it when one candidate is
+left, so the *sampled* policy almost never plays the answer and training rollouts are lost.
 
 Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
 plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.

@@ -317,3 +317,24 @@ def test_bad_split_priors_are_named(changes: dict, message: str) -> None:
     kwargs = {"split_features": True, **changes}
     with pytest.raises(ValueError, match=message):
         _policy(nerdle(5), **kwargs)
+
+
+def test_the_shipped_split_prior_makes_the_sampled_policy_play_the_last_candidate() -> None:
+    # configs/wordle.toml: most buckets, then fewest candidates left. Most buckets alone is as good
+    # greedily, but every guess ties on it once one candidate is left, so a *sampled* policy (what
+    # PPO's rollouts play) rarely plays the answer; the second term fixes that.
+    from guessgym.agents.evaluate import evaluate
+    from guessgym.agents.learned import LearnedAgent
+
+    game = nerdle(6)
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=game, track_candidates=False))
+    kwargs = {"game": game, "net_arch": {"pi": [16], "vf": [16]}, "split_features": True}
+
+    def sampled(prior: dict[str, float]) -> float:
+        model = MaskablePPO(MaskableGuessPolicy, env, seed=0, device="cpu",
+                            policy_kwargs={**kwargs, "split_prior": prior})
+        return evaluate(LearnedAgent(model, deterministic=False, seed=1), game, progress=False).win_rate
+
+    shipped = sampled({"log buckets": 600.0, "log expected left": -300.0})
+    buckets_only = sampled({"log buckets": 600.0})
+    assert shipped == 1.0 and buckets_only < 0.5, (shipped, buckets_only)
