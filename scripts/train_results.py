@@ -29,6 +29,7 @@ Usage (from the repository root)::
     python scripts/train_results.py --games mini-nerdle --ship
     python scripts/train_results.py --games wordle --ship --lookahead 5 --transfer
     python scripts/train_results.py --eval-only --games wordle    # re-evaluate a finished run
+    python scripts/train_results.py --eval-only --reuse-evaluation --games nerdle --ship   # ship it, no replay
     python scripts/train_results.py --games mini-nerdle --tag uniform --set candidate_prior=0
 """
 
@@ -91,18 +92,22 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
         train(config, resume=True)
         print(f"   training session took {time.perf_counter() - started:.0f} s", flush=True)
     final = json.loads((run_dir / "final.json").read_text())
-    agent = load_agent(run_dir / "model.zip", name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}
-    print(f"   evaluating on every answer through guessgym.agents.evaluate ({config.env_id})", flush=True)
-    result: EvaluationResult = evaluate(
-        agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
-    )
-    result.meta.update(
-        {"training_steps": final["steps"], "training_wall_s": final["wall_time_s"], "config": f"configs/{game}.toml"}
-    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"learned-{game}" + (f"-{args.tag}" if args.tag else "")
+    result = saved_evaluation(out / f"{stem}.json", final) if args.reuse_evaluation else None
+    if result is None:
+        agent = load_agent(run_dir / "model.zip",
+                           name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
+        print(f"   evaluating on every answer through guessgym.agents.evaluate ({config.env_id})", flush=True)
+        result = evaluate(
+            agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
+        )
+        result.meta.update({"training_steps": final["steps"], "training_wall_s": final["wall_time_s"],
+                            "config": f"configs/{game}.toml"})
+    else:
+        print(f"   reusing {out / f'{stem}.json'}: the evaluation of this run's final model", flush=True)
     result.to_json(out / f"{stem}.json")
     result.plot_histogram(out / f"{stem}.png")
     plot_curve(run_dir, f"{config.algorithm} guess policy on {final['game']}", out / f"{stem}-curve.png")
@@ -144,6 +149,20 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     if args.transfer and game.startswith("wordle"):
         summary["transfer"] = run_transfer(game, run_dir, env_kwargs, args, out)
     return summary
+
+
+def saved_evaluation(path: Path, final: dict[str, Any]) -> EvaluationResult | None:
+    """The saved evaluation at ``path`` if it is of the run that ``final`` (its final.json) describes.
+
+    A finished run is identified by its steps and training wall time (a resumed or extended run
+    changes both); the evaluation is deterministic, so replaying every answer again would give
+    the same result.
+    """
+    if not path.is_file():
+        return None
+    saved = EvaluationResult.from_json(path)
+    run = (saved.meta.get("training_steps"), saved.meta.get("training_wall_s"))
+    return saved if run == (final["steps"], final["wall_time_s"]) else None
 
 
 def reference_rows(run_dir: Path) -> list[dict[str, Any]]:
@@ -237,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--tag", default="", help="a variant name: runs <game>-<tag>, writes learned-<game>-<tag>.*")
     parser.add_argument("--eval-only", action="store_true", help="evaluate finished runs without training")
+    parser.add_argument("--reuse-evaluation", action="store_true",
+                        help="with --eval-only: reuse the saved evaluation of the same finished run (e.g. to --ship "
+                             "or add --lookahead without replaying every answer)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for the evaluation")
     parser.add_argument("--ship", action="store_true", help="write the model and its card into agents/pretrained/")
     parser.add_argument("--lookahead", type=int, default=0, metavar="K",

@@ -465,3 +465,25 @@ def test_split_features_train_through_a_curriculum(tmp_path: Path) -> None:
     path = train(config)
     final = json.loads((config.run_dir / "final.json").read_text())
     assert path.is_file() and final["final_eval"]["games"] == 127
+
+
+def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_path: Path) -> None:
+    import importlib.util
+
+    from guessgym.agents.evaluate import evaluate
+    from guessgym.baselines import make_baseline
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "train_results.py"
+    spec = importlib.util.spec_from_file_location("train_results_script", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    result = evaluate(make_baseline("least-worst"), nerdle(5), progress=False)
+    result.meta.update({"training_steps": 1024, "training_wall_s": 12.5})
+    path = tmp_path / "learned-micro.json"
+    assert module.saved_evaluation(path, {"steps": 1024, "wall_time_s": 12.5}) is None  # nothing saved yet
+    result.to_json(path)
+    reused = module.saved_evaluation(path, {"steps": 1024, "wall_time_s": 12.5})
+    assert reused is not None and reused.distribution == result.distribution
+    assert module.saved_evaluation(path, {"steps": 2048, "wall_time_s": 30.0}) is None  # a resumed, longer run
