@@ -58,8 +58,9 @@ numbers), which the critic needs to value a state.
 bucket (the expected-size baseline, up to ties and the candidate score), and its samples are
 spread over the guesses that split nearly as well. Training then starts from a strong greedy
 player and learns where to deviate from it, instead of rediscovering it from uniform play. The
-shipped Wordle and Nerdle models start from ``{"log buckets": 600, "log expected left": -300}``
-(most buckets first, the most-buckets baseline, then the fewest candidates left): a prior on
+shipped Wordle models start from ``{"log buckets": 600, "log expected left": -300}`` (Nerdle:
+3000 on buckets), most buckets first (the most-buckets baseline), then the fewest candidates
+left: a prior on
 ``log buckets`` alone is as good greedily, but every guess ties on it when one candidate is
 left, so the *sampled* policy almost never plays the answer and training rollouts are lost.
 
