@@ -60,9 +60,9 @@ spread over the guesses that split nearly as well. Training then starts from a s
 player and learns where to deviate from it, instead of rediscovering it from uniform play. The
 shipped Wordle models start from ``{"log buckets": 600, "log expected left": -300}`` (Nerdle:
 3000 on buckets), most buckets first (the most-buckets baseline), then the fewest candidates
-left: a prior on
-``log buckets`` alone is as good greedily, but every guess ties on it when one candidate is
-left, so the *sampled* policy almost never plays the answer and training rollouts are lost.
+left: a prior on ``log buckets`` alone is as good greedily, but every guess ties on it when one
+candidate is left, so the *sampled* policy almost never plays the answer and training rollouts
+are lost.
 
 Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
 plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.

@@ -237,21 +237,19 @@ def test_most_buckets_keeps_a_guess_with_the_most_distinct_patterns(seed: int) -
     game = wordle(answers=answers, guesses=guesses)
     agent = make_baseline("most-buckets")
     agent.begin(game)
-    opener = agent.propose()
-    agent.observe(opener, score(game.guesses[opener], answers[0]))
-    for state in (None, agent.state):
-        cands = [game.answers[i] for i in (state.candidates.indices if state else range(len(answers)))]
-        if state is None:
-            agent.begin(game)
-            choice = agent.propose()
-        else:
-            choice = agent.choose(state)
-        patterns = {g: len({score(g, a) for a in cands}) for g in game.guesses}
+
+    def assert_most_patterns(choice: int, candidates: list[str]) -> None:
+        patterns = {g: len({score(g, a) for a in candidates}) for g in game.guesses}
         best = max(patterns.values())
         assert patterns[game.guesses[choice]] == best
-        tied_candidates = [g for g in cands if patterns[g] == best]
+        tied_candidates = [g for g in candidates if patterns[g] == best]
         if tied_candidates:  # BetterOf: a tied candidate wins over a tied non-candidate
             assert game.guesses[choice] in tied_candidates
+
+    opener = agent.propose()
+    assert_most_patterns(opener, answers)
+    agent.observe(opener, score(game.guesses[opener], answers[0]))
+    assert_most_patterns(agent.propose(), [game.answers[i] for i in agent.state.candidates.indices])
 
 
 def test_most_buckets_opens_with_the_most_patterns_on_nyt_wordle() -> None:
