@@ -20,6 +20,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from guessgym.agents import learned
 from guessgym.agents.base import UnsupportedGameError
+from guessgym.agents.episodes import play_batched
 from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
 from guessgym.envs.atomic import _host
 from guessgym.envs.env import GuessEnv
@@ -444,6 +445,35 @@ def test_a_run_stops_at_its_target_and_stays_finished(tmp_path: Path) -> None:
     assert final["final_eval"]["win_rate"] == 1.0 and path.is_file()
     again = train(config, resume=True)  # complete: nothing more to train
     assert again == path and json.loads((config.run_dir / "final.json").read_text())["steps"] == final["steps"]
+
+
+def test_the_best_evaluated_model_is_kept_and_reproduces_its_score(tmp_path: Path) -> None:
+    # Evaluations on a 40-answer sample every 512 steps, then every answer at the end: the best
+    # model is ranked among all of them on the sample, and the file holds that model.
+    config = tiny_config(tmp_path, "best", total_steps=4 * 512, eval_answers=40, curriculum=[])
+    train(config)
+    rows = read_eval_rows(config.run_dir)
+    final = json.loads((config.run_dir / "final.json").read_text())
+    best = json.loads((config.run_dir / "best.json").read_text())
+    assert final["best"] == best and best["games"] == 40
+    sample_rows = [r for r in rows if int(r["games"]) == 40]
+    assert [int(r["step"]) for r in sample_rows] == [0, 512, 1024, 1536]
+
+    model = load_model(config.run_dir / "best_model.zip")
+    game = model.policy.game
+    sample = np.sort(np.random.default_rng(config.seed + 1).choice(len(game.answers), 40, replace=False))
+    replayed = play_batched(learned.policy_actions(model.policy), game, sample)
+    assert model.num_timesteps == best["step"]
+    assert replayed["win_rate"] == best["win_rate"] and replayed["mean_guesses"] == pytest.approx(best["mean_guesses"])
+
+    # No model evaluated in the run ranks above it (the final one is ranked on the sample too).
+    last = load_model(config.run_dir / "model.zip")
+    on_sample = play_batched(learned.policy_actions(last.policy), game, sample)
+    scores = [(float(r["win_rate"]), -float(r["mean_guesses"])) for r in sample_rows]
+    scores.append((on_sample["win_rate"], -on_sample["mean_guesses"]))
+    assert (best["win_rate"], -best["mean_guesses"]) == max(scores)
+    assert best["step"] == min(s for s, score in zip([0, 512, 1024, 1536, final["steps"]], scores)
+                               if score == max(scores))
 
 
 @pytest.mark.parametrize(("changes", "message"), [

@@ -17,6 +17,7 @@ records what the others have written). Evaluations play through
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import math
 import os
@@ -31,7 +32,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from ..agents.episodes import play_batched
 from ..agents.learned import policy_actions
-from ..envs.atomic import atomic_open
+from ..envs.atomic import atomic_open, atomic_path, atomic_write_bytes
 from .checkpoints import rng_state, save_checkpoint
 from .config import TrainConfig
 from .curriculum import CurriculumCallback
@@ -135,6 +136,13 @@ class EvalCallback(BaseCallback):
     (step, games, win rate, mean guesses, training wall time so far). Uses no global random state,
     so it does not change the training trajectory. The curriculum's answer pool is lifted during
     the evaluation: it always plays the full game.
+
+    With ``best_dir``, the best model evaluated so far (most wins, then fewest guesses per win;
+    the earlier one on a tie) is kept as ``best_dir/best_model.zip`` with ``best.json`` (its step
+    and scores), both written atomically. Every model is ranked on the same answers: the final
+    evaluation plays every answer, and is ranked by its games on the evaluation set. Training
+    does not always improve on its start (step 0 is evaluated too), so the best model may be the
+    untrained one: best.json then says so.
     """
 
     HEADER = ["step", "games", "win_rate", "mean_guesses", "wall_time_s"]
@@ -148,9 +156,12 @@ class EvalCallback(BaseCallback):
         curriculum: CurriculumCallback | None = None,
         target: tuple[float | None, float | None] = (None, None),
         report: Callable[[dict[str, Any], float], None] | None = None,
+        best_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.log = _CsvLog(path, self.HEADER)
+        self.best_dir = best_dir
+        self.best: dict[str, Any] | None = None
         self.every = every
         self.answers = answers
         self.clock = clock
@@ -204,10 +215,30 @@ class EvalCallback(BaseCallback):
         logger.info("eval at step %d: %.4f wins, %.3f guesses", step, result["win_rate"], mean)
         if self.report is not None:
             self.report(self.last, wall)
+        self._keep_if_best(result, answers, step)
         if self.reached_at is None and self.met(result):
             self.reached_at = step
             logger.info("target reached at step %d: the run stops here", step)
         return result
+
+    def _keep_if_best(self, result: dict[str, Any], answers: np.ndarray | None, step: int) -> None:
+        if self.best_dir is None:
+            return
+        if answers is not None and self.answers is not None:  # every answer played: rank on the set
+            guesses = np.asarray(result["guesses"])[np.searchsorted(answers, self.answers)]
+            wins = int((guesses > 0).sum())
+            result = {"games": len(guesses), "wins": wins, "win_rate": wins / len(guesses),
+                      "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan")}
+        mean = None if math.isnan(result["mean_guesses"]) else float(result["mean_guesses"])
+        if self.best is not None and _rank(result["win_rate"], mean) <= _rank(self.best["win_rate"],
+                                                                             self.best["mean_guesses"]):
+            return
+        self.best = {"step": int(step), "games": int(result["games"]), "win_rate": float(result["win_rate"]),
+                     "mean_guesses": mean}
+        with atomic_path(self.best_dir / "best_model.zip", suffix=".tmp.zip") as tmp:  # SB3 appends ".zip"
+            self.model.save(tmp)
+        atomic_write_bytes(self.best_dir / "best.json", json.dumps(self.best, indent=2).encode())
+        logger.info("best model so far at step %d", step)
 
     def _on_rollout_start(self) -> None:
         if self.every > 0 and self.model.num_timesteps >= self.next_step:
@@ -218,12 +249,20 @@ class EvalCallback(BaseCallback):
         return self.reached_at is None  # False ends model.learn() once the target is reached
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rows": self.log.rows, "next_step": self.next_step, "last": self.last}
+        return {"rows": self.log.rows, "next_step": self.next_step, "last": self.last, "best": self.best}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        # A best model saved after the checkpoint by a crashed session stays on disk until the
+        # replay, which is identical, reaches its step again and saves the same model.
         self.log.truncate(int(state["rows"]))
         self.next_step = int(state["next_step"])
         self.last = state.get("last")
+        self.best = state.get("best")
+
+
+def _rank(win_rate: float, mean_guesses: float | None) -> tuple[float, float]:
+    """Larger is better: more wins, then fewer guesses per win (none: no win to count)."""
+    return float(win_rate), -math.inf if mean_guesses is None else -float(mean_guesses)
 
 
 # ---- wall time across sessions ---------------------------------------------------------------------

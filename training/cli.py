@@ -115,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
             f"done: {summary['steps']:,} steps in {summary['wall_time_s']:.0f} s; greedy policy wins "
             f"{ev['wins']}/{ev['games']} ({100 * ev['win_rate']:.2f}%), {ev['mean_guesses']:.3f} guesses per win"
         )
+        best = summary.get("best")
+        if best:
+            mean = "no win" if best["mean_guesses"] is None else f"{best['mean_guesses']:.4f} guesses per win"
+            print(f"best evaluated model: step {best['step']:,} ({100 * best['win_rate']:.2f}% of "
+                  f"{best['games']:,} evaluation games, {mean}): {config.run_dir / 'best_model.zip'}")
         if (config.run_dir / "curve.png").is_file():
             print(f"learning curve: {config.run_dir / 'curve.png'}")
     print(f"model: {path}")

@@ -9,8 +9,11 @@ A run lives in ``<log_dir>/<run_name>/``:
 * ``eval.csv``: the greedy policy's win rate and mean guesses every ``eval_every`` steps, with
   the training wall time;
 * ``checkpoints/step-<N>/``: resumable checkpoints (see :class:`~guessgym.training.callbacks.CheckpointCallback`);
+* ``best_model.zip`` and ``best.json``: the best model evaluated so far and its step and scores
+  on the evaluation answers (training may end worse than it was at some evaluation; the final
+  model is ranked too);
 * ``model.zip`` and ``final.json`` once the run completes (model, steps, wall time, final
-  evaluation on every answer).
+  evaluation on every answer, the best model's step and scores).
 
 Resuming (``train(config, resume=True)``) loads the latest checkpoint, restores the games, the
 random generators and the callbacks' progress, truncates the CSV files and TensorBoard logs to
@@ -254,7 +257,7 @@ def _train(
     report = EvalReport(run_dir, f"{config.algorithm} guess policy on {game.name}", references,
                         print if print_evaluations else None)
     evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every, eval_answers, clock, curriculum,
-                              (config.target_win_rate, config.target_mean_guesses), report)
+                              (config.target_win_rate, config.target_mean_guesses), report, best_dir=run_dir)
     others = {"curriculum": curriculum, "curve": curve, "eval": evaluation}
     checkpointer = CheckpointCallback(
         run_dir, config.checkpoint_every, config.keep_checkpoints, config, clock, others, stop_event
@@ -269,7 +272,7 @@ def _train(
             if name in state["callbacks"]:
                 cb.load_state_dict(state["callbacks"][name])
     else:
-        for path in (run_dir / "curve.csv", run_dir / "eval.csv"):
+        for path in (run_dir / "curve.csv", run_dir / "eval.csv", run_dir / "best_model.zip", run_dir / "best.json"):
             path.unlink(missing_ok=True)
 
     purge = None if state is None else int(model.num_timesteps)
@@ -323,6 +326,7 @@ def _train(
             "win_rate": config.target_win_rate, "mean_guesses": config.target_mean_guesses,
             "reached_at_step": evaluation.reached_at},
         "references": references,
+        "best": evaluation.best,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     atomic_write_bytes(run_dir / "final.json", json.dumps(summary, indent=2).encode())
