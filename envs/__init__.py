@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .registration import ENV_SPECS, register_envs
 
 if TYPE_CHECKING:
+    from .chat import ChatGuessEnv
     from .engine import GameEngine, RewardConfig
     from .env import GuessEnv
     from .game import Game, make_game, nerdle, wordle
@@ -34,6 +35,7 @@ _LAZY = {
     "nerdle": "game",
     "wordle": "game",
     "GuessEnv": "env",
+    "ChatGuessEnv": "chat",
     "BatchedGuessEnv": "vector",
     "GameEngine": "engine",
     "RewardConfig": "engine",
@@ -42,8 +44,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "ENV_SPECS", "BatchedGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig", "TerminateOnInvalidAction",
-    "TextGuess", "make_game", "nerdle", "register_envs", "wordle",
+    "ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig",
+    "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle", "register_envs", "wordle",
 ]
 
 

@@ -18,6 +18,14 @@ ENV_SPECS: dict[str, dict[str, object]] = {
     "guessgym/MicroNerdle-v1": {"kind": "nerdle", "length": 5},
 }
 
+#: The chat ids (language-model agents: text in, text out) and the keyword arguments each fixes;
+#: every size of either game, hard mode and every list are keyword arguments of these two.
+CHAT_ENV_SPECS: dict[str, dict[str, object]] = {
+    "guessgym/WordleChat-v0": {"kind": "wordle", "length": 5},
+    "guessgym/NerdleChat-v0": {"kind": "nerdle", "length": 8},
+}
+CHAT_ENTRY_POINT = "guessgym.envs.chat.env:ChatGuessEnv"
+
 #: Why the ids are at v1 (Gymnasium's rule: a change to seeded episodes bumps the version).
 V1_CHANGE = (
     "v1 draws reset's random answers from a child stream of the seed (AnswerStream), which a "
@@ -34,7 +42,8 @@ VECTOR_ENTRY_POINT = "guessgym.envs.vector:make_batched"
 
 
 def register_envs() -> None:
-    """Register every id of :data:`ENV_SPECS` (ids already registered are left alone)."""
+    """Register every id of :data:`ENV_SPECS` and :data:`CHAT_ENV_SPECS` (ids already registered
+    are left alone)."""
     for env_id, kwargs in ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(
@@ -43,11 +52,20 @@ def register_envs() -> None:
                 vector_entry_point=VECTOR_ENTRY_POINT,
                 kwargs=dict(kwargs),
             )
+    for env_id, kwargs in CHAT_ENV_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=CHAT_ENTRY_POINT, kwargs=dict(kwargs))
 
 
 def current_id(env_id: str) -> str:
     """The id that replaced ``env_id`` (itself if current or unknown)."""
     return SUPERSEDED.get(env_id, env_id)
+
+
+def is_chat_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's chat environment class."""
+    spec = gym.registry.get(env_id)
+    return spec is not None and spec.entry_point == CHAT_ENTRY_POINT
 
 
 def is_guessgym_id(env_id: str) -> bool:
@@ -57,6 +75,6 @@ def is_guessgym_id(env_id: str) -> bool:
 
 
 __all__ = [
-    "ENTRY_POINT", "ENV_SPECS", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_guessgym_id",
-    "register_envs",
+    "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT",
+    "current_id", "is_chat_id", "is_guessgym_id", "register_envs",
 ]

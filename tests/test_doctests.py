@@ -18,7 +18,8 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 #: The packages of the distribution. Listed rather than discovered from ``guessgym.__path__``: an
 #: editable install maps the subpackages to the root folders, which that path does not contain.
-PACKAGES = ("guessgym", "guessgym.envs", "guessgym.agents", "guessgym.baselines", "guessgym.training")
+PACKAGES = ("guessgym", "guessgym.envs", "guessgym.envs.chat", "guessgym.agents", "guessgym.baselines",
+            "guessgym.training")
 
 
 def _modules() -> list[str]:

@@ -1,0 +1,313 @@
+"""The chat environment: a game played in conversation, for language-model agents."""
+
+from __future__ import annotations
+
+import math
+import string
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from ..engine import ANSWER
+from ..env import GuessEnv, check_render_mode
+from ..options import check_choice, check_int, check_number
+from .feedback import FEEDBACK_STYLES, TileFeedback
+from .prompts import ChatPrompts
+from .replies import INVALID_KINDS, ReplyParser, Verdict
+from .rules import rules_text
+
+#: What an invalid reply costs: another try at the same guess, or the turn.
+INVALID_POLICIES = ("retry", "forfeit")
+
+#: The options of :class:`ChatGuessEnv` itself; the others go to the game (:class:`GuessEnv`).
+CHAT_OPTIONS = ("invalid", "max_retries", "feedback", "reply_format", "reply_instruction", "max_reply_chars",
+                "prompts", "invalid_penalty")
+
+#: ``max_reply_chars`` unless given: the action space needs a length, and no sensible reply is longer.
+DEFAULT_MAX_REPLY_CHARS = 100_000
+
+#: The room given to each message the environment writes, in the observation space's bound.
+_MESSAGE_ROOM = 8_192
+
+
+class AnyText(spaces.Text):
+    """A :class:`gymnasium.spaces.Text` of any Unicode characters.
+
+    A model's reply, and so the conversation, may contain any character; ``Text`` checks every
+    character against a charset. This space checks only the type and length; :meth:`sample`
+    draws printable ASCII (which is how ``check_env`` exercises the environment).
+    """
+
+    def __init__(self, max_length: int, *, min_length: int = 0, seed: int | None = None) -> None:
+        super().__init__(max_length, min_length=min_length, charset=string.printable, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"AnyText({self.min_length}, {self.max_length})"
+
+
+class ChatGuessEnv(gym.Env[str, str]):
+    """Wordle or Nerdle in conversation: the observation is the conversation, the action a reply.
+
+    ## Description
+    The game of :class:`~guessgym.envs.env.GuessEnv` (same rules, lists, hard mode, seeding),
+    played by text. A system message states the rules of this exact game
+    (:func:`~guessgym.envs.chat.rules.rules_text`) and the reply format; each reply of the model
+    is read by :class:`~guessgym.envs.chat.replies.ReplyParser`, played, and answered with the
+    tiles (letters, emoji squares or both) and the same tiles in words.
+
+    ## Action Space
+    :class:`AnyText` of up to ``max_reply_chars`` characters: the model's whole reply. By default
+    the guess is the last ``[...]`` in it (``reply_format``). A non-string action raises ``TypeError``.
+
+    ## Observation Space
+    :class:`AnyText`: the conversation so far, each message as ``"### role\\ncontent"``, separated
+    by blank lines. The same messages are in ``info["messages"]`` as ``{"role", "content"}``
+    dicts, ready for a chat-completions request (do not modify them: they are shared).
+
+    ## Invalid Replies
+    A reply without a guess in the format (``"format"``), with a guess of the wrong length
+    (``"length"``), an unknown word or an equation that is not valid and true (``"unknown"``),
+    or a guess that breaks hard mode (``"hard_mode"``) is invalid. The model is told which and why.
+    With ``invalid="retry"`` (default) it does not use a guess, and the model may try again up to
+    ``max_retries`` times for the same guess; one more invalid reply loses the turn. With
+    ``invalid="forfeit"`` every invalid reply loses the turn. A lost turn uses a guess without
+    tiles. An invalid reply never earns credit: its reward is ``invalid_penalty`` (0, or
+    negative).
+
+    ## Rewards
+    A valid guess earns what it earns in :class:`~guessgym.envs.env.GuessEnv`: ``win_reward``
+    (1.0) for the winning guess, whatever the attempt; ``loss_reward`` (0.0) when the last
+    attempt is used without a win, whether by a guess or a lost turn; the shaping of
+    ``reward_mode="shaped"`` and ``step_penalty`` if set. An episode is a win or a loss, never a
+    draw.
+
+    ## Starting State
+    The system message and the first user message; the answer is drawn as in ``GuessEnv``, or
+    fixed with ``reset(options={"answer": ...})``.
+
+    ## Episode End
+    ``terminated`` when the answer is guessed or every attempt is used (by guesses or lost
+    turns). ``truncated`` is always False: retries are bounded, so a game always ends within
+    ``max_attempts * (max_retries + 1)`` replies. ``step`` after the end raises ``RuntimeError``.
+
+    ## Information
+    * ``"messages"``: the conversation as ``{"role", "content"}`` dicts.
+    * ``"attempt"``: attempts used (valid guesses and lost turns); ``"guesses"``: valid guesses.
+    * ``"turn"``: replies so far, retries included.
+    * ``"guess"``, ``"tiles"`` (``G``/``Y``/``B``), ``"pattern"``, ``"candidates"``: as in
+      ``GuessEnv`` for this reply's guess (``""``, ``""``, ``-1`` for an invalid reply).
+    * ``"invalid_kind"`` (``""`` or one of ``"format"``, ``"length"``, ``"unknown"``,
+      ``"hard_mode"``), ``"invalid_reason"`` (the message the model saw).
+    * ``"invalid_counts"``: invalid replies of this game by kind; ``"retries"``: retries used
+      for the current guess; ``"forfeits"``: turns lost.
+    * ``"won"`` and ``"answer"``: once the game has ended.
+
+    ## Arguments
+    ``gymnasium.make("guessgym/WordleChat-v0", **kwargs)`` or ``ChatGuessEnv(render_mode, **kwargs)``:
+
+    * every argument of ``GuessEnv`` (``kind``, ``length``, ``word_list``, ``answers``,
+      ``guesses``, ``max_attempts``, ``hard_mode``, rewards, ``matrix_cache``);
+    * ``invalid`` (``"retry"``/``"forfeit"``), ``max_retries`` (2), ``invalid_penalty`` (0.0);
+    * ``feedback``: ``"letters"``, ``"emoji"`` or ``"both"`` (default);
+    * ``reply_format``: ``"brackets"`` (default), ``"tags"``, ``"plain"`` or a regular expression
+      with one group, with ``reply_instruction`` (how the prompt asks for it, ``{example}``
+      marking an example guess); ``max_reply_chars`` (100,000; longer replies are format errors);
+    * ``prompts``: a :class:`~guessgym.envs.chat.prompts.ChatPrompts` or a dict of templates
+      replacing the defaults.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        invalid: str = "retry",
+        max_retries: int = 2,
+        feedback: str = "both",
+        reply_format: Any = "brackets",
+        reply_instruction: str | None = None,
+        max_reply_chars: int | None = DEFAULT_MAX_REPLY_CHARS,
+        prompts: ChatPrompts | dict[str, str] | None = None,
+        invalid_penalty: float = 0.0,
+        **game_options: Any,
+    ) -> None:
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.invalid = check_choice("invalid", invalid, INVALID_POLICIES)
+        self.max_retries = check_int("max_retries", max_retries, minimum=0)
+        self.invalid_penalty = check_number("invalid_penalty", invalid_penalty)
+        if not math.isfinite(self.invalid_penalty) or self.invalid_penalty > 0:
+            raise ValueError(f"invalid_penalty must be 0 or negative (an invalid reply never earns credit), "
+                             f"got {invalid_penalty!r}")
+        check_choice("feedback", feedback, FEEDBACK_STYLES)
+        try:
+            self.env = GuessEnv(**game_options)
+        except TypeError as exc:
+            raise TypeError(f"{exc}; and the chat options {', '.join(CHAT_OPTIONS)}") from None
+        self.game = self.env.game
+        self.parser = ReplyParser(self.game, reply_format, max_reply_chars, reply_instruction)
+        self.prompts = ChatPrompts.from_value(prompts)
+        self.tiles = TileFeedback(self.game, feedback)
+        self._attempts = self.game.max_attempts
+        self._loss_reward = float(self.env.rewards.loss_reward)
+        self._solved = self.game.solved_pattern
+        self._tile_strings = self.env.engine.tile_strings
+        self.system_prompt = self.prompts.render(
+            "system", rules=rules_text(self.game), reply_format=self.parser.instruction,
+            attempts=self._attempts, length=self.game.length,
+        )
+        self.first_turn = self.prompts.render("first_turn", attempts=self._attempts, length=self.game.length)
+        reply_chars = DEFAULT_MAX_REPLY_CHARS if max_reply_chars is None else max_reply_chars
+        turns = self._attempts * (1 + (self.max_retries if self.invalid == "retry" else 0))
+        bound = len(self.system_prompt) + _MESSAGE_ROOM + turns * (2 * reply_chars + 2 * _MESSAGE_ROOM)
+        self.action_space = AnyText(reply_chars)
+        self.observation_space = AnyText(bound)
+        self._messages: list[dict[str, str]] = []
+        self._text = ""
+        self._done = True
+        self._started = False
+
+    # ---- gymnasium API ----------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        _, inner = self.env.reset(seed=seed, options=options)
+        self._messages = []
+        self._text = ""
+        self._add("system", self.system_prompt)
+        self._add("user", self.first_turn)
+        self._attempt = self._guesses = self._turn = self._retries = self._forfeits = 0
+        self._invalid_counts = dict.fromkeys(INVALID_KINDS, 0)
+        self._done = False
+        self._started = True
+        info = self._info("", "", -1, int(inner["candidates"]), Verdict(None, None))
+        if self.render_mode == "human":
+            self.render()
+        return self._text, info
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._done:
+            if not self._started:
+                raise RuntimeError("step() was called before reset(); call reset() to start a game")
+            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
+        if not isinstance(action, str):
+            raise TypeError(f"the action is the model's reply as a string, got {type(action).__name__} {action!r}")
+        self._add("assistant", action)
+        self._turn += 1
+        verdict = self.parser.parse(action)
+        reward = 0.0
+        guess, tiles, pattern, candidates = "", "", -1, -1
+        if verdict.valid:
+            _, inner_reward, inner_done, _, inner = self.env.step(verdict.action)  # type: ignore[arg-type]
+            if inner["invalid_action"]:
+                reason = ReplyParser.hard_mode_message(inner["invalid_reason"])
+                verdict = Verdict(None, verdict.guess, "hard_mode", reason)
+            else:
+                self._attempt += 1
+                self._guesses += 1
+                self._retries = 0
+                reward = float(inner_reward)
+                guess, pattern, candidates = inner["guess"], int(inner["pattern"]), int(inner["candidates"])
+                tiles = self._tile_strings[pattern]
+                won = pattern == self._solved
+                if won or self._attempt >= self._attempts:
+                    status = self._end(won)
+                    if not won and not inner_done:
+                        reward += self._loss_reward  # GuessEnv ends and pays it only at its own limit
+                else:
+                    status = self._left()
+                self._add("user", self.prompts.render(
+                    "feedback", attempt=self._attempt, attempts=self._attempts, guess=guess,
+                    tiles=self.tiles.tiles(pattern), words=self.tiles.words(guess, pattern), status=status,
+                ))
+        if not verdict.valid:
+            reward = self.invalid_penalty
+            self._invalid_counts[verdict.kind] += 1
+            if self.invalid == "retry" and self._retries < self.max_retries:
+                self._retries += 1
+                left = self.max_retries - self._retries
+                consequence = ("This did not use a guess; reply again "
+                               + (f"({left} more {'retry' if left == 1 else 'retries'} for this guess)." if left
+                                  else "(another invalid reply loses the turn)."))
+            else:
+                self._attempt += 1
+                self._forfeits += 1
+                self._retries = 0
+                if self._attempt >= self._attempts:
+                    reward += self._loss_reward
+                    consequence = f"This turn is lost, and it was the last.\n{self._end(False)}"
+                else:
+                    consequence = f"This turn is lost: {self._left()}"
+            self._add("user", self.prompts.render("invalid", message=verdict.message, consequence=consequence))
+        info = self._info(guess, tiles, pattern, candidates, verdict)
+        if self._done:
+            info["won"] = self._won
+            info["answer"] = self._answer
+        if self.render_mode == "human":
+            self.render()
+        return self._text, reward, self._done, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.render_mode == "human":
+            shown = self._messages[-2:] if self._turn else self._messages
+            print("\n\n".join(_format(m) for m in shown), flush=True)
+            return None
+        return self._text
+
+    # ---- helpers ------------------------------------------------------------------------------
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The conversation so far (a new list of the shared message dicts)."""
+        return list(self._messages)
+
+    def _add(self, role: str, content: str) -> None:
+        message = {"role": role, "content": content}
+        self._messages.append(message)
+        self._text = _format(message) if not self._text else f"{self._text}\n\n{_format(message)}"
+
+    def _left(self) -> str:
+        left = self._attempts - self._attempt
+        return f"{left} {'guess' if left == 1 else 'guesses'} left."
+
+    def _end(self, won: bool) -> str:
+        """End the game; the closing line (won or lost template)."""
+        self._done = True
+        self._won = won
+        self._answer = self.game.answers[int(self.env.engine.status[0][ANSWER])]
+        if won:
+            return self.prompts.render("won", attempt=self._attempt, attempts=self._attempts, answer=self._answer)
+        return self.prompts.render("lost", attempts=self._attempts, answer=self._answer)
+
+    def _info(self, guess: str, tiles: str, pattern: int, candidates: int, verdict: Verdict) -> dict[str, Any]:
+        return {
+            "messages": list(self._messages),
+            "attempt": self._attempt,
+            "guesses": self._guesses,
+            "turn": self._turn,
+            "guess": guess,
+            "tiles": tiles,
+            "pattern": pattern,
+            "candidates": candidates,
+            "invalid_kind": verdict.kind,
+            "invalid_reason": verdict.message,
+            "invalid_counts": dict(self._invalid_counts),
+            "retries": self._retries,
+            "forfeits": self._forfeits,
+        }
+
+
+def _format(message: dict[str, str]) -> str:
+    return f"### {message['role']}\n{message['content']}"
+
+
+__all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "AnyText", "ChatGuessEnv"]

@@ -1,0 +1,185 @@
+"""Reading a guess out of a language model's free-text reply, and saying what was wrong with it.
+
+A reply is read in two steps. :meth:`ReplyParser.extract` finds the guess by the reply format:
+the last ``[...]`` (``"brackets"``, the default), the last ``<guess>...</guess>`` (``"tags"``),
+the whole reply (``"plain"``) or the last match of a user's regular expression with one group.
+:meth:`ReplyParser.parse` then normalises it (whitespace removed anywhere, surrounding quotes,
+backticks, asterisks and a final full stop dropped, Wordle in lower case) and checks it. Every
+invalid reply gets one of :data:`INVALID_KINDS` and a message addressed to the model:
+
+* ``"format"``: no guess in the required format (or a reply over ``max_reply_chars``);
+* ``"length"``: a guess of the wrong length;
+* ``"unknown"``: a word not in the list, or an equation that is not valid and true (or not in
+  this game's accepted equations);
+* ``"hard_mode"``: a playable guess that ignores revealed hints (found by the environment, which
+  knows the hints; :meth:`ReplyParser.hard_mode_message` words it).
+
+Examples:
+    >>> from guessgym.envs.game import wordle
+    >>> parser = ReplyParser(wordle())
+    >>> parser.parse("Let me think... [Crane]").guess
+    'crane'
+    >>> verdict = parser.parse("I will guess crane")
+    >>> verdict.kind, verdict.message
+    ('format', 'No guess found: end your reply with your guess in square brackets, like [crane].')
+    >>> parser.parse("[cranes]").kind, parser.parse("[xyzzy]").kind
+    ('length', 'unknown')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..equations import explain_invalid_equation
+from ..game import Game
+
+#: The kinds of invalid reply, in the order the checks find them.
+INVALID_KINDS = ("format", "length", "unknown", "hard_mode")
+
+#: The named reply formats: the pattern whose last match is the guess, and how the prompt asks for it.
+REPLY_FORMATS: dict[str, tuple[str | None, str]] = {
+    "brackets": (r"\[([^\[\]]*)\]", "end your reply with your guess in square brackets, like [{example}]"),
+    "tags": (r"<guess>(.*?)</guess>",
+             "end your reply with your guess between guess tags, like <guess>{example}</guess>"),
+    "plain": (None, "reply with your guess alone, like {example}"),
+}
+
+_STRIP = "\"'`*."
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a reply says: the guess and its action, or why it cannot be played.
+
+    Attributes:
+        action: the index of the guess in ``game.guesses`` (``None`` if invalid).
+        guess: the normalised guess text (``None`` when none was found).
+        kind: ``""`` for a playable guess, else one of :data:`INVALID_KINDS`.
+        message: what is wrong, addressed to the model (``""`` for a playable guess).
+    """
+
+    action: int | None
+    guess: str | None
+    kind: str = ""
+    message: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return not self.kind
+
+
+class ReplyParser:
+    """Extracts and checks guesses in replies for one game (see the module docstring).
+
+    Args:
+        game: the game whose guesses are accepted.
+        reply_format: ``"brackets"``, ``"tags"``, ``"plain"``, or a regular expression (string
+            or compiled) with exactly one group; its last match in the reply is the guess.
+        max_reply_chars: longer replies are format errors (``None``: no limit).
+        instruction: how the prompt asks for the format, with ``{example}``; required for a
+            custom expression (the named formats have their own).
+
+    Raises:
+        ValueError: an unknown format name, an expression without exactly one group, a custom
+            expression without ``instruction``, or ``max_reply_chars < 1``.
+    """
+
+    def __init__(self, game: Game, reply_format: str | re.Pattern[str] = "brackets",
+                 max_reply_chars: int | None = None, instruction: str | None = None) -> None:
+        self.game = game
+        if isinstance(reply_format, str) and reply_format in REPLY_FORMATS:
+            pattern, default_instruction = REPLY_FORMATS[reply_format]
+            self.format_name = reply_format
+        elif isinstance(reply_format, (str, re.Pattern)):
+            pattern, default_instruction = reply_format if isinstance(reply_format, str) else reply_format.pattern, ""
+            self.format_name = "custom"
+            if instruction is None:
+                raise ValueError(
+                    "a custom reply_format needs instruction=, the sentence that asks the model for it "
+                    "(with {example}), e.g. 'end your reply with GUESS: {example}'"
+                )
+        else:
+            raise ValueError(f"reply_format must be one of {sorted(REPLY_FORMATS)} or a regular expression "
+                             f"with one group, got {reply_format!r}")
+        self._regex: re.Pattern[str] | None = None
+        if pattern is not None:
+            try:
+                self._regex = re.compile(pattern, re.DOTALL) if isinstance(reply_format, str) else reply_format
+            except re.error as exc:
+                raise ValueError(f"reply_format {pattern!r} is not a valid regular expression: {exc}") from None
+            if self._regex.groups != 1:
+                raise ValueError(f"reply_format {pattern!r} must have exactly one group (the guess), "
+                                 f"it has {self._regex.groups}")
+        if max_reply_chars is not None and (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
+                                            or max_reply_chars < 1):
+            raise ValueError(f"max_reply_chars must be a positive integer or None, got {max_reply_chars!r}")
+        self.max_reply_chars = max_reply_chars
+        self.example = example_guess(game)
+        template = instruction if instruction is not None else default_instruction
+        try:
+            self.instruction = template.format(example=self.example)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"instruction {template!r} may use only the field {{example}}: {exc!r}") from None
+        self._wordle = game.kind == "wordle"
+        self._unit = "letters" if self._wordle else "symbols"
+        self._no_guess = f"No guess found: {self.instruction}."
+
+    def extract(self, reply: str) -> str | None:
+        """The raw guess text of ``reply`` by the format (``None``: the format is not followed)."""
+        if self._regex is None:
+            return reply
+        last = None
+        for last in self._regex.finditer(reply):  # noqa: B007  (the last match is the one wanted)
+            pass
+        return None if last is None else last.group(1)
+
+    def normalize(self, text: str) -> str:
+        """Whitespace removed, surrounding quotes/backticks/asterisks/full stop dropped, Wordle lower case."""
+        text = "".join(text.split()).strip(_STRIP)
+        return text.lower() if self._wordle else text
+
+    def parse(self, reply: str) -> Verdict:
+        """The verdict on ``reply`` (a string; anything else is a format error)."""
+        if not isinstance(reply, str):
+            return Verdict(None, None, "format", f"The reply must be text. {self._no_guess}")
+        if self.max_reply_chars is not None and len(reply) > self.max_reply_chars:
+            return Verdict(None, None, "format", f"Your reply has {len(reply):,} characters, more than the "
+                                                 f"{self.max_reply_chars:,} allowed. {self._no_guess}")
+        raw = self.extract(reply)
+        if raw is None:
+            return Verdict(None, None, "format", self._no_guess)
+        guess = self.normalize(raw)
+        action = self.game.guess_index.get(guess)
+        if action is not None:
+            return Verdict(action, guess)
+        if not guess:
+            return Verdict(None, None, "format", f"The guess is empty. {self._no_guess}")
+        if len(guess) != self.game.length:
+            return Verdict(None, guess, "length",
+                           f"'{guess}' has {len(guess)} {self._unit}; a guess needs exactly {self.game.length}.")
+        if self._wordle:
+            return Verdict(None, guess, "unknown", f"'{guess}' is not in the word list.")
+        reason = explain_invalid_equation(guess, allow_lone_zero=True)
+        if reason is not None:
+            return Verdict(None, guess, "unknown", f"'{guess}' is not a valid true equation: {reason}.")
+        return Verdict(None, guess, "unknown", f"'{guess}' is a true equation but not one this game accepts "
+                                               f"(its {len(self.game.guesses):,} equations: see the rules).")
+
+    @staticmethod
+    def hard_mode_message(reason: str) -> str:
+        """The environment's hard-mode rejection, addressed to the model."""
+        return reason[0].upper() + reason[1:] + "." if reason else "This guess breaks hard mode."
+
+
+def example_guess(game: Game) -> str:
+    """A fixed guess to show the format with: a well-known opener when the game has it, else the
+    first guess that is not a possible answer (so the example does not hint at the answer)."""
+    for word in ("crane", "slate", "9*8-7=65", "3*4-5=7", "12/3=4", "2*3=6"):
+        if word in game.guess_index:
+            return word
+    not_answers = [g for g, is_answer in zip(game.guesses, game.guess_is_answer) if not is_answer]
+    return (not_answers or list(game.guesses))[0]
+
+
+__all__ = ["INVALID_KINDS", "REPLY_FORMATS", "ReplyParser", "Verdict", "example_guess"]
