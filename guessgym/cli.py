@@ -433,6 +433,21 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_export_prompts(args: argparse.Namespace) -> int:
+    from .envs.chat.export import export_prompts
+
+    _check_env_id(args.env)
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    try:
+        summary = export_prompts(args.env, args.out, args.answers_out, env_kwargs=env_kwargs, games=args.games,
+                                 seed=args.seed)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    print(f"wrote {summary['games']:,} first-turn prompts of {summary['game']} to {summary['prompts']} "
+          f"and their answers, apart, to {summary['answers']}")
+    return 0
+
+
 def cmd_cache(args: argparse.Namespace) -> int:
     from .envs.cache import clear_cache, describe_cache, format_size, parse_size, prune_cache
 
@@ -634,6 +649,20 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--solver", default="least-worst", help="solver name (default: %(default)s)")
     p.add_argument("--solver-kwargs", nargs="+", metavar="KV")
     p.set_defaults(func=cmd_assist)
+
+    p = sub.add_parser(
+        "export-prompts", help="first-turn prompts of a chat game as JSONL, answers apart",
+        description="Write the first-turn messages (system and user) of chat games as JSON lines, one game per "
+                    "line with a random id, and the answers to a separate file keyed by the same ids, for "
+                    "supervised or RL fine-tuning of language models.",
+    )
+    p.add_argument("--env", default="guessgym/WordleChat-v0", help="chat environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
+    p.add_argument("--games", type=int, default=None, help="number of distinct answers (default: every answer)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the order and the ids (default: %(default)s)")
+    p.add_argument("--out", required=True, help="the prompts file (JSON lines)")
+    p.add_argument("--answers-out", required=True, help="the answers file (JSON lines; keep it from the model)")
+    p.set_defaults(func=cmd_export_prompts)
 
     p = sub.add_parser(
         "play", help="play in the terminal",

@@ -313,3 +313,61 @@ def test_bad_calls_are_named() -> None:
     with pytest.raises(TypeError, match="reply as a string"):
         env.step(3)  # type: ignore[arg-type]
     assert np.isfinite(env.observation_space.max_length)
+
+
+# ---- prompt export ------------------------------------------------------------------------------------------
+def read_jsonl(path) -> list[dict]:
+    import json
+
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_exported_prompts_replay_in_the_environment_and_the_answers_are_apart(tmp_path) -> None:
+    from guessgym.envs.chat.export import export_prompts
+
+    summary = export_prompts("guessgym/NerdleChat-v0", tmp_path / "p.jsonl", tmp_path / "a.jsonl",
+                             env_kwargs={"length": 5, "hard_mode": True}, seed=3)
+    prompts, answers = read_jsonl(tmp_path / "p.jsonl"), read_jsonl(tmp_path / "a.jsonl")
+    game = nerdle(5, hard_mode=True)
+    assert summary["games"] == len(prompts) == len(answers) == len(game.answers) == 127
+    assert sorted(a["answer"] for a in answers) == sorted(game.answers)  # every answer once
+    assert [p["id"] for p in prompts] == [a["id"] for a in answers] and len({p["id"] for p in prompts}) == 127
+    assert all(set(p) == {"id", "env_id", "env_kwargs", "game", "messages"} for p in prompts)
+    env = gym.make(prompts[0]["env_id"], **prompts[0]["env_kwargs"])
+    by_id = {a["id"]: a["answer"] for a in answers}
+    for prompt in prompts[:10]:
+        _, info = env.reset(options={"answer": by_id[prompt["id"]]})
+        assert info["messages"] == prompt["messages"]
+        _, reward, terminated, _, info = env.step(f"[{by_id[prompt['id']]}]")
+        assert reward == 1.0 and terminated and info["won"]
+
+
+def test_export_is_seeded_and_bad_requests_are_named(tmp_path) -> None:
+    from guessgym.envs.chat.export import export_prompts
+
+    def export(seed: int, name: str) -> list[dict]:
+        export_prompts("guessgym/WordleChat-v0", tmp_path / f"{name}.jsonl", tmp_path / f"{name}-a.jsonl",
+                       games=20, seed=seed)
+        return read_jsonl(tmp_path / f"{name}-a.jsonl")
+
+    assert export(5, "x") == export(5, "y") != export(6, "z")
+    assert len({a["answer"] for a in export(5, "x")}) == 20
+    with pytest.raises(ValueError, match="not a chat environment"):
+        export_prompts("guessgym/Wordle-v1", tmp_path / "p", tmp_path / "a")
+    with pytest.raises(ValueError, match="games must be from 1 to 2,309"):
+        export_prompts("guessgym/WordleChat-v0", tmp_path / "p", tmp_path / "a", games=0)
+    with pytest.raises(ValueError, match="two different files"):
+        export_prompts("guessgym/WordleChat-v0", tmp_path / "p", tmp_path / "p")
+
+
+def test_export_prompts_command(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from guessgym.cli import main
+
+    out, answers = tmp_path / "p.jsonl", tmp_path / "a.jsonl"
+    assert main(["export-prompts", "--env", "guessgym/NerdleChat-v0", "--env-kwargs", "length=6", "--games", "7",
+                 "--out", str(out), "--answers-out", str(answers)]) == 0
+    assert "wrote 7 first-turn prompts of mini-nerdle" in capsys.readouterr().out
+    assert len(read_jsonl(out)) == len(read_jsonl(answers)) == 7
+    plain = ["export-prompts", "--env", "guessgym/Nerdle-v1", "--out", str(out), "--answers-out", str(answers)]
+    assert main(plain) == 2
+    assert "is not a chat environment" in capsys.readouterr().err
