@@ -98,6 +98,7 @@ def play_game(
         played=tuple(played) if record_guesses else None,
         seconds=seconds,
         note=note,
+        invalid={"hard_mode": invalid},  # the only action GuessEnv rejects is a hard-mode violation
     )
 
 

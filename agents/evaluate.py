@@ -26,6 +26,7 @@ Examples:
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 import uuid
@@ -43,6 +44,7 @@ from . import backends
 from .base import Agent
 from .optima import known_optimum
 from .results import EvaluationResult
+from .text import TextAgent
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +186,7 @@ def _progress_callback(
 
 
 def evaluate(
-    agent: Agent,
+    agent: Agent | TextAgent,
     env: str | Game | gym.Env,
     *,
     answers: Iterable[str | int] | None = None,
@@ -199,6 +201,7 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     chunk_size: int | None = None,
     max_invalid_actions: int = backends.MAX_INVALID_ACTIONS,
+    transcripts: str | os.PathLike[str] | None = None,
 ) -> EvaluationResult:
     """Play ``agent`` on every chosen answer of a game and collect the results.
 
@@ -221,6 +224,14 @@ def evaluate(
         chunk_size: games per task for the parallel backends (default: about eight per worker).
         max_invalid_actions: rejected actions allowed in one game before it counts as lost (an
             agent stuck on a move the rules refuse would otherwise never finish).
+        transcripts: text agents only: the JSON-lines file of every game's conversation, written
+            as games finish and resumed from (see :mod:`guessgym.agents.chat_eval`).
+
+    A :class:`~guessgym.agents.text.TextAgent` (a language model) plays the game in conversation
+    through :func:`guessgym.agents.chat_eval.evaluate_chat`, ``n_jobs`` games at once in threads
+    (``env`` must then be a registered id: a chat id, or a plain id played in conversation;
+    ``env_kwargs`` may hold the chat options). The result has the same statistics, with each
+    game's invalid replies, turns, tokens and latency.
 
     Returns:
         An :class:`~guessgym.agents.results.EvaluationResult` with one record per answer, in order of play.
@@ -232,6 +243,19 @@ def evaluate(
             message says what to do, e.g. add an ``if __name__ == "__main__":`` guard).
         ConnectionError: ``backend="ray"`` and the cluster at ``ray_address`` cannot be reached.
     """
+    if isinstance(agent, TextAgent):
+        from .chat_eval import evaluate_chat
+
+        if not isinstance(env, str):
+            raise ValueError("a text agent plays a registered environment id (the chat env is built from it), "
+                             f"got {type(env).__name__}")
+        if backend not in ("auto", "serial"):
+            raise ValueError(f"a text agent plays its games in threads; backend={backend!r} does not apply")
+        return evaluate_chat(agent, env, env_kwargs=env_kwargs, answers=answers, sample=sample, seed=seed,
+                             max_attempts=max_attempts, concurrency=n_jobs if n_jobs > 1 else None,
+                             transcripts=transcripts, record_guesses=record_guesses, progress=progress)
+    if transcripts is not None:
+        raise ValueError("transcripts are written for text agents (language models) only")
     backends.check_not_bootstrapping()
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")

@@ -10,7 +10,11 @@ A spec is one of:
   needs the ``train`` extra);
 * ``"pretrained:NAME"``: a model shipped with guessgym (:mod:`guessgym.agents.pretrained`;
   ``train`` extra);
-* ``"module:Class"`` (or ``module:function``): any importable factory that returns an Agent.
+* ``"llm:MODEL"``: a language model on an OpenAI-compatible server
+  (:class:`~guessgym.agents.llm.LLMAgent`; keyword arguments ``base_url``, sampling...; needs the
+  ``llm`` extra), a :class:`~guessgym.agents.text.TextAgent` that plays the chat environment;
+* ``"module:Class"`` (or ``module:function``): any importable factory that returns an Agent
+  (or a TextAgent).
 
 Examples:
     >>> make_agent("min-average", depth=1).name
@@ -35,8 +39,9 @@ from typing import Any
 
 from ..envs.optional import require_extra
 from .base import Agent
+from .text import TextAgent
 
-AgentFactory = Callable[..., Agent]
+AgentFactory = Callable[..., "Agent | TextAgent"]
 
 #: Modules whose import registers the built-in agents (imported on the first lookup).
 BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.trees", "guessgym.agents.lookahead")
@@ -115,7 +120,7 @@ def _import_user_module(name: str) -> Any:
             raise exc from None
 
 
-def make_agent(spec: str, **kwargs: Any) -> Agent:
+def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
     """Build the agent a spec names (see the module docstring), with its keyword arguments.
 
     Raises:
@@ -139,6 +144,18 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             raise AgentSpecError(str(exc)) from None
         except TypeError as exc:
             raise AgentSpecError(f"bad arguments for agent {spec!r}: {exc}; it accepts: deterministic") from None
+    elif spec.startswith("llm:"):
+        model = spec[len("llm:"):]
+        if not model:
+            raise AgentSpecError("llm:MODEL needs the model name the server serves, e.g. llm:qwen2.5-7b-instruct")
+        require_extra("llm", "language-model agents (llm:MODEL)")
+        from .llm import LLMAgent
+
+        try:
+            agent = LLMAgent(model, **kwargs)
+        except (TypeError, ValueError) as exc:
+            raise AgentSpecError(f"bad arguments for agent {spec!r}: {exc}; it accepts: "
+                                 f"{', '.join(options_of(LLMAgent)[1:])}") from None
     elif spec.startswith("model:"):
         path = spec[len("model:"):]
         if not Path(path).exists():
@@ -188,8 +205,8 @@ def make_agent(spec: str, **kwargs: Any) -> Agent:
             ) from None
         except ValueError as exc:  # a value the agent refuses (its message says what is allowed)
             raise AgentSpecError(f"bad arguments for agent {spec!r}: {exc}") from None
-    if not isinstance(agent, Agent):
-        raise AgentSpecError(f"{spec!r} did not produce a guessgym Agent (got {type(agent).__name__})")
+    if not isinstance(agent, (Agent, TextAgent)):
+        raise AgentSpecError(f"{spec!r} did not produce a guessgym Agent or TextAgent (got {type(agent).__name__})")
     return agent
 
 

@@ -56,10 +56,31 @@ def result_markdown(self: EvaluationResult, hardest: int = 10) -> str:
         worst = self.hardest(hardest)
         shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
         lines += ["", f"Hardest answers: {shown}"]
+    accounting = accounting_line(self)
+    if accounting:
+        lines += ["", accounting]
     notes = sorted({r.note for r in self.records if r.note})
     if notes:
         lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
     return "\n".join(lines)
+
+
+def accounting_line(self: EvaluationResult) -> str:
+    """Invalid moves by kind, turns, lost turns, tokens and latency per game, when there is any
+    to report (``""`` for an agent that never made an invalid move and calls no model)."""
+    parts = []
+    kinds = self.invalid_by_kind
+    tokens = self.tokens_per_game
+    latency = self.latency_per_game
+    if kinds or tokens is not None or latency is not None:
+        by_kind = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items()) or "none"
+        parts.append(f"Invalid moves: {self.invalid_per_game:.3f} per game ({by_kind}); "
+                     f"turns per game {self.turns_per_game:.3f}, retries included; turns lost {self.n_forfeits:,}")
+    if tokens is not None:
+        parts.append(f"tokens per game: {tokens['prompt']:,.0f} prompt, {tokens['completion']:,.0f} completion")
+    if latency is not None:
+        parts.append(f"model latency per game: {latency:.2f} s")
+    return "; ".join(parts) + ("." if parts else "")
 
 
 def plot_histogram(self: EvaluationResult, path: str | os.PathLike[str]) -> Path:

@@ -52,14 +52,25 @@ class GameRecord:
 
     Attributes:
         answer: the hidden answer.
-        guesses: valid guesses played (the winning one included); for a lost game, the guesses
-            used before the game ended.
+        guesses: attempts used (the winning guess included): valid guesses, plus turns lost to
+            an invalid reply (chat games with ``invalid="forfeit"`` or after the retries); for a
+            lost game, the attempts used before the game ended.
         solved: whether the last guess was all green within the attempt limit.
         played: the guesses in order, when the evaluation recorded them (``record_guesses``).
         seconds: wall-clock time of the game (not compared: two runs of the same games are
             equal records even though they took different times).
         note: why a game was lost other than by running out of attempts (e.g. the agent kept
             choosing actions the rules reject), ``""`` otherwise.
+        invalid: invalid actions or replies by kind (``"hard_mode"`` for a rejected action of an
+            index agent; ``"format"``, ``"length"``, ``"unknown"``, ``"hard_mode"`` for a chat
+            reply); kinds that did not occur are left out.
+        turns: actions or replies submitted, invalid ones included (``guesses - forfeits +
+            sum(invalid)`` unless given).
+        forfeits: turns lost to an invalid reply (each used an attempt without tiles).
+        prompt_tokens, completion_tokens: tokens of the game's model requests, when the server
+            reported them (``None`` otherwise).
+        latency: seconds spent waiting for the model over the game (``None`` for agents that do
+            not call one; not compared).
     """
 
     answer: str
@@ -68,6 +79,22 @@ class GameRecord:
     played: tuple[str, ...] | None = None
     seconds: float = field(default=0.0, compare=False)
     note: str = ""
+    invalid: dict[str, int] = field(default_factory=dict, hash=False)
+    turns: int = -1
+    forfeits: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "invalid", {k: int(v) for k, v in self.invalid.items() if v})
+        if self.turns < 0:
+            object.__setattr__(self, "turns", self.guesses - self.forfeits + sum(self.invalid.values()))
+
+    @property
+    def n_invalid(self) -> int:
+        """Invalid actions or replies of every kind."""
+        return sum(self.invalid.values())
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -84,7 +111,17 @@ class GameRecord:
             played=tuple(played) if played is not None else None,
             seconds=float(d.get("seconds", 0.0)),
             note=str(d.get("note", "")),
+            invalid={str(k): int(v) for k, v in (d.get("invalid") or {}).items()},
+            turns=int(d.get("turns", -1)),
+            forfeits=int(d.get("forfeits", 0)),
+            prompt_tokens=_optional_int(d.get("prompt_tokens")),
+            completion_tokens=_optional_int(d.get("completion_tokens")),
+            latency=None if d.get("latency") is None else float(d["latency"]),
         )
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 @dataclass
@@ -218,9 +255,59 @@ class EvaluationResult:
         extra = self.total_guesses - int(optimum["total"])
         return extra, 100.0 * extra / int(optimum["total"])
 
+    # ---- accounting: invalid moves, turns, tokens, latency --------------------------------------
+    @property
+    def invalid_by_kind(self) -> dict[str, int]:
+        """Invalid actions or replies over every game, by kind (kinds that occurred)."""
+        totals: dict[str, int] = {}
+        for r in self.records:
+            for kind, n in r.invalid.items():
+                totals[kind] = totals.get(kind, 0) + n
+        return dict(sorted(totals.items()))
+
+    @property
+    def invalid_per_game(self) -> float:
+        return sum(r.n_invalid for r in self.records) / self.n_games if self.records else math.nan
+
+    @property
+    def turns_per_game(self) -> float:
+        """Actions or replies per game, invalid ones (retries) included."""
+        return sum(r.turns for r in self.records) / self.n_games if self.records else math.nan
+
+    @property
+    def n_forfeits(self) -> int:
+        return sum(r.forfeits for r in self.records)
+
+    @property
+    def tokens_per_game(self) -> dict[str, float] | None:
+        """Mean prompt and completion tokens per game, over the games whose server reported them."""
+        counted = [r for r in self.records if r.prompt_tokens is not None or r.completion_tokens is not None]
+        if not counted:
+            return None
+        return {"prompt": sum(r.prompt_tokens or 0 for r in counted) / len(counted),
+                "completion": sum(r.completion_tokens or 0 for r in counted) / len(counted),
+                "games": len(counted)}
+
+    @property
+    def latency_per_game(self) -> float | None:
+        """Mean seconds per game spent waiting for the model (``None`` without model calls)."""
+        timed = [r.latency for r in self.records if r.latency is not None]
+        return sum(timed) / len(timed) if timed else None
+
     def summary(self) -> dict[str, Any]:
         """The headline figures as a plain dict (handy for logging and tests)."""
         gap = self.gap_to_optimum
+        accounting: dict[str, Any] = {
+            "failures": self.n_failed,
+            "invalid_per_game": self.invalid_per_game,
+            "invalid_by_kind": self.invalid_by_kind,
+            "turns_per_game": self.turns_per_game,
+            "forfeits": self.n_forfeits,
+        }
+        if self.tokens_per_game is not None:
+            accounting["tokens_per_game"] = self.tokens_per_game
+        if self.latency_per_game is not None:
+            accounting["latency_per_game"] = self.latency_per_game
         return {
             "agent": self.label,
             "game": self.game,
@@ -235,6 +322,7 @@ class EvaluationResult:
             "total_guesses": self.total_guesses,
             "gap_to_optimum": None if gap is None else gap[0],
             "gap_to_optimum_percent": None if gap is None else round(gap[1], 4),
+            **accounting,
         }
 
     # ---- text ----------------------------------------------------------------------------------
@@ -334,6 +422,18 @@ def records_to_columns(records: Sequence[GameRecord]) -> dict[str, Any]:
     notes = [[i, r.note] for i, r in enumerate(records) if r.note]
     if notes:
         columns["notes"] = notes
+    kinds = sorted({kind for r in records for kind in r.invalid})
+    if kinds:
+        columns["invalid"] = {kind: [r.invalid.get(kind, 0) for r in records] for kind in kinds}
+    if any(r.turns != r.guesses - r.forfeits + r.n_invalid for r in records):
+        columns["turns"] = [r.turns for r in records]
+    if any(r.forfeits for r in records):
+        columns["forfeits"] = [r.forfeits for r in records]
+    for key in ("prompt_tokens", "completion_tokens"):
+        if any(getattr(r, key) is not None for r in records):
+            columns[key] = [getattr(r, key) for r in records]
+    if any(r.latency is not None for r in records):
+        columns["latency"] = [None if r.latency is None else round(r.latency, 6) for r in records]
     return columns
 
 
@@ -347,6 +447,15 @@ def records_from_columns(data: dict[str, Any] | list[dict[str, Any]]) -> list[Ga
             raise ValueError(f"records column {key!r} has {len(data.get(key, ()))} entries, expected {n}")
     played = data.get("played") or [None] * n
     notes = {int(i): str(note) for i, note in data.get("notes", [])}
+    invalid: dict[str, list[int]] = data.get("invalid", {})
+    optional: dict[str, list[Any]] = {}
+    for key in ("turns", "forfeits", "prompt_tokens", "completion_tokens", "latency", *invalid):
+        column = data.get(key) if key not in invalid else invalid[key]
+        if column is not None:
+            if len(column) != n:
+                raise ValueError(f"records column {key!r} has {len(column)} entries, expected {n}")
+            optional[key] = column
+    none = [None] * n
     return [
         GameRecord(
             answer=str(data["answer"][i]),
@@ -355,6 +464,12 @@ def records_from_columns(data: dict[str, Any] | list[dict[str, Any]]) -> list[Ga
             played=tuple(played[i]) if played[i] is not None else None,
             seconds=float(data["seconds"][i]),
             note=notes.get(i, ""),
+            invalid={kind: int(counts[i]) for kind, counts in invalid.items()},
+            turns=int(optional.get("turns", [-1] * n)[i]),
+            forfeits=int(optional.get("forfeits", [0] * n)[i]),
+            prompt_tokens=_optional_int(optional.get("prompt_tokens", none)[i]),
+            completion_tokens=_optional_int(optional.get("completion_tokens", none)[i]),
+            latency=None if optional.get("latency", none)[i] is None else float(optional["latency"][i]),
         )
         for i in range(n)
     ]

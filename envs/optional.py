@@ -23,6 +23,7 @@ from types import ModuleType
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
     "plots": ("matplotlib",),
+    "llm": ("httpx",),
     "ray": ("ray",),
 }
 

@@ -37,6 +37,7 @@ DEFAULT_ENV = "guessgym/Wordle-v1"
 AGENT_SPEC_HELP = (
     "a baseline name (see 'guessgym list'), pretrained:NAME for a shipped trained agent "
     "(see 'guessgym pretrained'), model:PATH for a trained agent (.zip or run directory), "
+    "llm:MODEL for a language model on an OpenAI-compatible server (--base-url), "
     "or module:Class for your own Agent class"
 )
 
@@ -194,8 +195,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.max_attempts is not None and args.max_attempts < 1:
         raise UsageError("--max-attempts must be at least 1")
+    text_agent = args.agent.startswith("llm:") or _is_chat_env(args.env)
+    if args.agent.startswith("llm:"):
+        if args.base_url:
+            agent_kwargs.setdefault("base_url", args.base_url)
+        agent_kwargs.setdefault("concurrency", args.jobs)
+    elif args.base_url:
+        raise UsageError("--base-url is for language-model agents (--agent llm:MODEL)")
     try:  # validate the cheap things before building a possibly slow agent
-        game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
+        if text_agent:
+            from .agents.chat_eval import chat_env_kwargs
+            from .envs.chat import ChatGuessEnv
+
+            game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
+        else:
+            game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
         select_answers(game, answers, sample, args.seed)
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
@@ -205,17 +219,36 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if backend == "ray":
         connect_ray_or_fail(args.address, args.jobs)
     agent = make_agent(args.agent, agent_kwargs)
+    from .agents.text import TextAgent
+
+    transcripts = None
+    if isinstance(agent, TextAgent):
+        extras = [f"{k}-{v}" for k, v in sorted(env_kwargs.items())]
+        which = args.answers.replace("@", "").replace(",", "+")[:40]
+        stem = _slug(args.env, _agent_slug(args.agent), *extras)
+        default = Path("transcripts") / f"{stem}__seed{args.seed}__{which}.jsonl"
+        transcripts = Path(args.transcripts) if args.transcripts else default
+        print(f"transcripts: {transcripts} (rerun the same command to resume)", file=sys.stderr)
+    elif args.transcripts:
+        raise UsageError("--transcripts is for language-model agents (--agent llm:MODEL)")
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
     from .agents.base import UnsupportedGameError
+    from .agents.chat_eval import EvaluationStopped
 
     try:
         result = evaluate(
             agent, args.env, answers=answers, sample=sample, seed=args.seed, max_attempts=args.max_attempts,
-            record_guesses=args.guesses, n_jobs=args.jobs, backend=backend, ray_address=args.address,
-            progress=callback or False, env_kwargs=env_kwargs,
+            record_guesses=args.guesses or isinstance(agent, TextAgent), n_jobs=args.jobs, backend=backend,
+            ray_address=args.address, progress=callback or False, env_kwargs=env_kwargs, transcripts=transcripts,
         )
     except UnsupportedGameError as exc:
         raise UsageError(f"agent {args.agent!r} cannot play {game.name}: {exc}") from None
+    except EvaluationStopped as exc:
+        close()
+        print(f"{PROG} evaluate: the evaluation stopped: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # e.g. a transcripts file of another evaluation
+        raise UsageError(str(exc)) from None
     finally:
         close()
     if agent_kwargs:
@@ -228,6 +261,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             stem += f"__m{args.max_attempts}"
         save_result(result, Path(args.out), stem)
     return 0
+
+
+def _is_chat_env(env_id: str) -> bool:
+    from .envs.registration import is_chat_id
+
+    return is_chat_id(env_id)
 
 
 def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -611,8 +650,13 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--answers", default="all", help="all (default), N for a seeded sample, w1,w2,... or @file")
     p.add_argument("--seed", type=int, default=0, help="seed of the sample and of randomised agents")
     p.add_argument("--max-attempts", type=int, help="override the attempt limit (e.g. 25 for win-rate curves)")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default: 1)")
+    p.add_argument("--jobs", "-j", type=int, default=1,
+                   help="worker processes; for a language model, games in flight (default: 1)")
     p.add_argument("--backend", choices=["auto", "serial", "process", "ray"], default="auto")
+    p.add_argument("--base-url", help="llm:MODEL: the OpenAI-compatible API root (default http://127.0.0.1:8000/v1; "
+                                      "the key is read from $OPENAI_API_KEY)")
+    p.add_argument("--transcripts", help="llm:MODEL: the JSON-lines file of every conversation, resumed when rerun "
+                                         "(default: transcripts/<env>__<agent>__...jsonl)")
     p.add_argument("--address", help="Ray cluster address (implies --backend ray; default: a local instance)")
     p.add_argument("--out", help="folder for the result JSON and the histogram PNG")
     p.add_argument("--guesses", action="store_true", help="record every game's guesses in the JSON")

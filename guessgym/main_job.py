@@ -165,7 +165,10 @@ def select_entries(
 
 
 def _from_registry(name: str, kwargs: dict[str, Any]) -> Agent:
-    return make_registered_agent(name, **kwargs)
+    agent = make_registered_agent(name, **kwargs)
+    if not isinstance(agent, Agent):
+        raise TypeError(f"the main job plays baselines and learned agents; {name!r} is a text agent")
+    return agent
 
 
 def run_main_job(

@@ -55,7 +55,7 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"guessgym"}
     for name in ("guessgym/py.typed", "guessgym/envs/engine.py", "guessgym/envs/chat/env.py",
-                 "guessgym/agents/registry.py",
+                 "guessgym/agents/registry.py", "guessgym/agents/llm/client.py",
                  "guessgym/baselines/minimax.py", "guessgym/training/train.py", "guessgym/cli.py",
                  "guessgym/envs/data/PROVENANCE.md", "guessgym/envs/data/english/SCOWL-COPYRIGHT.txt"):
         assert name in names, name

@@ -1,0 +1,229 @@
+"""The evaluation loop for text agents: games in the chat environment, several in flight, every
+transcript saved as it finishes, an interrupted evaluation resumed without replaying a game.
+
+:func:`evaluate_chat` is what :func:`guessgym.agents.evaluate.evaluate` runs for a
+:class:`~guessgym.agents.text.TextAgent`; it returns the same
+:class:`~guessgym.agents.results.EvaluationResult` as every other agent gets (so the same
+tables, plots and distance from the optimum), with the accounting of each game filled in:
+invalid replies by kind, turns with retries, lost turns, tokens and latency.
+
+**Concurrency.** A language model spends its time waiting on a server, so games run in threads
+(``concurrency`` at once), each with its own :class:`~guessgym.envs.chat.env.ChatGuessEnv` and
+conversation; the shared HTTP client pools the connections.
+
+**Transcripts and resuming.** With ``transcripts=PATH`` every finished game is appended to a
+JSON-lines file (flushed and synced): a header line naming the evaluation (agent and sampling,
+environment and options, seed), then one line per game with its record and its conversation. A
+rerun with the same path and the same evaluation skips the games already there; a different
+evaluation is refused (the message names what differs); a line cut short by a crash is dropped.
+
+**Failures.** A failure that retrying does not fix
+(:class:`~guessgym.agents.llm.client.ModelServerError`: server unreachable, wrong model name,
+refused key...) stops the evaluation: no new game starts, the games in flight end, and one
+error says what happened and how many games are saved.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv
+from ..envs.game import GAME_KEYS
+from ..envs.registration import is_chat_id, is_guessgym_id
+from .evaluate import _progress_callback, select_answers
+from .optima import known_optimum
+from .results import EvaluationResult, GameRecord
+from .text import TextAgent, play_chat_game
+
+#: Version of the transcripts file layout.
+TRANSCRIPT_FORMAT = 1
+
+
+class EvaluationStopped(RuntimeError):
+    """The evaluation stopped on a failure; the games finished before it are saved (if a
+    transcripts file was given) and a rerun resumes after them."""
+
+
+def chat_env_kwargs(env: str, env_kwargs: dict[str, Any] | None, max_attempts: int | None) -> dict[str, Any]:
+    """The keyword arguments of the :class:`ChatGuessEnv` that plays ``env``: a chat id, or a
+    plain guessgym id whose game is then played in conversation."""
+    if not isinstance(env, str) or not (is_chat_id(env) or is_guessgym_id(env)):
+        known = sorted(k for k in gym.registry if is_chat_id(k) or is_guessgym_id(k))
+        raise ValueError(f"a text agent plays a registered guessgym id, got {env!r}; ids: {', '.join(known)}")
+    spec = gym.registry[env]
+    base = {k: v for k, v in spec.kwargs.items() if is_chat_id(env) or k in GAME_KEYS}
+    kwargs = {**base, **(env_kwargs or {})}
+    if max_attempts is not None:
+        kwargs["max_attempts"] = max_attempts
+    return kwargs
+
+
+class TranscriptLog:
+    """The transcripts file of one evaluation (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.header = {"kind": "header", "format": TRANSCRIPT_FORMAT, **header}
+        self._lock = threading.Lock()
+        self.finished: dict[int, GameRecord] = {}
+        if self.path.exists() and self.path.stat().st_size:
+            self._load()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._append(self.header)
+
+    def _load(self) -> None:
+        data = self.path.read_bytes()
+        if not data.endswith(b"\n"):  # a line cut short by a crash: drop it
+            data = data[: data.rfind(b"\n") + 1]
+            with open(self.path, "r+b") as f:
+                f.truncate(len(data))
+        lines = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+        if not lines or lines[0].get("kind") != "header":
+            raise ValueError(f"{self.path} is not a guessgym transcripts file (no header line); "
+                             "choose another path or move it away")
+        saved = lines[0]
+        differ = sorted(k for k in set(saved) | set(self.header) if saved.get(k) != self.header.get(k))
+        if differ:
+            shown = "; ".join(f"{k}: saved {saved.get(k)!r}, now {self.header.get(k)!r}" for k in differ)
+            raise ValueError(f"{self.path} holds another evaluation ({shown}); to resume it, rerun it unchanged, "
+                             "or give a new transcripts path")
+        for line in lines[1:]:
+            if line.get("kind") == "game":
+                self.finished[int(line["transcript"]["answer_index"])] = GameRecord.from_dict(line["record"])
+
+    def _append(self, line: dict[str, Any]) -> None:
+        text = json.dumps(line, ensure_ascii=False) + "\n"
+        with self._lock, open(self.path, "a", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def add(self, record: GameRecord, transcript: dict[str, Any]) -> None:
+        self._append({"kind": "game", "record": record.to_dict(), "transcript": transcript})
+
+
+def evaluate_chat(
+    agent: TextAgent,
+    env: str = "guessgym/WordleChat-v0",
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    answers: Iterable[str | int] | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    max_attempts: int | None = None,
+    concurrency: int | None = None,
+    transcripts: str | os.PathLike[str] | None = None,
+    record_guesses: bool = True,
+    progress: bool | Callable[[int, int], None] = False,
+) -> EvaluationResult:
+    """Play ``agent`` on the chosen answers of a game in conversation (see the module docstring).
+
+    Args:
+        agent: the text agent (e.g. :class:`~guessgym.agents.llm.LLMAgent`).
+        env: a chat id (``guessgym/WordleChat-v0``...) or a plain guessgym id (played in
+            conversation with the default chat options).
+        env_kwargs: game and chat options (``hard_mode``, ``length``, ``invalid``, ``max_retries``,
+            ``feedback``, ``reply_format``, ``prompts``...).
+        answers, sample, seed, max_attempts: which games, as in :func:`guessgym.agents.evaluate.evaluate`.
+        concurrency: games in flight (default: the agent's ``concurrency`` attribute, else 1).
+        transcripts: the JSON-lines file of the games (resumed if it holds this evaluation).
+        record_guesses: keep each game's valid guesses in its record.
+        progress: ``True`` for a progress bar on stderr, or a ``callback(done, total)``.
+
+    Raises:
+        EvaluationStopped: a game failed (the message says why, from the underlying error, and
+            how many games are saved); the underlying error is its ``__cause__``.
+        ValueError: bad options, or a transcripts file of another evaluation.
+    """
+    kwargs = chat_env_kwargs(env, env_kwargs, max_attempts)
+    probe = ChatGuessEnv(**kwargs)
+    game = probe.game
+    indices = [int(i) for i in select_answers(game, answers, sample, seed)]
+    workers = concurrency if concurrency is not None else int(getattr(agent, "concurrency", 1))
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"concurrency must be an integer >= 1, got {workers!r}")
+    chat_options = {k: v for k, v in kwargs.items() if k in CHAT_OPTIONS}
+    header = {"agent": agent.config(), "env_id": env, "env_kwargs": _jsonable(kwargs), "seed": int(seed),
+              "game": game.name}
+    log = TranscriptLog(transcripts, header) if transcripts is not None else None
+    done: dict[int, GameRecord] = {i: r for i, r in (log.finished.items() if log else ()) if i in set(indices)}
+    todo = [i for i in indices if i not in done]
+
+    local = threading.local()
+    stop = threading.Event()
+
+    def play(answer_index: int) -> None:
+        if stop.is_set():
+            return
+        env_here = getattr(local, "env", None)
+        if env_here is None:
+            env_here = local.env = ChatGuessEnv(**kwargs)
+        try:
+            record, transcript = play_chat_game(env_here, agent, answer_index, seed=seed,
+                                                record_guesses=record_guesses)
+        except BaseException:
+            stop.set()
+            raise
+        if log is not None:
+            log.add(record, transcript)
+        done[answer_index] = record
+        if callback is not None:
+            with counter_lock:
+                callback(len(done), len(indices))
+
+    counter_lock = threading.Lock()
+    callback, close = _progress_callback(progress, len(indices), f"{agent.name} on {game.name}")
+    if callback is not None:
+        callback(len(done), len(indices))
+    failure: BaseException | None = None
+    try:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="guessgym-game") as pool:
+            futures: list[Future[None]] = [pool.submit(play, i) for i in todo]
+            try:
+                finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            except KeyboardInterrupt:
+                stop.set()
+                raise
+            failure = next((f.exception() for f in futures if f.done() and f.exception() is not None), None)
+            if failure is not None:
+                stop.set()
+    finally:
+        close()
+    if failure is not None:
+        saved = (f"{len(done):,} of {len(indices):,} games are saved in {transcripts}; rerun the same evaluation "
+                 "to resume" if log is not None else
+                 f"{len(done):,} of {len(indices):,} games were played; give transcripts=PATH to keep them")
+        raise EvaluationStopped(f"{failure}\n{saved}") from failure
+    records = [done[i] for i in indices]
+    meta: dict[str, Any] = {
+        "answers": "all" if answers is None and sample is None else ("sample" if sample is not None else "list"),
+        "answer_pool": len(game.answers), "seed": int(seed), "sample": sample, "backend": "threads",
+        "n_jobs": workers, "env_kwargs": _jsonable({k: v for k, v in kwargs.items() if k not in ("kind",)}),
+        "hard_mode": game.hard_mode, "guess_vocabulary": game.guess_vocabulary, "chat": _jsonable(chat_options),
+        "agent_config": agent.config(), "resumed_games": len(indices) - len(todo),
+        "base_url": getattr(getattr(agent, "client", None), "base_url", None),
+        "transcripts": None if transcripts is None else str(transcripts),
+    }
+    optimum = known_optimum(game)
+    if optimum is not None and len(records) == len(game.answers) == optimum.answers:
+        meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
+                           "opener": optimum.opener, "scope": optimum.scope}
+    return EvaluationResult(agent=agent.name, description=agent.describe(), env_id=env, game=game.name,
+                            max_attempts=game.max_attempts, records=records, meta=meta)
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with anything JSON cannot hold shown by its ``repr``."""
+    return json.loads(json.dumps(value, default=repr))
+
+
+__all__ = ["TRANSCRIPT_FORMAT", "EvaluationStopped", "TranscriptLog", "chat_env_kwargs", "evaluate_chat"]

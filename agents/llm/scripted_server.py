@@ -1,0 +1,226 @@
+"""A local OpenAI-compatible chat-completions server whose "models" are scripts.
+
+It lets the LLM agent, the evaluation loop and framework adapters be tested, and a pipeline be
+dry-run, with no network and no model: :class:`ScriptedServer` listens on ``127.0.0.1`` (a free
+port) in a background thread, answers ``POST /v1/chat/completions`` and ``GET /v1/models``, and
+counts what it did, so a test can check an evaluation's accounting against the script exactly.
+
+The models, by name:
+
+* ``"solver"``: reads the tiles in the conversation and replies with a guessgym baseline's next
+  guess (``least-worst`` by default), e.g. ``"My guess: [crane]"``: it plays exactly as that
+  baseline does through the plain environment.
+* ``"faulty"``: the same player, but each game's first replies are invalid, in this order: no
+  guess in the format, an unknown word, a reply of ``long_reply`` characters; and one reply in
+  each game is slow (``slow_seconds``). With ``invalid="retry"`` and ``max_retries >= 3`` every
+  game ends as the solver's, with exactly those three invalid replies.
+* ``"flaky"``: the solver, but the first two requests with a given conversation fail, with HTTP
+  429 (``Retry-After: 0``) and then a malformed JSON body; the retries then get the reply.
+* ``"broken"``: always HTTP 500.
+* ``"sleepy"``: answers after ``sleepy_seconds`` (longer than a client's timeout, to test it).
+
+Any other model name gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
+without ``Authorization: Bearer <api_key>`` gets HTTP 401. Every reply reports ``usage``:
+prompt tokens are the number of whitespace-separated words of the conversation, completion
+tokens those of the reply (a stand-in that makes the token accounting checkable).
+
+Examples:
+    >>> from guessgym.envs.game import nerdle
+    >>> with ScriptedServer(nerdle(5)) as server:
+    ...     server.base_url.startswith("http://127.0.0.1:")
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ...envs.game import Game
+from ...envs.scoring import tiles_to_pattern
+
+MODELS = ("solver", "faulty", "flaky", "broken", "sleepy")
+
+_FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
+
+
+class ScriptedServer:
+    """The server (see the module docstring); a context manager that starts and stops it.
+
+    Args:
+        game: the game the scripted models play (their baseline needs it).
+        baseline: the registered baseline the solver plays.
+        api_key: the key requests must carry (``None``: no check).
+        long_reply: length of the faulty model's over-long reply.
+        slow_seconds: delay of the faulty model's slow reply; ``sleepy_seconds``: the sleepy model's.
+        delay: seconds added to every reply (to keep games in flight in tests of interruption).
+    """
+
+    def __init__(self, game: Game, *, baseline: str = "least-worst", api_key: str | None = None,
+                 long_reply: int = 5_000, slow_seconds: float = 0.2, sleepy_seconds: float = 5.0,
+                 delay: float = 0.0) -> None:
+        from ..base import CandidateAgent
+        from ..registry import make_agent
+
+        solver = make_agent(baseline)
+        if not isinstance(solver, CandidateAgent):
+            raise ValueError(f"the scripted solver plays a deterministic baseline; {baseline!r} is not one")
+        self._solver = solver
+        self.game = game
+        self.api_key = api_key
+        self.long_reply, self.slow_seconds = long_reply, slow_seconds
+        self.sleepy_seconds, self.delay = sleepy_seconds, delay
+        self._solver_lock = threading.Lock()
+        self._lock = threading.Lock()
+        #: what the server did: requests per model, failures by kind, replies by kind
+        self.counts: Counter[str] = Counter()
+        self._seen: Counter[str] = Counter()
+        server = self
+        handler = type("Handler", (_Handler,), {"scripted": server})
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._http.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._http.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ScriptedServer:
+        self._thread = threading.Thread(target=self._http.serve_forever, name="scripted-llm-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def count(self, key: str) -> None:
+        with self._lock:
+            self.counts[key] += 1
+
+    # ---- the models ----------------------------------------------------------------------------
+    def solver_guess(self, messages: list[dict[str, str]]) -> str:
+        """The baseline's next guess for the tiles shown in ``messages``."""
+        history = []
+        for message in messages:
+            if message.get("role") == "user":
+                shown = _FEEDBACK.findall(message["content"])
+                history += [(g, tiles_to_pattern(t, self.game.length)) for g, t in shown]
+        with self._solver_lock:
+            self._solver.begin(self.game)
+            for guess, pattern in history:
+                self._solver.observe(self.game.guess_index[guess], pattern)
+            return self.game.guesses[self._solver.propose()]
+
+    def respond(self, model: str, messages: list[dict[str, str]]) -> tuple[int, Any, dict[str, str]]:
+        """(status, body, headers) for one request."""
+        self.count(f"requests:{model}")
+        if model == "broken":
+            self.count("failures:500")
+            return 500, {"error": {"message": "the scripted server is broken"}}, {}
+        if model == "sleepy":
+            time.sleep(self.sleepy_seconds)
+        if model == "flaky":
+            key = json.dumps(messages, sort_keys=True)
+            with self._lock:
+                seen = self._seen[key]
+                self._seen[key] += 1
+            if seen == 0:
+                self.count("failures:429")
+                return 429, {"error": {"message": "rate limited"}}, {"Retry-After": "0"}
+            if seen == 1:
+                self.count("failures:malformed")
+                return 200, b'{"choices": [', {}
+        if self.delay:
+            time.sleep(self.delay)
+        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        if model == "faulty" and turn < 3:
+            replies = ("I would rather not say.", "[" + "z" * self.game.length + "]",
+                       "x" * self.long_reply + f" [{self.solver_guess(messages)}]")
+            text = replies[turn]
+            self.count(f"faulty:{turn}")
+        else:
+            if model == "faulty" and turn == 3:
+                time.sleep(self.slow_seconds)
+            text = f"My guess: [{self.solver_guess(messages)}]"
+        prompt_tokens = sum(len(m.get("content", "").split()) for m in messages)
+        body = {
+            "id": "scripted", "object": "chat.completion", "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
+                      "total_tokens": prompt_tokens + len(text.split())},
+        }
+        return 200, body, {}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    scripted: ScriptedServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # quiet: tests read the counts, not a log
+
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _authorised(self) -> bool:
+        key = self.scripted.api_key
+        if key is None or self.headers.get("Authorization") == f"Bearer {key}":
+            return True
+        self.scripted.count("failures:401")
+        self._send(401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
+        return False
+
+    def do_GET(self) -> None:
+        if not self._authorised():
+            return
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in MODELS]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        if not self._authorised():
+            return
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        length = int(self.headers.get("Content-Length", 0))
+        try:
+            request = json.loads(self.rfile.read(length))
+            model, messages = request["model"], request["messages"]
+        except (ValueError, KeyError, TypeError):
+            self._send(400, {"error": {"message": "the body must be JSON with model and messages"}})
+            return
+        if model not in MODELS:
+            self.scripted.count("failures:404")
+            self._send(404, {"error": {"message": f"The model `{model}` does not exist.", "code": "model_not_found"}})
+            return
+        status, body, headers = self.scripted.respond(model, messages)
+        try:
+            self._send(status, body, headers)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout): nothing to answer
+
+
+__all__ = ["MODELS", "ScriptedServer"]

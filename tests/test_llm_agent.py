@@ -1,0 +1,182 @@
+"""The language-model agent against a real OpenAI-compatible server on 127.0.0.1 whose models are
+scripts (guessgym.agents.llm.scripted_server): exact accounting of what the script did, retries,
+failures that end with one message, concurrency, transcripts and resuming after a kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from guessgym.agents.chat_eval import EvaluationStopped, evaluate_chat
+from guessgym.agents.evaluate import evaluate
+from guessgym.agents.llm import LLMAgent
+from guessgym.agents.llm.scripted_server import ScriptedServer
+from guessgym.agents.registry import make_agent
+from guessgym.cli import main
+from guessgym.envs.game import nerdle, wordle
+
+MINI = "guessgym/MiniNerdle-v1"
+
+
+@pytest.fixture(scope="module")
+def mini_server():
+    with ScriptedServer(nerdle(6)) as server:
+        yield server
+
+
+def baseline(env_id: str, **options):
+    return evaluate(make_agent("least-worst"), env_id, record_guesses=True, **options)
+
+
+def agent(server: ScriptedServer, model: str, **options) -> LLMAgent:
+    return LLMAgent(model, server.base_url, backoff=0.0, **options)
+
+
+def test_the_solver_model_plays_exactly_its_baseline_with_games_in_flight(tmp_path: Path) -> None:
+    with ScriptedServer(wordle()) as server:
+        result = evaluate_chat(agent(server, "solver", concurrency=4), "guessgym/WordleChat-v0", sample=40, seed=3,
+                               transcripts=tmp_path / "t.jsonl")
+        requests = server.counts["requests:solver"]
+    reference = baseline("guessgym/Wordle-v1", sample=40, seed=3)
+    assert [r.answer for r in result.records] == [r.answer for r in reference.records]
+    assert [r.played for r in result.records] == [r.played for r in reference.records]  # no conversation mixed up
+    assert result.invalid_by_kind == {} and all(r.turns == r.guesses for r in result.records)
+    assert requests == sum(r.turns for r in result.records)
+    lines = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    assert lines[0]["kind"] == "header" and len(lines) == 41
+    for line in lines[1:]:  # the server's usage: words of the conversation it was sent, and of its reply
+        messages = line["transcript"]["messages"]
+        turns = range(len(line["transcript"]["replies"]))
+        sent = [sum(len(m["content"].split()) for m in messages[: 2 + 2 * k]) for k in turns]
+        assert [r["prompt_tokens"] for r in line["transcript"]["replies"]] == sent
+        assert line["record"]["prompt_tokens"] == sum(sent)
+        assert line["transcript"]["answer"] in messages[-1]["content"]
+    assert result.tokens_per_game["games"] == 40 and result.latency_per_game > 0
+    assert "tokens per game" in result.to_markdown()
+
+
+@pytest.mark.parametrize("invalid", ["retry", "forfeit"])
+def test_the_faulty_models_invalid_replies_are_counted_exactly(mini_server: ScriptedServer, invalid: str) -> None:
+    options = {"invalid": invalid, "max_retries": 3, "max_reply_chars": 1000}
+    result = evaluate_chat(agent(mini_server, "faulty", concurrency=3), MINI, env_kwargs=options, sample=30, seed=1)
+    reference = baseline(MINI, sample=30, seed=1)
+    for got, want in zip(result.records, reference.records):
+        # each game: no guess in the format, an unknown equation, a reply over 1,000 characters
+        assert got.invalid == {"format": 2, "unknown": 1} and got.answer == want.answer
+        if invalid == "retry":  # three retries of the first guess, then the baseline's game
+            assert (got.played, got.guesses, got.turns, got.forfeits, got.solved) == \
+                (want.played, want.guesses, want.guesses + 3, 0, True)
+        else:  # three attempts lost: the baseline's game in the other three, or a loss
+            assert got.forfeits == 3 and got.turns == min(want.guesses, 3) + 3
+            assert got.solved == (want.guesses <= 3) and got.guesses == (want.guesses + 3 if got.solved else 6)
+    assert result.invalid_by_kind == {"format": 60, "unknown": 30}
+    assert result.n_forfeits == (90 if invalid == "forfeit" else 0)
+
+
+def test_transient_errors_are_retried_and_change_nothing(mini_server: ScriptedServer) -> None:
+    before = dict(mini_server.counts)
+    result = evaluate_chat(agent(mini_server, "flaky", concurrency=2), MINI, sample=25, seed=2)
+    assert [r.played for r in result.records] == [r.played for r in baseline(MINI, sample=25, seed=2).records]
+    failed_429 = mini_server.counts["failures:429"] - before.get("failures:429", 0)
+    malformed = mini_server.counts["failures:malformed"] - before.get("failures:malformed", 0)
+    assert failed_429 == malformed >= 2  # each distinct conversation: a 429, then a malformed body, then the reply
+    assert result.invalid_by_kind == {}
+
+
+@pytest.mark.parametrize(("model", "options", "says"), [
+    ("broken", {"max_retries": 2}, "failed 3 times in a row for model 'broken'; last: HTTP 500"),
+    ("sleepy", {"max_retries": 1, "timeout": 0.3}, "no answer within the 0.3 s timeout"),
+    ("no-such-model", {}, "check the model name 'no-such-model' (the server lists: solver, faulty"),
+])
+def test_server_failures_end_with_one_message_and_no_hang(tmp_path: Path, model: str, options: dict, says: str) -> None:
+    with ScriptedServer(nerdle(6), sleepy_seconds=2.0) as server:
+        start = time.perf_counter()
+        with pytest.raises(EvaluationStopped, match="games are saved") as caught:
+            evaluate_chat(agent(server, model, concurrency=2, **options), MINI, sample=6,
+                          transcripts=tmp_path / "t.jsonl")
+        assert says in str(caught.value) and time.perf_counter() - start < 10
+
+
+def test_credentials_and_an_unreachable_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    with ScriptedServer(nerdle(6), api_key="secret") as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "wrong")
+        with pytest.raises(EvaluationStopped, match=r"refused the credentials \(HTTP 401"):
+            evaluate_chat(agent(server, "solver"), MINI, sample=2)
+        monkeypatch.setenv("OPENAI_API_KEY", "secret")
+        assert evaluate_chat(agent(server, "solver"), MINI, sample=2).win_rate == 1.0
+        url = server.base_url
+    with pytest.raises(EvaluationStopped, match="cannot reach .* is the server running"):
+        evaluate_chat(LLMAgent("solver", url, backoff=0.0, max_retries=1), MINI, sample=2)
+
+
+def test_an_evaluation_killed_mid_run_resumes_without_replaying_finished_games(tmp_path: Path) -> None:
+    transcripts = tmp_path / "t.jsonl"
+    with ScriptedServer(nerdle(6), delay=0.05) as server:
+        script = (
+            "from guessgym.agents.chat_eval import evaluate_chat\n"
+            "from guessgym.agents.llm import LLMAgent\n"
+            f"evaluate_chat(LLMAgent('solver', {server.base_url!r}, concurrency=2), {MINI!r}, sample=40, seed=4,"
+            f" transcripts={str(transcripts)!r})\n"
+        )
+        child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and (not transcripts.exists() or
+                                                   transcripts.read_text().count('"kind": "game"') < 5):
+                time.sleep(0.05)
+        finally:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+        saved = [json.loads(line) for line in transcripts.read_text().splitlines()[1:]]
+        assert 5 <= len(saved) < 40
+        before = server.counts["requests:solver"]
+        with open(transcripts, "a") as f:
+            f.write('{"kind": "game", "record": {"answer"')  # a line cut short by the kill
+        result = evaluate_chat(LLMAgent("solver", server.base_url, concurrency=2), MINI, sample=40, seed=4,
+                               transcripts=transcripts)
+        resumed_requests = server.counts["requests:solver"] - before
+    finished = {line["transcript"]["answer"] for line in saved}
+    assert result.meta["resumed_games"] == len(saved)
+    assert resumed_requests == sum(r.turns for r in result.records if r.answer not in finished)
+    assert [r.played for r in result.records] == [r.played for r in baseline(MINI, sample=40, seed=4).records]
+    lines = [json.loads(line) for line in transcripts.read_text().splitlines()]
+    answers = [line["transcript"]["answer"] for line in lines[1:]]
+    assert len(answers) == len(set(answers)) == 40
+
+
+def test_a_transcripts_file_of_another_evaluation_is_refused(mini_server: ScriptedServer, tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=path)
+    with pytest.raises(ValueError, match="holds another evaluation .*seed: saved 0, now 1"):
+        evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, seed=1, transcripts=path)
+    with pytest.raises(ValueError, match="holds another evaluation .*temperature"):
+        evaluate_chat(agent(mini_server, "solver", temperature=0.7), MINI, sample=3, transcripts=path)
+    (tmp_path / "other.jsonl").write_text('{"answer": 1}\n')
+    with pytest.raises(ValueError, match="not a guessgym transcripts file"):
+        evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=tmp_path / "other.jsonl")
+
+
+def test_the_shared_loop_and_the_command_line_run_llm_agents(mini_server: ScriptedServer, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    result = evaluate(make_agent("llm:solver", base_url=mini_server.base_url), MINI, sample=5, n_jobs=2)
+    assert result.meta["backend"] == "threads" and result.n_games == 5 and result.win_rate == 1.0
+    with pytest.raises(ValueError, match="text agents"):
+        evaluate(make_agent("least-worst"), MINI, sample=2, transcripts=tmp_path / "x.jsonl")
+    out = tmp_path / "cli.jsonl"
+    code = main(["evaluate", "--agent", "llm:faulty", "--base-url", mini_server.base_url,
+                 "--env", "guessgym/NerdleChat-v0", "--env-kwargs", "length=6", "max_retries=3", "max_reply_chars=1000",
+                 "--answers", "4", "-j", "2", "--transcripts", str(out), "--no-progress"])
+    printed = capsys.readouterr()
+    assert code == 0 and "Invalid moves: 3.000 per game (format 8, unknown 4)" in printed.out
+    assert len(out.read_text().splitlines()) == 5
+    code = main(["evaluate", "--agent", "llm:broken", "--base-url", mini_server.base_url, "--env", MINI,
+                 "--answers", "2", "--agent-kwargs", "backoff=0", "max_retries=1",
+                 "--transcripts", str(tmp_path / "b.jsonl"), "--no-progress"])
+    assert code == 1 and "the evaluation stopped" in capsys.readouterr().err
