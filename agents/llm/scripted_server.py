@@ -49,6 +49,42 @@ MODELS = ("solver", "faulty", "flaky", "broken", "sleepy")
 _FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
 
 
+class ScriptedSolver:
+    """A deterministic baseline reading its game from text: every ``Guess N of M: GUESS`` line
+    followed by its tiles (the chat environment's feedback) is replayed, and :meth:`next_guess`
+    is the baseline's next guess. Thread-safe.
+
+    Examples:
+        >>> from guessgym.envs.game import nerdle
+        >>> solver = ScriptedSolver(nerdle(5))
+        >>> first = solver.next_guess("")
+        >>> solver.next_guess(f"Guess 1 of 6: {first}\\nG G G G G") == first  # solved: it stays
+        True
+    """
+
+    def __init__(self, game: Game, baseline: str = "least-worst") -> None:
+        from ..base import CandidateAgent
+        from ..registry import make_agent
+
+        agent = make_agent(baseline)
+        if not isinstance(agent, CandidateAgent):
+            raise ValueError(f"the scripted solver plays a deterministic baseline; {baseline!r} is not one")
+        self.game = game
+        self._agent = agent
+        self._lock = threading.Lock()
+
+    def next_guess(self, text: str) -> str:
+        """The baseline's guess after the guesses and tiles shown in ``text``."""
+        history = [(g, tiles_to_pattern(t, self.game.length)) for g, t in _FEEDBACK.findall(text)]
+        if history and history[-1][1] == self.game.solved_pattern:
+            return history[-1][0]
+        with self._lock:
+            self._agent.begin(self.game)
+            for guess, pattern in history:
+                self._agent.observe(self.game.guess_index[guess], pattern)
+            return self.game.guesses[self._agent.propose()]
+
+
 class ScriptedServer:
     """The server (see the module docstring); a context manager that starts and stops it.
 
@@ -64,18 +100,11 @@ class ScriptedServer:
     def __init__(self, game: Game, *, baseline: str = "least-worst", api_key: str | None = None,
                  long_reply: int = 5_000, slow_seconds: float = 0.2, sleepy_seconds: float = 5.0,
                  delay: float = 0.0) -> None:
-        from ..base import CandidateAgent
-        from ..registry import make_agent
-
-        solver = make_agent(baseline)
-        if not isinstance(solver, CandidateAgent):
-            raise ValueError(f"the scripted solver plays a deterministic baseline; {baseline!r} is not one")
-        self._solver = solver
+        self.solver = ScriptedSolver(game, baseline)
         self.game = game
         self.api_key = api_key
         self.long_reply, self.slow_seconds = long_reply, slow_seconds
         self.sleepy_seconds, self.delay = sleepy_seconds, delay
-        self._solver_lock = threading.Lock()
         self._lock = threading.Lock()
         #: what the server did: requests per model, failures by kind, replies by kind
         self.counts: Counter[str] = Counter()
@@ -115,16 +144,7 @@ class ScriptedServer:
     # ---- the models ----------------------------------------------------------------------------
     def solver_guess(self, messages: list[dict[str, str]]) -> str:
         """The baseline's next guess for the tiles shown in ``messages``."""
-        history = []
-        for message in messages:
-            if message.get("role") == "user":
-                shown = _FEEDBACK.findall(message["content"])
-                history += [(g, tiles_to_pattern(t, self.game.length)) for g, t in shown]
-        with self._solver_lock:
-            self._solver.begin(self.game)
-            for guess, pattern in history:
-                self._solver.observe(self.game.guess_index[guess], pattern)
-            return self.game.guesses[self._solver.propose()]
+        return self.solver.next_guess("\n".join(m["content"] for m in messages if m.get("role") == "user"))
 
     def respond(self, model: str, messages: list[dict[str, str]]) -> tuple[int, Any, dict[str, str]]:
         """(status, body, headers) for one request."""
@@ -223,4 +243,4 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (its timeout): nothing to answer
 
 
-__all__ = ["MODELS", "ScriptedServer"]
+__all__ = ["MODELS", "ScriptedServer", "ScriptedSolver"]

@@ -31,9 +31,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-
 from ..atomic import atomic_open
 
 
@@ -46,33 +43,22 @@ def export_prompts(env_id: str, prompts_path: str | os.PathLike[str], answers_pa
         ValueError: ``env_id`` is not a chat environment, ``games`` is not between 1 and the
             number of answers, or both paths are the same file.
     """
-    from ..registration import CHAT_ENV_SPECS, is_chat_id
+    from .tools import first_turns, make_chat_env
 
-    if not is_chat_id(env_id):
-        raise ValueError(f"{env_id!r} is not a chat environment; export prompts of one of {sorted(CHAT_ENV_SPECS)}")
     if Path(prompts_path).resolve() == Path(answers_path).resolve():
         raise ValueError("the prompts and the answers must go to two different files (the answers are held apart)")
     kwargs = dict(env_kwargs or {})
-    env = gym.make(env_id, **kwargs).unwrapped
-    game = env.game  # type: ignore[attr-defined]
-    n = len(game.answers)
-    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= n):
-        raise ValueError(f"games must be from 1 to {n:,} ({game.name} has {n:,} answers, each played once), "
-                         f"or None for every answer; got {games!r}")
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(n)[: n if games is None else games]
-    ids = [f"{value:016x}" for value in rng.integers(0, 2**63, size=len(order), dtype=np.int64)]
+    game = make_chat_env(env_id, kwargs).game
     prompts_lines, answer_lines = [], []
-    for game_id, answer in zip(ids, order):
-        _, info = env.reset(options={"answer": int(answer)})
+    for game_id, answer, messages in first_turns(env_id, kwargs, games=games, seed=seed):
         prompts_lines.append(json.dumps({"id": game_id, "env_id": env_id, "env_kwargs": kwargs, "game": game.name,
-                                         "messages": info["messages"]}, ensure_ascii=False))
-        answer_lines.append(json.dumps({"id": game_id, "answer": game.answers[int(answer)]}))
+                                         "messages": messages}, ensure_ascii=False))
+        answer_lines.append(json.dumps({"id": game_id, "answer": game.answers[answer]}))
     with atomic_open(prompts_path, "w", encoding="utf-8") as f:
         f.write("\n".join(prompts_lines) + "\n")
     with atomic_open(answers_path, "w", encoding="utf-8") as f:
         f.write("\n".join(answer_lines) + "\n")
-    return {"games": len(order), "game": game.name, "prompts": str(prompts_path), "answers": str(answers_path)}
+    return {"games": len(prompts_lines), "game": game.name, "prompts": str(prompts_path), "answers": str(answers_path)}
 
 
 __all__ = ["export_prompts"]
