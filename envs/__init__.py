@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .registration import ENV_SPECS, register_envs
+from .registration import CHAT_ENV_SPECS, ENV_SPECS, register_envs
 
 if TYPE_CHECKING:
     from .chat import ChatGuessEnv
@@ -44,7 +44,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig",
+    "CHAT_ENV_SPECS", "ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig",
     "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle", "register_envs", "wordle",
 ]
 

@@ -607,6 +607,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     print("Environments:")
     for env_id, kwargs in envs.ENV_SPECS.items():
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()))
+    for env_id, kwargs in envs.CHAT_ENV_SPECS.items():
+        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (text in, text out)")
     print("Agents:")
     for name, factory in registered().items():
         print(f"  {name:20s} {describe(factory)}")
@@ -615,6 +617,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in available():
         print(f"  pretrained:{name:9s} a shipped trained agent ('guessgym pretrained {name}' shows its card)")
     print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
+    print("  llm:MODEL            a language model on an OpenAI-compatible server (--base-url)")
     print("  module:Class         your own Agent subclass")
     print("Main job (guessgym compare):")
     for entry in MAIN_JOB:

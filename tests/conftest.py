@@ -7,6 +7,10 @@
 * The session runs on the pinned CPU code paths of portable training (``PORTABLE_ENV``), set
   before torch is first used: tests call ``train`` in this process after other tests used torch,
   as ``guessgym train`` never does.
+* Where the old ``gym`` is installed (the ``bench`` extra brings it), stable-baselines3 imports
+  it and gym prints an "unmaintained" banner on stderr once per process; it is imported here,
+  with stderr set aside, so the banner never lands in the stderr a test checks (it is neither
+  guessgym's output nor in the README's test environment).
 """
 
 from __future__ import annotations
@@ -23,8 +27,21 @@ from guessgym.training.numerics import PORTABLE_ENV
 
 os.environ.update(PORTABLE_ENV)
 
-from guessgym import envs
-from guessgym.envs.matrix import PatternMatrix
+
+def _import_old_gym_quietly() -> None:
+    import contextlib
+    import importlib.util
+    import io
+
+    if importlib.util.find_spec("gym") is not None:
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            import gym  # noqa: F401
+
+
+_import_old_gym_quietly()
+
+from guessgym import envs  # noqa: E402  (after the quiet import above)
+from guessgym.envs.matrix import PatternMatrix  # noqa: E402
 
 settings.register_profile(
     "guessgym", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow]

@@ -80,6 +80,18 @@ def test_the_faulty_models_invalid_replies_are_counted_exactly(mini_server: Scri
     assert result.n_forfeits == (90 if invalid == "forfeit" else 0)
 
 
+@pytest.mark.parametrize("invalid", ["retry", "forfeit"])
+def test_a_model_that_never_follows_the_format_loses_every_game_and_the_run_ends(mini_server: ScriptedServer,
+                                                                               invalid: str) -> None:
+    result = evaluate_chat(agent(mini_server, "rambler", concurrency=2), MINI, env_kwargs={"invalid": invalid},
+                           sample=4)
+    replies = 6 * (3 if invalid == "retry" else 1)  # 6 attempts; with retry, 2 retries each before the turn is lost
+    assert result.win_rate == 0.0 and result.n_failed == 4
+    assert all(r.invalid == {"format": replies} and r.turns == replies and r.forfeits == 6 and r.guesses == 6
+               for r in result.records)
+    assert "turns lost 24" in result.to_markdown()
+
+
 def test_transient_errors_are_retried_and_change_nothing(mini_server: ScriptedServer) -> None:
     before = dict(mini_server.counts)
     result = evaluate_chat(agent(mini_server, "flaky", concurrency=2), MINI, sample=25, seed=2)

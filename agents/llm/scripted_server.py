@@ -18,6 +18,7 @@ The models, by name:
   429 (``Retry-After: 0``) and then a malformed JSON body; the retries then get the reply.
 * ``"broken"``: always HTTP 500.
 * ``"sleepy"``: answers after ``sleepy_seconds`` (longer than a client's timeout, to test it).
+* ``"rambler"``: never gives a guess in the format (every game ends lost by invalid replies).
 
 Any other model name gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
 without ``Authorization: Bearer <api_key>`` gets HTTP 401. Every reply reports ``usage``:
@@ -44,7 +45,7 @@ from typing import Any
 from ...envs.game import Game
 from ...envs.scoring import tiles_to_pattern
 
-MODELS = ("solver", "faulty", "flaky", "broken", "sleepy")
+MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler")
 
 _FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
 
@@ -167,6 +168,8 @@ class ScriptedServer:
                 return 200, b'{"choices": [', {}
         if self.delay:
             time.sleep(self.delay)
+        if model == "rambler":
+            return 200, _completion(model, messages, "Let me think about this a little longer..."), {}
         turn = sum(1 for m in messages if m.get("role") == "assistant")
         if model == "faulty" and turn < 3:
             replies = ("I would rather not say.", "[" + "z" * self.game.length + "]",
@@ -177,14 +180,18 @@ class ScriptedServer:
             if model == "faulty" and turn == 3:
                 time.sleep(self.slow_seconds)
             text = f"My guess: [{self.solver_guess(messages)}]"
-        prompt_tokens = sum(len(m.get("content", "").split()) for m in messages)
-        body = {
-            "id": "scripted", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
-                      "total_tokens": prompt_tokens + len(text.split())},
-        }
-        return 200, body, {}
+        return 200, _completion(model, messages, text), {}
+
+
+def _completion(model: str, messages: list[dict[str, str]], text: str) -> dict[str, Any]:
+    """A chat-completion body with ``text`` and the stand-in token counts (words)."""
+    prompt_tokens = sum(len(m.get("content", "").split()) for m in messages)
+    return {
+        "id": "scripted", "object": "chat.completion", "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
+                  "total_tokens": prompt_tokens + len(text.split())},
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
