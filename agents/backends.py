@@ -36,9 +36,10 @@ from typing import Any
 
 from ..envs.env import GuessEnv
 from ..envs.game import Game
+from ..envs.multiboard import MultiBoardEnv
 from ..envs.optional import require
 from .base import Agent
-from .episodes import MAX_INVALID_ACTIONS, play_game
+from .episodes import MAX_INVALID_ACTIONS, play_game, play_multiboard_game
 from .results import GameRecord
 
 ProgressCallback = Callable[[int, int], None]
@@ -56,6 +57,8 @@ class Job:
         record_guesses: keep the list of guesses of every game.
         seed: base seed; game ``i`` of the answer list gets its own seed derived from it.
         max_invalid: rejected actions allowed in one game before it counts as a loss.
+        boards: 1 for the single-board game; more for a multi-board game, whose items are game
+            numbers (each game's answers are drawn from its own seed) instead of answer indices.
     """
 
     token: str
@@ -65,10 +68,17 @@ class Job:
     record_guesses: bool = False
     seed: int = 0
     max_invalid: int = MAX_INVALID_ACTIONS
+    boards: int = 1
+
+    def make_env(self) -> GuessEnv | MultiBoardEnv:
+        """The environment the games are played in: one board, or ``boards`` boards."""
+        if self.boards > 1:
+            return MultiBoardEnv(game=self.game, boards=self.boards, **self.env_options)
+        return GuessEnv(game=self.game, **self.env_options)
 
 
 def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None = None,
-               env: GuessEnv | None = None) -> list[tuple[int, GameRecord]]:
+               env: GuessEnv | MultiBoardEnv | None = None) -> list[tuple[int, GameRecord]]:
     """Play ``(position, answer_index)`` pairs; return ``(position, record)`` pairs.
 
     Without ``agent``/``env``, the worker-cached ones of ``job`` are used (created on first use).
@@ -78,22 +88,24 @@ def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None =
     return [(pos, _play(env, agent, job, idx)) for pos, idx in chunk]
 
 
-def _play(env: GuessEnv, agent: Agent, job: Job, answer_index: int) -> GameRecord:
-    return play_game(env, agent, answer_index, seed=job.seed, record_guesses=job.record_guesses,
+def _play(env: GuessEnv | MultiBoardEnv, agent: Agent, job: Job, index: int) -> GameRecord:
+    if isinstance(env, MultiBoardEnv):
+        return play_multiboard_game(env, agent, index, seed=job.seed, record_guesses=job.record_guesses)
+    return play_game(env, agent, index, seed=job.seed, record_guesses=job.record_guesses,
                      max_invalid=job.max_invalid)
 
 
 # ---- worker-side state ---------------------------------------------------------------------------
-_WORKER: dict[str, tuple[Agent, GuessEnv]] = {}
+_WORKER: dict[str, tuple[Agent, GuessEnv | MultiBoardEnv]] = {}
 
 
-def _worker_state(job: Job) -> tuple[Agent, GuessEnv]:
+def _worker_state(job: Job) -> tuple[Agent, GuessEnv | MultiBoardEnv]:
     """The agent and env this worker process uses for ``job`` (one evaluation at a time)."""
     state = _WORKER.get(job.token)
     if state is None:
         _WORKER.clear()  # a new evaluation: drop the previous agent and its memo
         _limit_threads()
-        state = (job.agent, GuessEnv(game=job.game, **job.env_options))
+        state = (job.agent, job.make_env())
         _WORKER[job.token] = state
     return state
 
@@ -132,6 +144,23 @@ def check_not_bootstrapping() -> None:
         )
 
 
+def check_main_importable() -> None:
+    """Refuse to spawn workers when the main script cannot be imported again by them.
+
+    A spawned worker re-runs the parent's main module from its file. A program read from standard
+    input (``python - < script.py``) names ``<stdin>`` as its file, which no worker can open: the
+    workers die while starting, and the pool can wait for them for ever. Saying so at once is the
+    only answer that does not hang.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is not None and not os.path.exists(path):
+        raise WorkerDied(
+            f"the process backend cannot start workers: they re-import the main program, and {path!r} is not "
+            "a file (a program read from standard input?); run it from a file, or use backend='serial'"
+        )
+
+
 def _init_process_worker(job: Job) -> None:
     global _PROCESS_JOB
     _PROCESS_JOB = job
@@ -163,7 +192,7 @@ def default_chunk_size(n_games: int, n_jobs: int) -> int:
 
 def run_serial(job: Job, items: Sequence[tuple[int, int]], progress: ProgressCallback | None) -> list[GameRecord]:
     """Play every game in this process with the caller's agent object."""
-    env = GuessEnv(game=job.game, **job.env_options)
+    env = job.make_env()
     records: list[GameRecord] = []
     total = len(items)
     for done, (_, idx) in enumerate(items, 1):
@@ -191,6 +220,7 @@ def run_process(
 ) -> list[GameRecord]:
     """Play the games in ``n_jobs`` spawned worker processes."""
     check_picklable(job.agent, "process")
+    check_main_importable()
     chunks = chunked(items, chunk_size)
     records: list[GameRecord | None] = [None] * len(items)
     total, done = len(items), 0

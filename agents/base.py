@@ -32,6 +32,8 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+    #: Whether the agent plays multi-board games (their observations hold every board).
+    multiboard: bool = False
 
     def begin(self, game: Game) -> None:
         """Start a new episode of ``game``; called before the first :meth:`act`."""

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..envs.env import GuessEnv
 from ..envs.game import Game
+from ..envs.multiboard import MultiBoardEnv
 from .base import Agent
 from .results import GameRecord
 
@@ -102,6 +103,42 @@ def play_game(
     )
 
 
+def board_answers(n_answers: int, boards: int, seed: int, game_index: int) -> np.ndarray:
+    """The answers of game ``game_index`` of a multi-board evaluation: ``boards`` distinct answer
+    indices drawn from the game's own seed (so every backend and chunking plays the same games)."""
+    rng = np.random.default_rng(episode_seed(seed, game_index))
+    return rng.choice(n_answers, size=boards, replace=False).astype(np.int64)
+
+
+def play_multiboard_game(env: MultiBoardEnv, agent: Agent, game_index: int, *, seed: int = 0,
+                         record_guesses: bool = False) -> GameRecord:
+    """Play game ``game_index`` of a multi-board evaluation (answers from :func:`board_answers`).
+
+    The record's ``answer`` is the boards' answers joined by ``+``; ``guesses`` is the attempts
+    used; ``solved`` means every board was solved.
+    """
+    game = env.game
+    answers = board_answers(len(game.answers), env.boards, seed, game_index)
+    start = time.perf_counter()
+    seed_episode = getattr(agent, "seed_episode", None)
+    if callable(seed_episode):
+        seed_episode(episode_seed(seed, game_index))
+    obs, info = env.reset(seed=episode_seed(seed, game_index), options={"answers": answers})
+    played: list[str] = []
+    agent.begin(game)
+    terminated = False
+    while not terminated:
+        obs, _, terminated, _, info = env.step(agent.act(obs, info))
+        played.append(info["guess"])
+    return GameRecord(
+        answer="+".join(game.answers[int(a)] for a in answers),
+        guesses=int(info["attempt"]),
+        solved=bool(info["solved"].all()),
+        played=tuple(played) if record_guesses else None,
+        seconds=time.perf_counter() - start,
+    )
+
+
 def play_batched(
     act: Callable[[dict[str, np.ndarray]], np.ndarray],
     game: Game,
@@ -155,4 +192,4 @@ def play_batched(
     }
 
 
-__all__ = ["MAX_INVALID_ACTIONS", "episode_seed", "play_batched", "play_game"]
+__all__ = ["MAX_INVALID_ACTIONS", "board_answers", "episode_seed", "play_batched", "play_game", "play_multiboard_game"]

@@ -40,8 +40,9 @@ from ..envs.engine import REWARD_KEYS, RewardConfig
 from ..envs.env import GuessEnv
 from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
 from ..envs.options import check_bool
+from ..envs.registration import is_multiboard_id
 from . import backends
-from .base import Agent
+from .base import Agent, UnsupportedGameError
 from .optima import known_optimum
 from .results import EvaluationResult
 from .text import TextAgent
@@ -105,6 +106,37 @@ def resolve_game(
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
         game = game.replace(max_attempts=int(max_attempts))
     return game, env_id, options
+
+
+def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
+                       max_attempts: int | None = None) -> tuple[Game, int, dict[str, Any]]:
+    """The game (with the multi-board attempt limit), the number of boards and the extra
+    :class:`~guessgym.envs.multiboard.MultiBoardEnv` options of a registered multi-board id.
+
+    Raises:
+        ValueError: bad keyword arguments (named), or a game the boards do not fit.
+    """
+    from ..envs.multiboard import MultiBoardEnv, default_attempts
+
+    kwargs = {**gym.registry[env].kwargs, **(env_kwargs or {})}
+    boards = kwargs.pop("boards")
+    reward_keys = ("board_reward", "win_reward", "loss_reward", "step_penalty")
+    rewards = {k: kwargs.pop(k) for k in reward_keys if k in kwargs}
+    options: dict[str, Any] = {}
+    if "matrix_cache" in kwargs:
+        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
+    unknown = sorted(set(kwargs) - set(GAME_KEYS))
+    if unknown:
+        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: boards, "
+                         f"{', '.join(GAME_KEYS)}, {', '.join(reward_keys)}, matrix_cache")
+    if max_attempts is not None:
+        kwargs["max_attempts"] = max_attempts
+    try:
+        probe = MultiBoardEnv(None, boards=boards, **rewards, **options, **kwargs)
+    except TypeError as exc:
+        raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
+    kwargs.setdefault("max_attempts", default_attempts(probe.boards))
+    return probe.game, probe.boards, options
 
 
 def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
@@ -264,19 +296,36 @@ def evaluate(
     if max_invalid_actions < 1:
         raise ValueError(f"max_invalid_actions must be at least 1, got {max_invalid_actions}")
     n_jobs = int(n_jobs)
-    game, env_id, env_options = resolve_game(env, env_kwargs, max_attempts)
-    indices = select_answers(game, answers, sample, seed)
-    chosen = "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
+    boards = 1
+    env_id: str | None
+    if isinstance(env, str) and is_multiboard_id(env):
+        if answers is not None:
+            raise ValueError(f"{env} draws each game's answers from its own seed; give sample=N (the number of "
+                             "games), not answers")
+        game, boards, env_options = resolve_multiboard(env, env_kwargs, max_attempts)
+        env_id = env
+        n_games = len(game.answers) if sample is None else int(sample)
+        if n_games < 1:
+            raise ValueError(f"sample must be a number of games >= 1, got {sample}")
+        indices = np.arange(n_games, dtype=np.int64)
+        chosen = "games"
+    else:
+        game, env_id, env_options = resolve_game(env, env_kwargs, max_attempts)
+        indices = select_answers(game, answers, sample, seed)
+        chosen = "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
     if backend == "auto":
         backend = "serial" if n_jobs == 1 else "process"
     agent_name = getattr(agent, "name", type(agent).__name__)
 
     # Fail fast, before any worker starts, if the agent cannot play this game.
+    if boards > 1 and not getattr(agent, "multiboard", False):
+        raise UnsupportedGameError(f"{agent_name} plays one board at a time; {env_id} needs an agent that plays "
+                                   "every board (multi-expected-size, or an Agent with multiboard = True)")
     agent.begin(game)
 
     job = backends.Job(
         token=uuid.uuid4().hex, agent=agent, game=game, env_options=env_options,
-        record_guesses=record_guesses, seed=int(seed), max_invalid=int(max_invalid_actions),
+        record_guesses=record_guesses, seed=int(seed), max_invalid=int(max_invalid_actions), boards=boards,
     )
     items = list(enumerate(int(i) for i in indices))
     size = chunk_size or backends.default_chunk_size(len(items), n_jobs)
@@ -305,7 +354,9 @@ def evaluate(
         "hard_mode": game.hard_mode,
         "guess_vocabulary": game.guess_vocabulary,
     }
-    optimum = known_optimum(game)
+    if boards > 1:
+        meta["boards"] = boards
+    optimum = known_optimum(game) if boards == 1 else None
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
                            "opener": optimum.opener, "scope": optimum.scope}
@@ -314,7 +365,7 @@ def evaluate(
         agent=agent_name,
         description=describe() if callable(describe) else "",
         env_id=env_id,
-        game=game.name,
+        game=game.name if boards == 1 else f"{game.name}-{boards}boards",
         max_attempts=game.max_attempts,
         records=records,
         meta=meta,
@@ -331,4 +382,4 @@ def _jsonable(value: Any) -> bool:
     return True
 
 
-__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_game", "select_answers"]
+__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_game", "resolve_multiboard", "select_answers"]

@@ -45,6 +45,7 @@ from .clique import CliqueAgent
 from .entropy import PatternEntropyAgent, PositionEntropyAgent
 from .min_average import MinAverageAgent
 from .minimax import ExpectedSizeAgent, LeastWorstAgent, MostBucketsAgent
+from .multiboard import MultiBoardExpectedSize
 from .optimal_agent import OptimalAgent
 from .random_consistent import RandomConsistentAgent
 from .unique_chars import UniqueCharsAgent
@@ -68,6 +69,7 @@ BASELINES: dict[str, type[CandidateAgent]] = {
 
 for _name, _cls in BASELINES.items():
     register(_name, _cls)
+register(MultiBoardExpectedSize.name, MultiBoardExpectedSize)
 
 
 def make_baseline(name: str, **kwargs: Any) -> Agent:

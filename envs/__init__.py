@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .registration import CHAT_ENV_SPECS, ENV_SPECS, register_envs
+from .registration import CHAT_ENV_SPECS, ENV_SPECS, MULTIBOARD_ENV_SPECS, register_envs
 
 if TYPE_CHECKING:
     from .chat import ChatGuessEnv
     from .engine import GameEngine, RewardConfig
     from .env import GuessEnv
     from .game import Game, make_game, nerdle, wordle
+    from .multiboard import MultiBoardEnv
     from .vector import BatchedGuessEnv
     from .wrappers import TerminateOnInvalidAction, TextGuess
 
@@ -36,6 +37,7 @@ _LAZY = {
     "wordle": "game",
     "GuessEnv": "env",
     "ChatGuessEnv": "chat",
+    "MultiBoardEnv": "multiboard",
     "BatchedGuessEnv": "vector",
     "GameEngine": "engine",
     "RewardConfig": "engine",
@@ -44,8 +46,9 @@ _LAZY = {
 }
 
 __all__ = [
-    "CHAT_ENV_SPECS", "ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine", "GuessEnv", "RewardConfig",
-    "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle", "register_envs", "wordle",
+    "CHAT_ENV_SPECS", "ENV_SPECS", "MULTIBOARD_ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine",
+    "GuessEnv", "MultiBoardEnv", "RewardConfig", "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle",
+    "register_envs", "wordle",
 ]
 
 

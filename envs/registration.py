@@ -26,6 +26,18 @@ CHAT_ENV_SPECS: dict[str, dict[str, object]] = {
 }
 CHAT_ENTRY_POINT = "guessgym.envs.chat.env:ChatGuessEnv"
 
+#: The multi-board ids (one guess scored on every unsolved board) and what each fixes; attempts
+#: default to boards + 5, as in the real games.
+MULTIBOARD_ENV_SPECS: dict[str, dict[str, object]] = {
+    "guessgym/Dordle-v0": {"kind": "wordle", "length": 5, "boards": 2},
+    "guessgym/Quordle-v0": {"kind": "wordle", "length": 5, "boards": 4},
+    "guessgym/Octordle-v0": {"kind": "wordle", "length": 5, "boards": 8},
+    "guessgym/Sedecordle-v0": {"kind": "wordle", "length": 5, "boards": 16},
+    "guessgym/DoubleNerdle-v0": {"kind": "nerdle", "length": 8, "boards": 2},
+    "guessgym/QuadNerdle-v0": {"kind": "nerdle", "length": 8, "boards": 4},
+}
+MULTIBOARD_ENTRY_POINT = "guessgym.envs.multiboard:MultiBoardEnv"
+
 #: Why the ids are at v1 (Gymnasium's rule: a change to seeded episodes bumps the version).
 V1_CHANGE = (
     "v1 draws reset's random answers from a child stream of the seed (AnswerStream), which a "
@@ -42,8 +54,8 @@ VECTOR_ENTRY_POINT = "guessgym.envs.vector:make_batched"
 
 
 def register_envs() -> None:
-    """Register every id of :data:`ENV_SPECS` and :data:`CHAT_ENV_SPECS` (ids already registered
-    are left alone)."""
+    """Register every id of :data:`ENV_SPECS`, :data:`CHAT_ENV_SPECS` and
+    :data:`MULTIBOARD_ENV_SPECS` (ids already registered are left alone)."""
     for env_id, kwargs in ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(
@@ -55,6 +67,9 @@ def register_envs() -> None:
     for env_id, kwargs in CHAT_ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=CHAT_ENTRY_POINT, kwargs=dict(kwargs))
+    for env_id, kwargs in MULTIBOARD_ENV_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=MULTIBOARD_ENTRY_POINT, kwargs=dict(kwargs))
 
 
 def current_id(env_id: str) -> str:
@@ -68,6 +83,12 @@ def is_chat_id(env_id: str) -> bool:
     return spec is not None and spec.entry_point == CHAT_ENTRY_POINT
 
 
+def is_multiboard_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's multi-board environment class."""
+    spec = gym.registry.get(env_id)
+    return spec is not None and spec.entry_point == MULTIBOARD_ENTRY_POINT
+
+
 def is_guessgym_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's own environment class."""
     spec = gym.registry.get(env_id)
@@ -75,6 +96,7 @@ def is_guessgym_id(env_id: str) -> bool:
 
 
 __all__ = [
-    "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT",
-    "current_id", "is_chat_id", "is_guessgym_id", "register_envs",
+    "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
+    "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id",
+    "register_envs",
 ]

@@ -208,9 +208,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from .envs.chat import ChatGuessEnv
 
             game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
+        elif _is_multiboard_env(args.env):
+            from .agents.evaluate import resolve_multiboard
+
+            game = resolve_multiboard(args.env, env_kwargs, args.max_attempts)[0]
+            if answers is not None:
+                raise UsageError(f"{args.env} draws each game's answers from its seed: give --answers N (games)")
         else:
             game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
-        select_answers(game, answers, sample, args.seed)
+        if not _is_multiboard_env(args.env):
+            select_answers(game, answers, sample, args.seed)
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.out:
@@ -261,6 +268,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             stem += f"__m{args.max_attempts}"
         save_result(result, Path(args.out), stem)
     return 0
+
+
+def _is_multiboard_env(env_id: str) -> bool:
+    from .envs.registration import is_multiboard_id
+
+    return is_multiboard_id(env_id)
 
 
 def _is_chat_env(env_id: str) -> bool:
@@ -609,6 +622,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()))
     for env_id, kwargs in envs.CHAT_ENV_SPECS.items():
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (text in, text out)")
+    for env_id, kwargs in envs.MULTIBOARD_ENV_SPECS.items():
+        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (one guess, every board)")
     print("Agents:")
     for name, factory in registered().items():
         print(f"  {name:20s} {describe(factory)}")

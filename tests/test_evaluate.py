@@ -313,3 +313,15 @@ def test_a_script_without_a_main_guard_fails_fast(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
     assert "WorkerDied" in done.stderr and 'if __name__ == "__main__":' in done.stderr
+
+
+def test_a_program_read_from_stdin_is_told_it_cannot_spawn_workers_instead_of_hanging(tmp_path: Path) -> None:
+    """Workers re-import the main program; ``<stdin>`` is no file, and the pool once waited for ever."""
+    program = (
+        "from guessgym.agents.evaluate import evaluate\n"
+        "from guessgym.agents.registry import make_agent\n"
+        "evaluate(make_agent('least-worst'), 'guessgym/MicroNerdle-v1', sample=50, n_jobs=2, backend='process')\n"
+    )
+    done = subprocess.run([sys.executable, "-"], input=program, capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode != 0 and "'<stdin>' is not a file" in done.stderr and "backend='serial'" in done.stderr

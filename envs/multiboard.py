@@ -1,0 +1,236 @@
+"""Multi-board games (Dordle, Quordle, Octordle, Sedecordle, multi-board Nerdle): one guess scored
+on every unsolved board."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .answer_stream import AnswerStream
+from .engine import COUNT, GameEngine
+from .env import check_render_mode
+from .game import Game
+from .mask_pool import ConstantMasks
+from .options import check_int, check_number
+
+#: The real games' numbers of boards and attempts (attempts = boards + 5 for all of them).
+MULTIBOARD_DEFAULTS = {2: 7, 4: 9, 8: 13, 16: 21}
+
+
+def default_attempts(boards: int) -> int:
+    """The attempts of a game of ``boards`` boards: ``boards + 5`` (Dordle 7, Quordle 9, Octordle
+    13, Sedecordle 21)."""
+    return boards + 5
+
+
+class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
+    """K boards of one game, each with its own hidden answer, played with one guess at a time.
+
+    ## Description
+    ``boards`` distinct answers are drawn from the game's answer list. Each step plays one guess
+    on every board not yet solved, and reveals each of those boards' tiles by the game's own rule
+    (:class:`~guessgym.envs.env.GuessEnv`'s: greens first, then yellows left to right while copies
+    remain). A board is solved when its tiles are all green and receives no further guess. The
+    game is won when every board is solved, and lost when the attempts run out first.
+
+    ## Action Space
+    ``Discrete(len(guesses))``, as in ``GuessEnv``. Every guess of the list is allowed at every
+    step (hard mode is not defined across boards).
+
+    ## Observation Space
+    A flat ``Dict``:
+
+    * ``"board"``: ``MultiDiscrete([len(alphabet) + 1] * (boards * max_attempts * length))``:
+      board by board, row by row, the symbols of the guesses that board received (0 empty; a
+      solved board's rows stop at its winning guess);
+    * ``"tiles"``: ``MultiDiscrete([4] * (boards * max_attempts * length))``: 0 empty, 1 grey,
+      2 yellow, 3 green, in the same layout;
+    * ``"solved"``: ``MultiBinary(boards)``;
+    * ``"action_mask"``: ``MultiBinary(len(guesses))`` (all ones while the game runs).
+
+    ## Rewards
+    ``win_reward`` (1.0) when the last board is solved, ``loss_reward`` (0.0) when the attempts run
+    out, ``board_reward`` (0.0) for each board a guess solves (shaping; the winning guess earns it
+    too), minus ``step_penalty`` (0.0) per guess.
+
+    ## Starting State
+    Empty boards; the answers are drawn without repetition from a child stream of the seed (as
+    ``GuessEnv``'s), or fixed with ``reset(options={"answers": [...]})`` (``boards`` distinct
+    answers, strings or indices).
+
+    ## Episode End
+    ``terminated`` when every board is solved or the attempts are used up; ``truncated`` is always
+    False. ``step`` after the end raises ``RuntimeError``.
+
+    ## Information
+    * ``"attempt"``: guesses played; ``"guess"``: the last one;
+    * ``"tiles"``: the tile string of the last guess on each board (``""`` for a board that was
+      already solved), ``"patterns"``: the same as pattern codes (-1);
+    * ``"candidates"``: answers still consistent with each board's tiles;
+    * ``"solved"``: which boards are solved; ``"action_mask"``;
+    * ``"answers"``: the hidden answers, once the game has ended.
+
+    ## Arguments
+    ``boards`` (2 to 32; default 4), ``max_attempts`` (default ``boards + 5``; a ready ``game``
+    keeps its own unless given), the game's arguments (``game``, or ``kind``, ``length``,
+    ``word_list``, ``answers``, ``guesses``), ``win_reward``,
+    ``loss_reward``, ``board_reward``, ``step_penalty``, ``matrix_cache``. More boards than
+    answers, or ``hard_mode=True``, is a ``ValueError``.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, *, boards: int = 4, max_attempts: int | None = None,
+                 board_reward: float = 0.0, win_reward: float = 1.0, loss_reward: float = 0.0,
+                 step_penalty: float = 0.0, **options: Any) -> None:
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.boards = check_int("boards", boards, minimum=2, maximum=32)
+        game = options.get("game")
+        if max_attempts is not None:
+            attempts = check_int("max_attempts", max_attempts, minimum=1)
+        elif isinstance(game, Game):
+            attempts = game.max_attempts  # a ready game keeps its own limit
+        else:
+            attempts = default_attempts(self.boards)
+        if isinstance(game, Game) and game.max_attempts != attempts:
+            options["game"] = game.replace(max_attempts=attempts)
+        if options.get("hard_mode") or (isinstance(game, Game) and game.hard_mode):
+            raise ValueError("hard mode is not defined for multi-board games (each board would constrain the "
+                             "same guess); play hard mode on the single-board ids")
+        self.rewards = {name: check_number(name, value) for name, value in (
+            ("board_reward", board_reward), ("win_reward", win_reward), ("loss_reward", loss_reward),
+            ("step_penalty", step_penalty))}
+        self.engine = GameEngine.from_options(self.boards, max_attempts=attempts, **options)
+        self.game: Game = self.engine.game
+        if len(self.game.answers) < self.boards:
+            raise ValueError(f"{self.boards} boards need {self.boards} distinct answers; {self.game.name} has "
+                             f"{len(self.game.answers)}")
+        n_guesses, cells = len(self.game.guesses), self.boards * attempts * self.game.length
+        self.action_space = spaces.Discrete(n_guesses)  # type: ignore[assignment]
+        self.observation_space = spaces.Dict({  # type: ignore[assignment]
+            "board": spaces.MultiDiscrete(np.full(cells, self.game.n_symbols + 1, dtype=np.int64)),
+            "tiles": spaces.MultiDiscrete(np.full(cells, 4, dtype=np.int64)),
+            "solved": spaces.MultiBinary(self.boards),
+            "action_mask": spaces.MultiBinary(n_guesses),
+        })
+        self._solved = np.zeros(self.boards, dtype=np.int8)
+        self._attempt = 0
+        self._done = True
+        self._started = False
+        self._answer_stream: AnswerStream | None = None
+        self._masks = ConstantMasks(n_guesses)
+
+    # ---- gymnasium API ----------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        answers = None
+        if options:
+            unknown = set(options) - {"answers"}
+            if unknown:
+                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answers'")
+            if options.get("answers") is not None:
+                answers = self._check_answers(options["answers"])
+        if answers is None:
+            stream = self._answer_stream
+            if seed is not None or stream is None or stream.source is not self.np_random:
+                stream = self._answer_stream = AnswerStream.from_generator(self.np_random)
+            drawn: list[int] = []
+            while len(drawn) < self.boards:
+                a = self.engine.draw_answer(stream)
+                if a not in drawn:
+                    drawn.append(a)
+            answers = np.array(drawn, dtype=np.int64)
+        self.engine.start(np.arange(self.boards), answers)
+        self._solved[:] = 0
+        self._attempt = 0
+        self._done = False
+        self._started = True
+        return self._observation_and_info("", np.full(self.boards, -1, dtype=np.int64))
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._done:
+            if not self._started:
+                raise RuntimeError("step() was called before reset(); call reset() to start a game")
+            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
+        n = len(self.game.guesses)
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+            raise ValueError(f"action {action!r} is outside the action space Discrete({n}): expected an integer "
+                             f"0..{n - 1} indexing env.unwrapped.game.guesses")
+        playing = np.flatnonzero(self._solved == 0)
+        result = self.engine.play(np.full(self.boards, int(action), dtype=np.int64), playing)
+        self._attempt += 1
+        newly = playing[result.patterns[playing] == self.game.solved_pattern]
+        self._solved[newly] = 1
+        won = bool(self._solved.all())
+        lost = not won and self._attempt >= self.engine.game.max_attempts
+        reward = self.rewards["board_reward"] * len(newly) - self.rewards["step_penalty"]
+        if won:
+            reward += self.rewards["win_reward"]
+        elif lost:
+            reward += self.rewards["loss_reward"]
+        self._done = won or lost
+        obs, info = self._observation_and_info(self.game.guesses[int(action)], result.patterns)
+        if self._done:
+            info["answers"] = [self.game.answers[int(a)] for a in self.engine.answer]
+        return obs, reward, self._done, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            return None
+        blocks = []
+        for i in range(self.boards):
+            rows = self.engine.board_rows(i)
+            lines = [f"board {i + 1}" + (" (solved)" if self._solved[i] else "")]
+            lines += [f"  {guess}  {tiles}" for guess, tiles in rows]
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+    # ---- helpers ----------------------------------------------------------------------------------
+    @property
+    def candidates(self) -> list[np.ndarray]:
+        """The answers still consistent with each board's tiles (copies)."""
+        return [self.engine.candidates_of(i) for i in range(self.boards)]
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of allowed actions (every guess while the game runs)."""
+        return np.full(len(self.game.guesses), not self._done, dtype=bool)
+
+    def _check_answers(self, answers: Any) -> np.ndarray:
+        if isinstance(answers, (str, bytes)) or not hasattr(answers, "__len__"):
+            raise ValueError(f"options['answers'] must be a list of {self.boards} answers, got {answers!r}")
+        if len(answers) != self.boards:
+            raise ValueError(f"options['answers'] must hold {self.boards} answers (one per board), got {len(answers)}")
+        indices = np.array([self.game.answer_position(a) for a in answers], dtype=np.int64)
+        if len(set(indices.tolist())) != self.boards:
+            raise ValueError(f"the answers of the boards must be distinct, got {list(answers)!r}")
+        return indices
+
+    def _observation_and_info(self, guess: str, patterns: np.ndarray) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        mask = self._masks.get(self._done)  # read-only, shared by the observation and the info
+        obs = {"board": self.engine.board.reshape(-1).copy(), "tiles": self.engine.tiles.reshape(-1).copy(),
+               "solved": self._solved.copy(), "action_mask": mask}
+        strings = self.engine.tile_strings
+        info = {
+            "attempt": self._attempt,
+            "guess": guess,
+            "tiles": [strings[int(p)] for p in patterns],
+            "patterns": patterns.astype(np.int64).copy(),
+            "candidates": self.engine.status[:, COUNT].astype(np.int64).copy(),
+            "solved": self._solved.astype(bool),
+            "action_mask": mask,
+        }
+        return obs, info
+
+
+__all__ = ["MULTIBOARD_DEFAULTS", "MultiBoardEnv", "default_attempts"]
