@@ -41,7 +41,7 @@ import numpy as np
 
 from ..envs.atomic import atomic_write_bytes, atomic_write_text
 from ..envs.game import Game
-from ..envs.scoring import pattern_to_tiles, score
+from ..envs.scoring import pattern_to_tiles
 from .base import Agent, UnsupportedGameError
 from .registry import register
 
@@ -51,12 +51,12 @@ TREE_FORMAT = 1
 _PAIR = re.compile(r"^([A-Z]+)(\d+)$")
 
 
-def _split(guess: str, answers: Iterable[str]) -> dict[str, list[str]]:
+def _split(game: Game, guess: str, answers: Iterable[str]) -> dict[str, list[str]]:
     """The answers other than ``guess`` grouped by the tiles ``guess`` shows against them."""
     groups: dict[str, list[str]] = {}
     for answer in answers:
         if answer != guess:
-            groups.setdefault(pattern_to_tiles(score(guess, answer), len(answer)), []).append(answer)
+            groups.setdefault(pattern_to_tiles(game.score(guess, answer), len(answer)), []).append(answer)
     return groups
 
 
@@ -106,7 +106,7 @@ class DecisionTree:
                         f"the paths disagree: after {' '.join(history) or 'the start'} the tree plays both "
                         f"{node.guess!r} and {guess!r}"
                     )
-                tiles = pattern_to_tiles(score(guess, answer), game.length)
+                tiles = pattern_to_tiles(game.score(guess, answer), game.length)
                 history.append(f"{guess} {tiles}")
                 if k + 1 < len(path):
                     node = node.children.setdefault(tiles, TreeNode(path[k + 1]))
@@ -133,11 +133,11 @@ class DecisionTree:
         """One line per answer in depth-first order; shared prefixes written as spaces."""
         lines: list[str] = []
         previous: list[str] = []
-        for answer in self._dfs_answers():
+        for answer in self._dfs_answers(game):
             path = self.paths[answer]
             tokens: list[str] = []
             for k, guess in enumerate(path):
-                tokens += [guess, f"{pattern_to_tiles(score(guess, answer), game.length)}{k + 1}"]
+                tokens += [guess, f"{pattern_to_tiles(game.score(guess, answer), game.length)}{k + 1}"]
             same = 0
             while same < min(len(tokens), len(previous)) - 1 and tokens[same] == previous[same]:
                 same += 1
@@ -146,13 +146,13 @@ class DecisionTree:
             previous = tokens
         return "\n".join(lines) + "\n"
 
-    def _dfs_answers(self) -> list[str]:
+    def _dfs_answers(self, game: Game) -> list[str]:
         order: list[str] = []
 
         def walk(node: TreeNode, answers: list[str]) -> None:
             if node.guess in answers:
                 order.append(node.guess)
-            groups = _split(node.guess, answers)
+            groups = _split(game, node.guess, answers)
             for tiles in sorted(groups):
                 walk(node.children[tiles], groups[tiles])
 
@@ -201,7 +201,7 @@ class DecisionTree:
             if path_tiles != "G" * game.length:
                 raise ValueError(f"{source} line {number}: the last pair must be the answer, all green")
             for k, word in enumerate(path):
-                expected = pattern_to_tiles(score(word, answer), game.length)
+                expected = pattern_to_tiles(game.score(word, answer), game.length)
                 given = tokens[2 * k + 1].upper()[: game.length]
                 if given != expected:
                     raise ValueError(
@@ -239,7 +239,7 @@ class DecisionTree:
                 path.append(game.normalize_guess(guess))
                 if path[-1] == answer:
                     break
-                node = (node.get("next") or {}).get(pattern_to_tiles(score(path[-1], answer), game.length))
+                node = (node.get("next") or {}).get(pattern_to_tiles(game.score(path[-1], answer), game.length))
                 if node is None:
                     break  # the tree does not reach this answer: verify_tree reports it
             if path[-1] == answer:
@@ -360,7 +360,7 @@ def verify_tree(tree: DecisionTree, env: Any) -> TreeCheck:
             if info["invalid_action"]:
                 problems.append(f"{answer}: guess {k + 1} {guess!r} is rejected: {info['invalid_reason']}")
                 break
-            expected = pattern_to_tiles(score(guess, answer), game.length)
+            expected = pattern_to_tiles(game.score(guess, answer), game.length)
             if info["tiles"] != expected:  # pragma: no cover - the environment and score() agree
                 problems.append(f"{answer}: guess {k + 1} {guess!r} gave {info['tiles']}, the tree says {expected}")
                 break
@@ -385,7 +385,7 @@ def show_tree(tree: DecisionTree, game: Game, depth: int = 2) -> str:
     def walk(node: TreeNode, answers: list[str], level: int, indent: str) -> None:
         if level >= depth:
             return
-        groups = _split(node.guess, answers)
+        groups = _split(game, node.guess, answers)
         for tiles in sorted(groups, key=lambda t: (-len(groups[t]), t)):
             members = groups[tiles]
             child = node.children.get(tiles)

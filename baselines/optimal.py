@@ -224,6 +224,10 @@ class ExactSearch:
                  openers: int | str | Sequence[str] = "all", width: int = 0, proof: bool = False,
                  time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
                  patterns: np.ndarray | None = None, cache_dir: str | os.PathLike[str] | None = None) -> None:
+        if game.commutative:
+            raise UnsupportedGameError(
+                f"the exact solver's bounds assume one answer per winning guess; {game.name} accepts rearranged "
+                "answers, so a guess can win for several: it is not supported yet")
         if patterns is None:
             patterns = PatternMatrix.for_game(game).dense
             if patterns is None:

@@ -176,6 +176,37 @@ def explain_invalid_equation(text: str, allow_lone_zero: bool = True) -> str | N
     return None
 
 
+def commutative_form(equation: str) -> str:
+    """A canonical spelling under the commutative-answers rule: two equations are rearrangements
+    of each other exactly when their forms are equal.
+
+    The rule: the left side is a sum of signed terms (split at ``+`` and ``-``, the first term
+    positive), and the terms may be put in any order, each keeping its sign; within a term whose
+    only operator is ``*``, the factors may be put in any order. A term with a ``/`` is kept as
+    written (division does not commute), and the right side is kept. So ``10+20=30`` and
+    ``20+10=30``, ``3*4-2=10`` and ``4*3-2=10``, ``9-2+3=10`` and ``3+9-2=10`` are rearrangements;
+    ``8/4*2=4`` and ``2*8/4=4`` are not (a term with a division), nor ``9-2=7`` and ``2-9=7``.
+
+    Examples:
+        >>> commutative_form("20+10=30") == commutative_form("10+20=30")
+        True
+        >>> commutative_form("3*4-2=10") == commutative_form("4*3-2=10") != commutative_form("2-4*3=10")
+        True
+    """
+    lhs, _, rhs = equation.partition("=")
+    terms: list[str] = []
+    sign, current = "+", ""
+    for ch in lhs:
+        if ch in "+-":
+            terms.append(sign + current)
+            sign, current = ch, ""
+        else:
+            current += ch
+    terms.append(sign + current)
+    canonical = [t if "/" in t else t[0] + "*".join(sorted(t[1:].split("*"))) for t in terms]
+    return "".join(sorted(canonical)) + "=" + rhs
+
+
 def is_valid_equation(text: str, allow_lone_zero: bool = True) -> bool:
     """Whether ``text`` is a syntactically valid, arithmetically true equation."""
     return explain_invalid_equation(text, allow_lone_zero) is None

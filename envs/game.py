@@ -33,11 +33,12 @@ from .equations import (
 )
 from .equations import (
     NERDLE_ALPHABET,
+    commutative_form,
     explain_invalid_equation,
     generate_equations,
 )
 from .options import check_bool, check_choice, check_int
-from .scoring import KERNEL_VERSION, all_green, encode
+from .scoring import KERNEL_VERSION, all_green, encode, score
 
 GameKind = Literal["wordle", "nerdle"]
 
@@ -61,6 +62,9 @@ class Game:
             this tuple.
         max_attempts: guesses allowed per game.
         hard_mode: whether revealed hints must be used in later guesses.
+        commutative: Nerdle only: a guess that rearranges the answer's terms or factors wins
+            (:func:`~guessgym.envs.equations.commutative_form` defines which rearrangements
+            count); its tiles are then all green. Off by default, as in the seed documents.
     """
 
     kind: GameKind
@@ -72,10 +76,15 @@ class Game:
     max_attempts: int = 6
     hard_mode: bool = False
     guess_vocabulary: str = field(default="custom", compare=False)
+    commutative: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_attempts", check_int("max_attempts", self.max_attempts, minimum=1))
         object.__setattr__(self, "hard_mode", check_bool("hard_mode", self.hard_mode))
+        object.__setattr__(self, "commutative", check_bool("commutative", self.commutative))
+        if self.commutative and self.kind != "nerdle":
+            raise ValueError("commutative answers are a Nerdle rule (rearranged terms of an equation); "
+                             "Wordle has no such option")
 
     # ---- derived, computed once -------------------------------------------------------------
     @cached_property
@@ -116,10 +125,35 @@ class Game:
         """A hash of everything that determines the pattern matrix (used as the cache key)."""
         h = hashlib.sha256()
         h.update(f"v{KERNEL_VERSION}|{self.length}|{self.alphabet}|".encode())
+        if self.commutative:  # another scoring rule, another matrix (plain games keep their old key)
+            h.update(b"commutative|")
         h.update("\n".join(self.guesses).encode())
         h.update(b"|")
         h.update("\n".join(self.answers).encode())
         return h.hexdigest()[:24]
+
+    def score(self, guess: str, answer: str) -> int:
+        """The pattern ``guess`` gets against ``answer`` under this game's rules (all green for a
+        commutative rearrangement of the answer when :attr:`commutative` is on)."""
+        if self.commutative and guess != answer and commutative_form(guess) == commutative_form(answer):
+            return self.solved_pattern
+        return score(guess, answer)
+
+    @cached_property
+    def commutative_wins(self) -> dict[int, np.ndarray]:
+        """For each guess index that is a rearrangement of some answer other than itself, those
+        answers' indices (empty unless :attr:`commutative`): where the rule changes a pattern."""
+        if not self.commutative:
+            return {}
+        by_form: dict[str, list[int]] = {}
+        for a, answer in enumerate(self.answers):
+            by_form.setdefault(commutative_form(answer), []).append(a)
+        wins: dict[int, np.ndarray] = {}
+        for g, guess in enumerate(self.guesses):
+            others = [a for a in by_form.get(commutative_form(guess), ()) if self.answers[a] != guess]
+            if others:
+                wins[g] = np.array(others, dtype=np.int64)
+        return wins
 
     @property
     def solved_pattern(self) -> int:
@@ -186,13 +220,14 @@ class Game:
         return (
             Game,
             (self.kind, self.name, self.length, self.alphabet, self.answers, self.guesses,
-             self.max_attempts, self.hard_mode, self.guess_vocabulary),
+             self.max_attempts, self.hard_mode, self.guess_vocabulary, self.commutative),
         )
 
     def __repr__(self) -> str:
         return (
             f"Game({self.name!r}, length={self.length}, answers={len(self.answers)}, "
-            f"guesses={len(self.guesses)}, max_attempts={self.max_attempts}, hard_mode={self.hard_mode})"
+            f"guesses={len(self.guesses)}, max_attempts={self.max_attempts}, hard_mode={self.hard_mode}"
+            + (", commutative=True)" if self.commutative else ")")
         )
 
 
@@ -261,6 +296,7 @@ def nerdle(
     answers: wordlists.WordSource | None = None,
     max_attempts: int = 6,
     hard_mode: bool = False,
+    commutative: bool = False,
 ) -> Game:
     """A Nerdle game: Micro (5), Mini (6), Midi (7) or classic (8).
 
@@ -273,6 +309,8 @@ def nerdle(
         answers: a custom subset of answers (each must be a valid answer equation).
         max_attempts: guesses allowed per game.
         hard_mode: revealed hints must be used in later guesses.
+        commutative: accept a rearrangement of the answer's terms or factors as a win
+            (see :attr:`Game.commutative`).
     """
     if not NERDLE_MIN_LENGTH <= check_int("length", length) <= NERDLE_MAX_LENGTH:
         raise ValueError(f"Nerdle length must be 5 to 8, got {length}")
@@ -309,13 +347,15 @@ def nerdle(
                 raise ValueError(f"guess entry {i} {eq!r} is not a valid equation: {reason}")
     wordlists.check_answers_are_guesses(ans, gue)
     name = (NERDLE_NAMES[length] + ("" if answers is None else "-custom-answers")
-            + ("" if vocab == "answers" else f"-{vocab}") + ("-hard" if hard_mode else ""))
-    return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab)
+            + ("" if vocab == "answers" else f"-{vocab}") + ("-commutative" if commutative else "")
+            + ("-hard" if hard_mode else ""))
+    return Game("nerdle", name, length, alphabet, ans, gue, max_attempts, hard_mode, vocab, commutative)
 
 
 #: The keyword arguments that describe a game (the rest of an environment's are reward options,
 #: ``matrix_cache`` and ``render_mode``).
-GAME_KEYS: tuple[str, ...] = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode")
+GAME_KEYS: tuple[str, ...] = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode",
+                              "commutative")
 
 
 def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
@@ -375,9 +415,13 @@ def _game_from_options(
     guesses: Any = None,
     max_attempts: int = 6,
     hard_mode: bool = False,
+    commutative: bool = False,
 ) -> Game:
     check_choice("kind", kind, ("wordle", "nerdle"))
     if kind == "wordle":
+        if check_bool("commutative", commutative):
+            raise ValueError("commutative answers are a Nerdle rule (rearranged terms of an equation); "
+                             "Wordle has no such option")
         return wordle(
             5 if length is None else length, word_list, answers=answers, guesses=guesses,
             max_attempts=max_attempts, hard_mode=hard_mode,
@@ -387,6 +431,6 @@ def _game_from_options(
             raise ValueError("word_list applies to Wordle only; Nerdle answers are generated from the rules")
         return nerdle(
             8 if length is None else length, guesses="answers" if guesses is None else guesses,
-            answers=answers, max_attempts=max_attempts, hard_mode=hard_mode,
+            answers=answers, max_attempts=max_attempts, hard_mode=hard_mode, commutative=commutative,
         )
     raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")

@@ -29,7 +29,7 @@ from .atomic import atomic_open, remove_stale_temporaries
 from .cache import CACHE_NAME, cache_dir
 from .checksum import SCHEME, array_checksum
 from .game import Game
-from .scoring import pattern_dtype, pattern_matrix, score
+from .scoring import pattern_dtype, pattern_matrix
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +88,13 @@ def _load_verified(path: Path, shape: tuple[int, int], dtype: np.dtype) -> np.nd
     return None
 
 
+def apply_commutative_wins(game: Game, patterns: np.ndarray) -> None:
+    """Set the all-green pattern where a guess rearranges an answer (commutative games only), in
+    a full ``(guesses, answers)`` matrix."""
+    for guess, answers in game.commutative_wins.items():
+        patterns[guess, answers] = game.solved_pattern
+
+
 class PatternMatrix:
     """Patterns of every guess against every answer of a game.
 
@@ -132,6 +139,7 @@ class PatternMatrix:
                 if dense is not None:
                     return dense
         dense = pattern_matrix(game.guess_codes, game.answer_codes, game.n_symbols)
+        apply_commutative_wins(game, dense)
         if cache:
             folder = cache_dir()
             remove_stale_temporaries(folder)
@@ -169,6 +177,9 @@ class PatternMatrix:
             row = pattern_matrix(g.guess_codes[guess : guess + 1], g.answer_codes, g.n_symbols)[0]
         finally:
             numba.set_num_threads(threads)
+        wins = self.game.commutative_wins.get(guess)
+        if wins is not None:
+            row[wins] = self.game.solved_pattern
         row.setflags(write=False)
         self._rows[guess] = row
         if len(self._rows) > ROW_CACHE_SIZE:
@@ -179,7 +190,7 @@ class PatternMatrix:
         """Pattern of one guess against one answer."""
         if self.dense is not None:
             return int(self.dense[guess, answer])
-        return score(self.game.guesses[guess], self.game.answers[answer])  # microseconds, same rule
+        return self.game.score(self.game.guesses[guess], self.game.answers[answer])  # microseconds, same rule
 
     def submatrix(self, guesses: np.ndarray | slice | None, answers: np.ndarray | slice | None) -> np.ndarray:
         """Patterns of a subset of guesses against a subset of answers (``None`` means all)."""
@@ -189,4 +200,14 @@ class PatternMatrix:
             if isinstance(gsel, slice) or isinstance(asel, slice):
                 return self.dense[gsel][:, asel]
             return self.dense[np.ix_(gsel, asel)]
-        return pattern_matrix(self.game.guess_codes[gsel], self.game.answer_codes[asel], self.game.n_symbols)
+        g = self.game
+        out = pattern_matrix(g.guess_codes[gsel], g.answer_codes[asel], g.n_symbols)
+        if g.commutative_wins:
+            rows = np.arange(len(g.guesses))[gsel]
+            columns = np.arange(len(g.answers))[asel]
+            position = {int(a): j for j, a in enumerate(columns)}
+            for i, guess in enumerate(rows):
+                for a in g.commutative_wins.get(int(guess), ()):
+                    if int(a) in position:
+                        out[i, position[int(a)]] = g.solved_pattern
+        return out
