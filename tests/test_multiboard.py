@@ -174,3 +174,22 @@ def test_the_shared_loop_plays_multiboard_games_the_same_on_every_backend(capsys
     assert "| multi-expected-size | mini-nerdle-2boards | 5 | 100.00 |" in capsys.readouterr().out
     assert main(["evaluate", "--agent", "expected-size", "--env", "guessgym/Dordle-v0", "--answers", "2",
                  "--no-progress"]) == 2
+
+
+def test_stable_baselines3_trains_on_a_multiboard_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """MaskablePPO with SB3's own MultiInputPolicy on Micro Nerdle with 2 boards: a few updates,
+    masks read from the env, the model saved, reloaded and played to the end of a game."""
+    from sb3_contrib import MaskablePPO
+
+    env = MultiBoardEnv(boards=2, kind="nerdle", length=5)
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [32]}, device="cpu")
+    model.learn(total_timesteps=128)
+    model.save(tmp_path / "multi")
+    loaded = MaskablePPO.load(tmp_path / "multi", device="cpu")
+    obs, info = env.reset(seed=1)
+    done = False
+    while not done:
+        action, _ = loaded.predict(obs, action_masks=env.action_masks(), deterministic=True)
+        obs, _, done, _, info = env.step(int(action))
+    assert info["attempt"] <= env.game.max_attempts and "answers" in info
