@@ -116,7 +116,7 @@ def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
     Raises:
         ValueError: bad keyword arguments (named), or a game the boards do not fit.
     """
-    from ..envs.multiboard import MultiBoardEnv, default_attempts
+    from ..envs.multiboard import MultiBoardEnv
 
     kwargs = {**gym.registry[env].kwargs, **(env_kwargs or {})}
     boards = kwargs.pop("boards")
@@ -135,7 +135,6 @@ def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
         probe = MultiBoardEnv(None, boards=boards, **rewards, **options, **kwargs)
     except TypeError as exc:
         raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
-    kwargs.setdefault("max_attempts", default_attempts(probe.boards))
     return probe.game, probe.boards, options
 
 
