@@ -34,12 +34,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..envs.absurdle import AbsurdleEnv
 from ..envs.env import GuessEnv
 from ..envs.game import Game
 from ..envs.multiboard import MultiBoardEnv
 from ..envs.optional import require
 from .base import Agent
-from .episodes import MAX_INVALID_ACTIONS, play_game, play_multiboard_game
+from .episodes import MAX_INVALID_ACTIONS, play_absurdle_game, play_game, play_multiboard_game
 from .results import GameRecord
 
 ProgressCallback = Callable[[int, int], None]
@@ -59,6 +60,8 @@ class Job:
         max_invalid: rejected actions allowed in one game before it counts as a loss.
         boards: 1 for the single-board game; more for a multi-board game, whose items are game
             numbers (each game's answers are drawn from its own seed) instead of answer indices.
+        absurdle: the :class:`~guessgym.envs.absurdle.AbsurdleEnv` options (``max_attempts``)
+            for an Absurdle evaluation, whose items are game numbers; ``None`` otherwise.
     """
 
     token: str
@@ -69,16 +72,19 @@ class Job:
     seed: int = 0
     max_invalid: int = MAX_INVALID_ACTIONS
     boards: int = 1
+    absurdle: dict[str, Any] | None = None
 
-    def make_env(self) -> GuessEnv | MultiBoardEnv:
-        """The environment the games are played in: one board, or ``boards`` boards."""
+    def make_env(self) -> GuessEnv | MultiBoardEnv | AbsurdleEnv:
+        """The environment the games are played in: one board, ``boards`` boards, or Absurdle."""
+        if self.absurdle is not None:
+            return AbsurdleEnv(game=self.game, **self.absurdle, **self.env_options)
         if self.boards > 1:
             return MultiBoardEnv(game=self.game, boards=self.boards, **self.env_options)
         return GuessEnv(game=self.game, **self.env_options)
 
 
 def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None = None,
-               env: GuessEnv | MultiBoardEnv | None = None) -> list[tuple[int, GameRecord]]:
+               env: GuessEnv | MultiBoardEnv | AbsurdleEnv | None = None) -> list[tuple[int, GameRecord]]:
     """Play ``(position, answer_index)`` pairs; return ``(position, record)`` pairs.
 
     Without ``agent``/``env``, the worker-cached ones of ``job`` are used (created on first use).
@@ -88,7 +94,9 @@ def play_chunk(job: Job, chunk: Sequence[tuple[int, int]], agent: Agent | None =
     return [(pos, _play(env, agent, job, idx)) for pos, idx in chunk]
 
 
-def _play(env: GuessEnv | MultiBoardEnv, agent: Agent, job: Job, index: int) -> GameRecord:
+def _play(env: GuessEnv | MultiBoardEnv | AbsurdleEnv, agent: Agent, job: Job, index: int) -> GameRecord:
+    if isinstance(env, AbsurdleEnv):
+        return play_absurdle_game(env, agent, index, seed=job.seed, record_guesses=job.record_guesses)
     if isinstance(env, MultiBoardEnv):
         return play_multiboard_game(env, agent, index, seed=job.seed, record_guesses=job.record_guesses)
     return play_game(env, agent, index, seed=job.seed, record_guesses=job.record_guesses,
@@ -96,10 +104,10 @@ def _play(env: GuessEnv | MultiBoardEnv, agent: Agent, job: Job, index: int) -> 
 
 
 # ---- worker-side state ---------------------------------------------------------------------------
-_WORKER: dict[str, tuple[Agent, GuessEnv | MultiBoardEnv]] = {}
+_WORKER: dict[str, tuple[Agent, GuessEnv | MultiBoardEnv | AbsurdleEnv]] = {}
 
 
-def _worker_state(job: Job) -> tuple[Agent, GuessEnv | MultiBoardEnv]:
+def _worker_state(job: Job) -> tuple[Agent, GuessEnv | MultiBoardEnv | AbsurdleEnv]:
     """The agent and env this worker process uses for ``job`` (one evaluation at a time)."""
     state = _WORKER.get(job.token)
     if state is None:

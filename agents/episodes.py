@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.absurdle import AbsurdleEnv
 from ..envs.env import GuessEnv
 from ..envs.game import Game
 from ..envs.multiboard import MultiBoardEnv
@@ -139,6 +140,42 @@ def play_multiboard_game(env: MultiBoardEnv, agent: Agent, game_index: int, *, s
     )
 
 
+#: Guesses after which an uncapped Absurdle game is counted as lost (an agent may never win).
+MAX_ABSURDLE_GUESSES = 100
+
+
+def play_absurdle_game(env: AbsurdleEnv, agent: Agent, game_index: int, *, seed: int = 0,
+                       record_guesses: bool = False) -> GameRecord:
+    """Play game ``game_index`` of an Absurdle evaluation (the host is deterministic, so only a
+    randomised agent plays the games differently). The record's ``answer`` is the answer the host
+    conceded (``""`` if it never did); a game with no cap that reaches
+    :data:`MAX_ABSURDLE_GUESSES` guesses is counted as lost, with a note."""
+    game = env.game
+    start = time.perf_counter()
+    seed_episode = getattr(agent, "seed_episode", None)
+    if callable(seed_episode):
+        seed_episode(episode_seed(seed, game_index))
+    obs, info = env.reset(seed=episode_seed(seed, game_index))
+    agent.begin(game)
+    played: list[str] = []
+    terminated, note = False, ""
+    while not terminated:
+        if len(played) >= MAX_ABSURDLE_GUESSES:
+            note = f"no win in {MAX_ABSURDLE_GUESSES} guesses"
+            break
+        obs, _, terminated, _, info = env.step(agent.act(obs, info))
+        played.append(info["guess"])
+    won = terminated and bool(info.get("answer"))
+    return GameRecord(
+        answer=info.get("answer", "") or "",
+        guesses=len(played),
+        solved=won,
+        played=tuple(played) if record_guesses else None,
+        seconds=time.perf_counter() - start,
+        note=note,
+    )
+
+
 def play_batched(
     act: Callable[[dict[str, np.ndarray]], np.ndarray],
     game: Game,
@@ -192,4 +229,7 @@ def play_batched(
     }
 
 
-__all__ = ["MAX_INVALID_ACTIONS", "board_answers", "episode_seed", "play_batched", "play_game", "play_multiboard_game"]
+__all__ = [
+    "MAX_ABSURDLE_GUESSES", "MAX_INVALID_ACTIONS", "board_answers", "episode_seed", "play_absurdle_game",
+    "play_batched", "play_game", "play_multiboard_game",
+]

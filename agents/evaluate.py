@@ -40,7 +40,7 @@ from ..envs.engine import REWARD_KEYS, RewardConfig
 from ..envs.env import GuessEnv
 from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
 from ..envs.options import check_bool
-from ..envs.registration import is_multiboard_id
+from ..envs.registration import is_absurdle_id, is_multiboard_id
 from . import backends
 from .base import Agent, UnsupportedGameError
 from .optima import known_optimum
@@ -136,6 +136,31 @@ def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
     except TypeError as exc:
         raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
     return probe.game, probe.boards, options
+
+
+def resolve_absurdle(env: str, env_kwargs: dict[str, Any] | None = None,
+                     max_attempts: int | None = None) -> tuple[Game, dict[str, Any], dict[str, Any]]:
+    """The game, the Absurdle options (``max_attempts``: ``None`` for no cap) and the extra env
+    options of a registered Absurdle id.
+
+    Raises:
+        ValueError: bad keyword arguments (named).
+    """
+    kwargs = {**gym.registry[env].kwargs, **(env_kwargs or {})}
+    cap = kwargs.pop("max_attempts", None) if max_attempts is None else max_attempts
+    for key in ("win_reward", "loss_reward", "step_penalty", "rows"):  # no part in an evaluation
+        kwargs.pop(key, None)
+    options: dict[str, Any] = {}
+    if "matrix_cache" in kwargs:
+        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
+    unknown = sorted(set(kwargs) - set(GAME_KEYS))
+    if unknown:
+        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: {', '.join(GAME_KEYS)}, "
+                         "win_reward, loss_reward, step_penalty, rows, matrix_cache")
+    from ..envs.absurdle import AbsurdleEnv
+
+    probe = AbsurdleEnv(max_attempts=cap, **options, **kwargs)
+    return probe.game, {"max_attempts": probe.max_attempts}, options
 
 
 def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
@@ -296,8 +321,20 @@ def evaluate(
         raise ValueError(f"max_invalid_actions must be at least 1, got {max_invalid_actions}")
     n_jobs = int(n_jobs)
     boards = 1
+    absurdle: dict[str, Any] | None = None
     env_id: str | None
-    if isinstance(env, str) and is_multiboard_id(env):
+    if isinstance(env, str) and is_absurdle_id(env):
+        if answers is not None:
+            raise ValueError(f"{env} has no answers to choose: the host keeps every answer possible; give "
+                             "sample=N (games; one is enough for a deterministic agent)")
+        game, absurdle, env_options = resolve_absurdle(env, env_kwargs, max_attempts)
+        env_id = env
+        n_games = 1 if sample is None else int(sample)
+        if n_games < 1:
+            raise ValueError(f"sample must be a number of games >= 1, got {sample}")
+        indices = np.arange(n_games, dtype=np.int64)
+        chosen = "games"
+    elif isinstance(env, str) and is_multiboard_id(env):
         if answers is not None:
             raise ValueError(f"{env} draws each game's answers from its own seed; give sample=N (the number of "
                              "games), not answers")
@@ -325,6 +362,7 @@ def evaluate(
     job = backends.Job(
         token=uuid.uuid4().hex, agent=agent, game=game, env_options=env_options,
         record_guesses=record_guesses, seed=int(seed), max_invalid=int(max_invalid_actions), boards=boards,
+        absurdle=absurdle,
     )
     items = list(enumerate(int(i) for i in indices))
     size = chunk_size or backends.default_chunk_size(len(items), n_jobs)
@@ -355,7 +393,9 @@ def evaluate(
     }
     if boards > 1:
         meta["boards"] = boards
-    optimum = known_optimum(game) if boards == 1 else None
+    if absurdle is not None:
+        meta["absurdle"] = absurdle
+    optimum = known_optimum(game) if boards == 1 and absurdle is None else None
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
                            "opener": optimum.opener, "scope": optimum.scope}
@@ -364,11 +404,20 @@ def evaluate(
         agent=agent_name,
         description=describe() if callable(describe) else "",
         env_id=env_id,
-        game=game.name if boards == 1 else f"{game.name}-{boards}boards",
-        max_attempts=game.max_attempts,
+        game=(f"absurdle-{game.name}" if absurdle is not None else game.name if boards == 1
+              else f"{game.name}-{boards}boards"),
+        max_attempts=game.max_attempts if absurdle is None else _absurdle_limit(absurdle, records),
         records=records,
         meta=meta,
     )
+
+
+def _absurdle_limit(absurdle: dict[str, Any], records: list[Any]) -> int:
+    """The attempt limit an Absurdle result is read against: its cap, or without one the most
+    guesses a game took (a game abandoned at MAX_ABSURDLE_GUESSES counts as a failure)."""
+    if absurdle["max_attempts"] is not None:
+        return int(absurdle["max_attempts"])
+    return max([r.guesses for r in records if r.solved] or [1])
 
 
 def _jsonable(value: Any) -> bool:
@@ -381,4 +430,5 @@ def _jsonable(value: Any) -> bool:
     return True
 
 
-__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_game", "resolve_multiboard", "select_answers"]
+__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_absurdle", "resolve_game", "resolve_multiboard",
+           "select_answers"]

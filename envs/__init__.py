@@ -17,7 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .registration import CHAT_ENV_SPECS, ENV_SPECS, MULTIBOARD_ENV_SPECS, register_envs
+from .registration import (
+    ABSURDLE_ENV_SPECS,
+    CHAT_ENV_SPECS,
+    ENV_SPECS,
+    MULTIBOARD_ENV_SPECS,
+    register_envs,
+)
 
 if TYPE_CHECKING:
     from .chat import ChatGuessEnv
@@ -46,9 +52,9 @@ _LAZY = {
 }
 
 __all__ = [
-    "CHAT_ENV_SPECS", "ENV_SPECS", "MULTIBOARD_ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv", "Game", "GameEngine",
-    "GuessEnv", "MultiBoardEnv", "RewardConfig", "TerminateOnInvalidAction", "TextGuess", "make_game", "nerdle",
-    "register_envs", "wordle",
+    "ABSURDLE_ENV_SPECS", "CHAT_ENV_SPECS", "ENV_SPECS", "MULTIBOARD_ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv",
+    "Game", "GameEngine", "GuessEnv", "MultiBoardEnv", "RewardConfig", "TerminateOnInvalidAction", "TextGuess",
+    "make_game", "nerdle", "register_envs", "wordle",
 ]
 
 

@@ -38,6 +38,12 @@ MULTIBOARD_ENV_SPECS: dict[str, dict[str, object]] = {
 }
 MULTIBOARD_ENTRY_POINT = "guessgym.envs.multiboard:MultiBoardEnv"
 
+#: Adversarial games: the host keeps the largest set of answers (no attempt limit by default).
+ABSURDLE_ENV_SPECS: dict[str, dict[str, object]] = {
+    "guessgym/Absurdle-v0": {"kind": "wordle", "length": 5},
+}
+ABSURDLE_ENTRY_POINT = "guessgym.envs.absurdle:AbsurdleEnv"
+
 #: Why the ids are at v1 (Gymnasium's rule: a change to seeded episodes bumps the version).
 V1_CHANGE = (
     "v1 draws reset's random answers from a child stream of the seed (AnswerStream), which a "
@@ -54,8 +60,8 @@ VECTOR_ENTRY_POINT = "guessgym.envs.vector:make_batched"
 
 
 def register_envs() -> None:
-    """Register every id of :data:`ENV_SPECS`, :data:`CHAT_ENV_SPECS` and
-    :data:`MULTIBOARD_ENV_SPECS` (ids already registered are left alone)."""
+    """Register every id of :data:`ENV_SPECS`, :data:`CHAT_ENV_SPECS`, :data:`MULTIBOARD_ENV_SPECS`
+    and :data:`ABSURDLE_ENV_SPECS` (ids already registered are left alone)."""
     for env_id, kwargs in ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(
@@ -70,6 +76,9 @@ def register_envs() -> None:
     for env_id, kwargs in MULTIBOARD_ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=MULTIBOARD_ENTRY_POINT, kwargs=dict(kwargs))
+    for env_id, kwargs in ABSURDLE_ENV_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=ABSURDLE_ENTRY_POINT, kwargs=dict(kwargs))
 
 
 def current_id(env_id: str) -> str:
@@ -89,6 +98,12 @@ def is_multiboard_id(env_id: str) -> bool:
     return spec is not None and spec.entry_point == MULTIBOARD_ENTRY_POINT
 
 
+def is_absurdle_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's Absurdle environment class."""
+    spec = gym.registry.get(env_id)
+    return spec is not None and spec.entry_point == ABSURDLE_ENTRY_POINT
+
+
 def is_guessgym_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's own environment class."""
     spec = gym.registry.get(env_id)
@@ -96,6 +111,7 @@ def is_guessgym_id(env_id: str) -> bool:
 
 
 __all__ = [
+    "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "is_absurdle_id",
     "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
     "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id",
     "register_envs",

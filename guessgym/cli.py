@@ -208,15 +208,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from .envs.chat import ChatGuessEnv
 
             game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
-        elif _is_multiboard_env(args.env):
-            from .agents.evaluate import resolve_multiboard
+        elif _is_multiboard_env(args.env) or _is_absurdle_env(args.env):
+            from .agents.evaluate import resolve_absurdle, resolve_multiboard
 
-            game = resolve_multiboard(args.env, env_kwargs, args.max_attempts)[0]
+            resolve = resolve_absurdle if _is_absurdle_env(args.env) else resolve_multiboard
+            game = resolve(args.env, env_kwargs, args.max_attempts)[0]
             if answers is not None:
-                raise UsageError(f"{args.env} draws each game's answers from its seed: give --answers N (games)")
+                raise UsageError(f"{args.env} chooses the answers itself: give --answers N (a number of games)")
         else:
             game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
-        if not _is_multiboard_env(args.env):
+        if not (_is_multiboard_env(args.env) or _is_absurdle_env(args.env)):
             select_answers(game, answers, sample, args.seed)
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
@@ -268,6 +269,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             stem += f"__m{args.max_attempts}"
         save_result(result, Path(args.out), stem)
     return 0
+
+
+def _is_absurdle_env(env_id: str) -> bool:
+    from .envs.registration import is_absurdle_id
+
+    return is_absurdle_id(env_id)
 
 
 def _is_multiboard_env(env_id: str) -> bool:
@@ -624,6 +631,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (text in, text out)")
     for env_id, kwargs in envs.MULTIBOARD_ENV_SPECS.items():
         print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (one guess, every board)")
+    for env_id, kwargs in envs.ABSURDLE_ENV_SPECS.items():
+        described = " ".join(f"{k}={v}" for k, v in kwargs.items())
+        print(f"  {env_id:28s} {described}  (the host keeps the most answers)")
     print("Agents:")
     for name, factory in registered().items():
         print(f"  {name:20s} {describe(factory)}")

@@ -1,0 +1,198 @@
+"""Absurdle: adversarial Wordle, whose host keeps the largest set of answers still possible."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .env import check_render_mode, observation_space
+from .game import Game, make_game
+from .mask_pool import ConstantMasks
+from .matrix import PatternMatrix
+from .options import check_int, check_number
+from .scoring import pattern_to_list
+
+#: Board rows in the observation of an uncapped game (the latest guesses are shown).
+DEFAULT_ROWS = 16
+
+
+def host_choice(patterns: np.ndarray, length: int) -> int:
+    """The pattern the Absurdle host answers with, given the patterns of a guess against every
+    answer still possible: the largest bucket; on a tie, the pattern with the fewest green tiles,
+    then the fewest yellow tiles, then the smallest pattern code (the least informative answer).
+
+    The host therefore concedes (all green) only when the guess is the one answer left.
+
+    Examples:
+        >>> from guessgym.envs.scoring import score, pattern_to_tiles
+        >>> answers = ["crane", "crate", "grate", "slate"]
+        >>> p = host_choice(np.array([score("crane", a) for a in answers]), 5)
+        >>> pattern_to_tiles(p, 5)  # one answer per bucket: the fewest greens (slate's tiles) wins the tie
+        'BBGBG'
+    """
+    codes, sizes = np.unique(patterns, return_counts=True)
+    best, key = -1, None
+    for code, size in zip(codes.tolist(), sizes.tolist()):
+        tiles = pattern_to_list(int(code), length)
+        rank = (-size, tiles.count(2), tiles.count(1), code)
+        if key is None or rank < key:
+            best, key = int(code), rank
+    return best
+
+
+class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
+    """Absurdle: no answer is fixed; after each guess the host keeps the largest bucket of answers.
+
+    ## Description
+    The host starts with every answer possible. After a guess it splits the answers still
+    possible by the tiles the guess would show against each, keeps the largest group
+    (:func:`host_choice` for the tie-break: fewest greens, then fewest yellows, then the smallest
+    pattern code) and shows its tiles. The game is won when the guess is the only answer left
+    (the host has no other choice than all green). Tiles follow the game's own rule.
+
+    ## Action Space
+    ``Discrete(len(guesses))``; every guess is allowed at every step.
+
+    ## Observation Space
+    ``GuessEnv``'s ``Dict`` of ``board``, ``tiles`` and ``action_mask``, with ``rows`` board rows:
+    ``max_attempts`` when the game is capped, else ``rows`` (default 16), showing the first
+    ``rows`` guesses (a game that long has gone badly; ``info`` always has the latest).
+
+    ## Rewards
+    ``win_reward`` (1.0) for the winning guess; ``loss_reward`` (0.0) for the last guess of a
+    capped game that is lost; ``step_penalty`` (0.0) subtracted from every guess (with no cap,
+    a negative ``step_penalty`` is the only pressure to finish).
+
+    ## Starting State
+    An empty board, every answer possible. There is no answer to fix: ``reset(options={"answer":
+    ...})`` is a ``ValueError``.
+
+    ## Episode End
+    ``terminated`` when the host concedes, or when a capped game uses its last attempt.
+    ``truncated`` is always False (wrap with ``gymnasium.wrappers.TimeLimit`` to bound an uncapped
+    game). ``step`` after the end raises ``RuntimeError``.
+
+    ## Information
+    ``"attempt"``, ``"guess"``, ``"tiles"``, ``"pattern"``, ``"candidates"`` (answers the host can
+    still choose), ``"action_mask"``; when the game ends, ``"answer"`` (the answer the host
+    conceded, or ``""``) and ``"candidates_left"`` (the answers it had left).
+
+    ## Arguments
+    The game's arguments (``kind``, ``length``, ``word_list``, ``answers``, ``guesses``; or
+    ``game``), ``max_attempts`` (``None``, the default: no cap), ``rows``, ``win_reward``,
+    ``loss_reward``, ``step_penalty``, ``matrix_cache``. ``hard_mode=True`` is a ``ValueError``.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, render_mode: str | None = None, *, max_attempts: int | None = None, rows: int = DEFAULT_ROWS,
+                 win_reward: float = 1.0, loss_reward: float = 0.0, step_penalty: float = 0.0,
+                 matrix_cache: bool = True, game: Game | None = None, **game_options: Any) -> None:
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.max_attempts = None if max_attempts is None else check_int("max_attempts", max_attempts, minimum=1)
+        self.rows = self.max_attempts if self.max_attempts is not None else check_int("rows", rows, minimum=1)
+        self.win_reward = check_number("win_reward", win_reward)
+        self.loss_reward = check_number("loss_reward", loss_reward)
+        self.step_penalty = check_number("step_penalty", step_penalty)
+        if game is None:
+            game = make_game(**game_options)
+        elif game_options:
+            raise TypeError(f"give the game's arguments or a ready game, not both ({sorted(game_options)})")
+        if game.hard_mode:
+            raise ValueError("hard mode is not defined for Absurdle here; play it with hard_mode=False")
+        self.game = game.replace(max_attempts=self.rows)  # the observation's rows
+        self.matrix = PatternMatrix.for_game(game, cache=matrix_cache)
+        self.action_space = spaces.Discrete(len(game.guesses))  # type: ignore[assignment]
+        self.observation_space = observation_space(self.game)  # type: ignore[assignment]
+        self._masks = ConstantMasks(len(game.guesses))
+        self._codes = game.guess_codes
+        self._solved = game.solved_pattern
+        self._done = True
+        self._started = False
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        if options:
+            if "answer" in options:
+                raise ValueError("Absurdle has no fixed answer: the host keeps every answer possible and chooses "
+                                 "as you guess; play the plain game (guessgym/Wordle-v1) to fix one")
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; Absurdle takes none")
+        self.candidates = np.arange(len(self.game.answers), dtype=np.int64)
+        cells = self.rows * self.game.length
+        self._board = np.zeros(cells, dtype=np.int64)
+        self._tiles = np.zeros(cells, dtype=np.int64)
+        self.history: list[tuple[int, int]] = []
+        self._done = False
+        self._started = True
+        return self._observation(), self._info("", -1)
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._done:
+            if not self._started:
+                raise RuntimeError("step() was called before reset(); call reset() to start a game")
+            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
+        n = len(self.game.guesses)
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
+            raise ValueError(f"action {action!r} is outside the action space Discrete({n}): expected an integer "
+                             f"0..{n - 1} indexing env.unwrapped.game.guesses")
+        action = int(action)
+        patterns = self.matrix.row(action)[self.candidates].astype(np.int64)
+        pattern = host_choice(patterns, self.game.length)
+        kept = self.candidates[patterns == pattern]
+        row = len(self.history)
+        if row < self.rows:
+            cells = slice(row * self.game.length, (row + 1) * self.game.length)
+            self._board[cells] = self._codes[action].astype(np.int64) + 1
+            self._tiles[cells] = np.asarray(pattern_to_list(pattern, self.game.length)) + 1
+        self.history.append((action, pattern))
+        self.candidates = kept
+        won = pattern == self._solved
+        lost = not won and self.max_attempts is not None and len(self.history) >= self.max_attempts
+        reward = -self.step_penalty + (self.win_reward if won else self.loss_reward if lost else 0.0)
+        self._done = won or lost
+        info = self._info(self.game.guesses[action], pattern)
+        if self._done:
+            info["answer"] = self.game.answers[int(kept[0])] if won else ""
+            info["candidates_left"] = [self.game.answers[int(a)] for a in kept]
+        return self._observation(), reward, self._done, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            return None
+        from .scoring import pattern_to_tiles
+
+        return "\n".join(f"{self.game.guesses[a]}  {pattern_to_tiles(p, self.game.length)}" for a, p in self.history)
+
+    def action_masks(self) -> np.ndarray:
+        return np.full(len(self.game.guesses), not self._done, dtype=bool)
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": self._masks.get(self._done)}
+
+    def _info(self, guess: str, pattern: int) -> dict[str, Any]:
+        from .scoring import pattern_to_tiles
+
+        return {
+            "attempt": len(self.history),
+            "guess": guess,
+            "tiles": "" if pattern < 0 else pattern_to_tiles(pattern, self.game.length),
+            "pattern": pattern,
+            "candidates": int(self.candidates.size),
+            "invalid_action": False,
+            "invalid_reason": "",
+            "action_mask": self._masks.get(self._done),
+        }
+
+
+__all__ = ["DEFAULT_ROWS", "AbsurdleEnv", "host_choice"]

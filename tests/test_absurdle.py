@@ -1,0 +1,112 @@
+"""Absurdle: the host's choice checked by hand on a small list, the game's end, both checkers,
+pickling, bad input, baselines in the shared evaluation loop."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import guessgym  # noqa: F401
+from guessgym.agents.evaluate import evaluate
+from guessgym.agents.registry import make_agent
+from guessgym.envs.absurdle import AbsurdleEnv, host_choice
+from guessgym.envs.game import wordle
+from guessgym.envs.scoring import pattern_to_tiles, score, tiles_to_pattern
+
+WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "plane", "spare"]
+
+
+def test_the_host_keeps_the_largest_bucket_by_hand() -> None:
+    # "slate" against the list, worked out by hand (s l a t e against each word):
+    tiles = {w: pattern_to_tiles(score("slate", w), 5) for w in WORDS}
+    assert tiles == {"crane": "BBGBG", "crate": "BBGGG", "grate": "BBGGG", "slate": "GGGGG", "plate": "BGGGG",
+                     "place": "BGGBG", "plane": "BGGBG", "spare": "GBGBG"}
+    env = AbsurdleEnv(answers=WORDS)
+    env.reset()
+    _, reward, terminated, _, info = env.step(env.game.guess_index["slate"])
+    # buckets: BBGGG {crate, grate} and BGGBG {place, plane} tie at 2; BBGGG has 3 greens, BGGBG 3 greens,
+    # both no yellow: the smaller pattern code wins
+    first, second = tiles_to_pattern("BBGGG"), tiles_to_pattern("BGGBG")
+    expected = min(first, second)
+    assert info["pattern"] == expected and info["candidates"] == 2 and not terminated and reward == 0.0
+    kept = sorted(env.game.answers[a] for a in env.candidates)
+    assert kept == (["crate", "grate"] if expected == first else ["place", "plane"])
+
+
+def test_ties_go_to_the_least_information() -> None:
+    # one answer per bucket: the pattern with the fewest greens, then yellows, is kept
+    answers = ["crane", "crate", "grate", "slate"]
+    patterns = np.array([score("crane", a) for a in answers])
+    assert pattern_to_tiles(host_choice(patterns, 5), 5) == "BBGBG"  # slate's: 2 greens, the fewest
+    assert host_choice(np.array([score("crane", "crane")]), 5) == tiles_to_pattern("GGGGG")  # the only one left
+
+
+def test_the_host_concedes_only_the_last_answer() -> None:
+    env = AbsurdleEnv(answers=WORDS)
+    env.reset()
+    played = []
+    while True:
+        guess = env.game.answers[int(env.candidates[0])]
+        played.append(guess)
+        _, reward, terminated, _, info = env.step(env.game.guess_index[guess])
+        if terminated:
+            break
+        assert info["candidates"] >= 1 and info["tiles"] != "GGGGG"
+    assert reward == 1.0 and info["answer"] == played[-1] and info["candidates_left"] == [played[-1]]
+
+
+def test_a_capped_game_is_lost_at_its_limit() -> None:
+    env = AbsurdleEnv(answers=WORDS, max_attempts=1, loss_reward=-1.0)
+    obs, info = env.reset()
+    assert obs["board"].shape == (5,)
+    _, reward, terminated, _, info = env.step(env.game.guess_index["slate"])
+    assert terminated and reward == -1.0 and info["answer"] == "" and len(info["candidates_left"]) == 2
+    with pytest.raises(RuntimeError, match="after the game ended"):
+        env.step(0)
+
+
+@pytest.mark.parametrize("env_id", ["guessgym/Absurdle-v0"])
+def test_both_checkers_and_pickling(env_id: str) -> None:
+    env = gym.make(env_id)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gym_check_env(env.unwrapped)
+        sb3_check_env(env, warn=True)
+    raw = env.unwrapped
+    raw.reset(seed=0)
+    raw.step(10)
+    copy = pickle.loads(pickle.dumps(raw))
+    for action in (20, 30):
+        a, b = raw.step(action), copy.step(action)
+        assert a[1:4] == b[1:4] and a[4]["tiles"] == b[4]["tiles"] and (a[0]["tiles"] == b[0]["tiles"]).all()
+
+
+def test_bad_input_is_named() -> None:
+    env = AbsurdleEnv(answers=WORDS)
+    with pytest.raises(ValueError, match="Absurdle has no fixed answer"):
+        env.reset(options={"answer": "crane"})
+    with pytest.raises(ValueError, match="hard mode is not defined for Absurdle"):
+        AbsurdleEnv(hard_mode=True)
+    with pytest.raises(TypeError, match="not both"):
+        AbsurdleEnv(game=wordle(), length=5)
+    with pytest.raises(ValueError, match="no answers to choose"):
+        evaluate(make_agent("least-worst"), "guessgym/Absurdle-v0", answers=["crane"])
+
+
+@pytest.mark.parametrize("name", ["least-worst", "expected-size", "most-buckets", "min-average"])
+def test_baselines_win_absurdle_in_the_shared_loop(name: str) -> None:
+    result = evaluate(make_agent(name), "guessgym/Absurdle-v0", record_guesses=True)
+    record = result.records[0]
+    assert result.n_games == 1 and record.solved and record.played[-1] == record.answer
+    assert result.meta["absurdle"] == {"max_attempts": None} and record.guesses <= 6
+    env = gym.make("guessgym/Absurdle-v0").unwrapped
+    env.reset()
+    for guess in record.played:  # replayed: the same host answers, the same end
+        _, _, terminated, _, info = env.step(env.game.guess_index[guess])
+    assert terminated and info["answer"] == record.answer
