@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -274,7 +275,71 @@ def chunk_progress(callback: Callable[[int, int], None]) -> Iterator[None]:
 
 
 def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int) -> np.ndarray:
-    """One bucket statistic per guess, as ``int64``.
+    """One bucket statistic per guess, as ``int64`` (see :func:`_plain_bucket_stat`; in a game with
+    commutative answers, a winning bucket of several answers counts as that many buckets of one,
+    as every answer in it is won: :func:`_count_wins_as_singletons`)."""
+    out = _plain_bucket_stat(matrix, guesses, candidates, stat)
+    if matrix.game.commutative and len(guesses) and len(candidates):
+        columns = {STAT_MAX: 0, STAT_SUMSQ: 1, STAT_CLOGC: 2, STAT_COUNT: 3}
+        stacked = np.zeros((len(out), 4), dtype=np.int64)
+        stacked[:, columns[stat]] = out
+        _count_wins_as_singletons(matrix, np.asarray(guesses, dtype=np.int64), np.asarray(candidates, dtype=np.int64),
+                                  stacked, {stat: columns[stat]})
+        out = stacked[:, columns[stat]].copy()
+    return out
+
+
+def _count_wins_as_singletons(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, out: np.ndarray,
+                              columns: dict[int, int]) -> None:
+    """Correct bucket statistics (``out[:, columns[stat]]``) for winning buckets of ``m >= 2``
+    answers (a guess that rearranges several candidates, under commutative answers): each such
+    answer is won, so the bucket counts as ``m`` buckets of one. Plain games never have one."""
+    game = matrix.game
+    pair_guesses, pair_answers = _winning_pairs(game)
+    in_set = np.zeros(len(game.answers), dtype=bool)
+    in_set[candidates] = True
+    keep = in_set[pair_answers]
+    wins = np.bincount(pair_guesses[keep], minlength=len(game.guesses))[guesses]
+    hit = np.flatnonzero(wins >= 2)
+    if hit.size == 0:
+        return
+    m = wins[hit]
+    if STAT_COUNT in columns:
+        out[hit, columns[STAT_COUNT]] += m - 1
+    if STAT_SUMSQ in columns:
+        out[hit, columns[STAT_SUMSQ]] -= m * m - m
+    if STAT_CLOGC in columns:
+        out[hit, columns[STAT_CLOGC]] -= _clogc_table(int(m.max()))[m]
+    if STAT_MAX in columns:
+        column = columns[STAT_MAX]
+        green = game.solved_pattern
+        for i, size in zip(hit.tolist(), m.tolist()):
+            if out[i, column] == size:  # the winning bucket may have been the largest: the others decide
+                counts = np.bincount(matrix.row(int(guesses[i]))[candidates].astype(np.int64), minlength=green + 1)
+                counts[green] = 0
+                out[i, column] = max(int(counts.max()), 1)
+
+
+def _winning_pairs(game: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(guess, answer) index pairs whose pattern is all green: each answer as a guess, and the
+    rearrangements of :attr:`Game.commutative_wins`. Remembered per game."""
+    key = game.fingerprint
+    found = _WINNING_PAIRS.get(key)
+    if found is None:
+        g = [np.asarray(game.answer_to_guess, dtype=np.int64)]
+        a = [np.arange(len(game.answers), dtype=np.int64)]
+        for guess, answers in game.commutative_wins.items():
+            g.append(np.full(len(answers), guess, dtype=np.int64))
+            a.append(np.asarray(answers, dtype=np.int64))
+        found = _WINNING_PAIRS[key] = (np.concatenate(g), np.concatenate(a))
+    return found
+
+
+_WINNING_PAIRS: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _plain_bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray, stat: int) -> np.ndarray:
+    """One bucket statistic per guess, as ``int64``, one bucket per pattern.
 
     Args:
         matrix: the game's pattern matrix.
@@ -325,7 +390,16 @@ def bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarr
 def bucket_profile(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Every statistic at once: ``(len(guesses), 4)`` int64 columns :data:`STAT_COUNT`,
     :data:`STAT_MAX`, :data:`STAT_SUMSQ`, :data:`STAT_CLOGC` (in that order), from one pass over
-    the buckets of each guess instead of four."""
+    the buckets of each guess instead of four (commutative games as in :func:`bucket_stat`)."""
+    out = _plain_bucket_profile(matrix, guesses, candidates)
+    if matrix.game.commutative and len(guesses) and len(candidates):
+        _count_wins_as_singletons(matrix, np.asarray(guesses, dtype=np.int64), np.asarray(candidates, dtype=np.int64),
+                                  out, {STAT_COUNT: 0, STAT_MAX: 1, STAT_SUMSQ: 2, STAT_CLOGC: 3})
+    return out
+
+
+def _plain_bucket_profile(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """:func:`bucket_profile` with one bucket per pattern."""
     guesses = np.ascontiguousarray(guesses, dtype=np.int64)
     candidates = np.ascontiguousarray(candidates, dtype=np.int64)
     out = np.zeros((guesses.shape[0], 4), dtype=np.int64)

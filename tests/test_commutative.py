@@ -105,3 +105,28 @@ def test_names_fingerprints_and_bad_combinations() -> None:
         nerdle(6, commutative="yes")  # type: ignore[arg-type]
     with pytest.raises(UnsupportedGameError, match="not supported yet"):
         evaluate(make_agent("optimal"), "guessgym/MiniNerdle-v1", env_kwargs={"commutative": True})
+
+
+@settings(max_examples=100, deadline=None)
+@given(candidates=st.lists(st.integers(0, 205), min_size=1, max_size=206, unique=True))
+def test_bucket_statistics_count_a_winning_bucket_as_that_many_wins(candidates: list[int]) -> None:
+    """Against a slow reference: buckets by pattern, except that every answer a guess wins against
+    (itself or a rearrangement) is a bucket of its own."""
+    from guessgym.envs.buckets import STAT_CLOGC, STAT_COUNT, STAT_MAX, STAT_SUMSQ, bucket_profile, bucket_stat
+    from guessgym.envs.buckets import _clogc_table as clogc
+
+    game = nerdle(6, commutative=True)
+    matrix = PatternMatrix.for_game(game)
+    cands = sorted(candidates)
+    profile = bucket_profile(matrix, range(len(game.guesses)), cands)
+    for guess in range(0, len(game.guesses), 7):
+        sizes: dict[object, int] = {}
+        for a in cands:
+            p = game.score(game.guesses[guess], game.answers[a])
+            key = ("won", a) if p == game.solved_pattern else p
+            sizes[key] = sizes.get(key, 0) + 1
+        b = list(sizes.values())
+        expected = [len(b), max(b), sum(x * x for x in b), int(sum(clogc(len(cands))[x] for x in b))]
+        assert profile[guess].tolist() == expected
+    for stat, column in ((STAT_COUNT, 0), (STAT_MAX, 1), (STAT_SUMSQ, 2), (STAT_CLOGC, 3)):
+        assert (bucket_stat(matrix, range(len(game.guesses)), cands, stat) == profile[:, column]).all()
