@@ -109,7 +109,8 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     * ``game``: a ready :class:`~guessgym.envs.game.Game`; otherwise one is built from
     * ``kind`` (``"wordle"``/``"nerdle"``), ``length``, ``word_list`` (Wordle preset),
       ``answers``, ``guesses`` (lists, paths, or for Nerdle ``"answers"``/``"all"``),
-      ``max_attempts``, ``hard_mode`` (see :func:`~guessgym.envs.game.make_game`);
+      ``max_attempts``, ``hard_mode``, ``commutative`` (Nerdle: a rearranged answer wins; see
+      :func:`~guessgym.envs.game.make_game`);
     * ``reward_mode``, ``win_reward``, ``loss_reward``, ``step_penalty``,
       ``invalid_action_penalty``: see Rewards (:class:`~guessgym.envs.engine.RewardConfig`);
     * ``matrix_cache``: keep pattern matrices in the disk cache (default True).
