@@ -619,6 +619,47 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_worst_case(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    from .baselines.worst_case import solve_worst_case
+    from .envs.absurdle import AbsurdleEnv
+    from .envs.atomic import atomic_write_text
+    from .envs.multiboard import MultiBoardEnv
+
+    _check_env_id(args.env)
+    if args.out:
+        check_output_dir(Path(args.out).parent, "--out")
+    env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    try:
+        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    if isinstance(env.unwrapped, MultiBoardEnv):
+        raise UsageError(f"{args.env} is a multi-board game; the worst-case search covers one board (use the id "
+                         f"of its single-board game)")
+    game = env.unwrapped.game  # type: ignore[attr-defined]
+    adversary = args.adversary or ("absurdle" if isinstance(env.unwrapped, AbsurdleEnv) else "any")
+    update, close = _progress_bar("openers")
+    try:
+        result = solve_worst_case(game, adversary, checkpoint=args.checkpoint, time_budget=args.time_budget,
+                                  progress=lambda depth, done, total: update(done, total))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        close()
+    against = "the Absurdle host" if adversary == "absurdle" else "every host"
+    status = ("proven minimum" if result.proven else
+              f"not proven: no strategy wins within {result.lower_bound - 1} (time budget reached)")
+    print(f"{game.name}, against {against}: {result.guesses} guesses ({status}); "
+          f"{'line' if adversary == 'absurdle' else 'longest path'}: {' '.join(result.line)}; "
+          f"{result.openers_refuted:,} openers refuted at {result.guesses - 1}; {result.seconds:.1f} s")
+    if args.out:
+        atomic_write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
+        print(f"wrote {args.out}")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from . import envs
     from .agents.registry import describe, registered
@@ -790,6 +831,22 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--no-memo", action="store_true", help="keep solved subproblems in memory only")
     p.add_argument("--out", required=True, help="the tree file to write (.json for JSON, .gz to compress)")
     p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser(
+        "worst-case", help="the fewest guesses that win whatever the answer, or Absurdle's minimum",
+        description="Exact search for the fewest guesses that win every answer whatever the host answers (the "
+                    "minimax objective), or against the Absurdle host (the default for guessgym/Absurdle-v0), "
+                    "proven over every opener. --checkpoint makes a long proof resumable: run the same command "
+                    "again.",
+    )
+    p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. word_list=original")
+    p.add_argument("--adversary", choices=["any", "absurdle"],
+                   help="every host (minimax) or the Absurdle host (default: absurdle for Absurdle ids, else any)")
+    p.add_argument("--checkpoint", help="a JSONL record of each opener's outcome, resumed when it exists")
+    p.add_argument("--time-budget", type=float, metavar="S", help="stop the proof after S seconds")
+    p.add_argument("--out", help="write the result and every answer's guesses as JSON")
+    p.set_defaults(func=cmd_worst_case)
 
     p = sub.add_parser("list", help="environments, agents, the main job and the cache folder")
     p.set_defaults(func=cmd_list)

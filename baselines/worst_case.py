@@ -1,0 +1,384 @@
+"""The fewest guesses that win in the worst case: against every host (minimax), or Absurdle's.
+
+``solve_worst_case(game)`` finds the smallest ``d`` such that some strategy wins within ``d``
+guesses *whatever the answer* (the minimax objective: the host may answer any bucket), proves
+that ``d - 1`` is impossible, and returns the strategy (every answer's guesses).
+``adversary="absurdle"`` plays against the Absurdle host of :class:`~guessgym.envs.absurdle.AbsurdleEnv`
+instead: it keeps the largest bucket (deterministic tie-break), so the strategy is one line of
+guesses, and ``d`` is Absurdle's minimum for that list. A strategy that beats every host beats
+Absurdle's, so the Absurdle minimum is at most the minimax one.
+
+How. "Can every answer of a set ``S`` be won within ``d`` guesses?" is an AND-OR search:
+some guess such that every bucket (Absurdle: the host's bucket) can be won within ``d - 1``;
+green buckets are won at once. The two lowest levels (two and three guesses left) are numba
+kernels (:mod:`~guessgym.baselines.worst_case_kernels`) that stop at the first bucket that fails;
+the levels above run here, with guesses ordered and pruned by the bucket the adversary would keep
+(a set larger than the most a depth can win, ``capacity(d)``, cannot be won), and memoised by
+set hash. The root is searched in two phases: first the most promising openers at increasing
+depths give an upper bound ``U`` and its strategy; then every opener is refuted at ``U - 1``
+(each opener's outcome is appended to an optional checkpoint file as soon as it is known, so a
+long proof resumes where it stopped). An opener that wins at ``U - 1`` lowers ``U`` and the proof
+goes on one depth lower.
+
+Rules covered: plain games and Nerdle's commutative rule (a winning bucket of rearrangements is
+won by one guess). Hard mode is refused: its allowed guesses depend on the history, which this
+search does not track.
+
+Examples:
+    >>> from guessgym.envs.game import wordle
+    >>> game = wordle(answers=["crane", "crate", "grate", "slate", "skate"],
+    ...               guesses=["crane", "crate", "grate", "slate", "skate", "scrag"])
+    >>> r = solve_worst_case(game)
+    >>> r.guesses, r.proven
+    (3, True)
+    >>> solve_worst_case(game, adversary="absurdle").line
+    ('scrag', 'crane', 'crate')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..envs.equations import commutative_form
+from ..envs.game import Game
+from ..envs.matrix import PatternMatrix
+from ..envs.scoring import num_patterns, pattern_to_list
+from . import worst_case_kernels as W
+
+ADVERSARIES = ("any", "absurdle")
+
+#: Openers searched at each depth in the first phase (the upper bound).
+PROMISING_OPENERS = 20
+
+#: Checkpoint file format.
+CHECKPOINT_FORMAT = 1
+
+_KEY_SEED = 0x776F_7273
+
+
+@dataclass
+class WorstCaseResult:
+    """The fewest guesses that win whatever the answer (``adversary="any"``) or against the
+    Absurdle host, and a strategy that achieves them.
+
+    Attributes:
+        guesses: guesses the strategy needs in the worst case (the minimum when ``proven``).
+        lower_bound: no strategy wins within fewer guesses than this (proven).
+        proven: ``guesses == lower_bound``.
+        adversary: ``"any"`` or ``"absurdle"``.
+        paths: the guesses played against each answer (``"any"``: every answer; ``"absurdle"``: the
+            answer the host concedes).
+        line: ``"absurdle"``: the guesses of the winning game; ``"any"``: the longest path.
+        nodes: sets searched above the numba levels.
+        seconds: wall-clock time of this call.
+        openers_refuted: openers proven unable to win within ``guesses - 1`` (all of them when
+            ``proven``).
+        timed_out: the time budget ended the proof early (``lower_bound`` may be below ``guesses``).
+    """
+
+    guesses: int
+    lower_bound: int
+    proven: bool
+    adversary: str
+    paths: dict[str, tuple[str, ...]]
+    line: tuple[str, ...]
+    nodes: int = 0
+    seconds: float = 0.0
+    openers_refuted: int = 0
+    timed_out: bool = False
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"guesses": self.guesses, "lower_bound": self.lower_bound, "proven": self.proven,
+                "adversary": self.adversary, "line": list(self.line), "nodes": self.nodes,
+                "seconds": round(self.seconds, 3), "openers_refuted": self.openers_refuted,
+                "timed_out": self.timed_out, "settings": self.settings,
+                "paths": {a: list(p) for a, p in self.paths.items()}}
+
+
+def capacity(depth: int, n_patterns: int) -> float:
+    """The most answers of a plain game any strategy can win within ``depth`` guesses: one per
+    guess played plus, after it, ``n_patterns - 1`` buckets of ``capacity(depth - 1)``."""
+    total = 0
+    for _ in range(depth):
+        total = 1 + (n_patterns - 1) * total
+        if total > 1 << 62:
+            return math.inf
+    return total
+
+
+def host_ranks(length: int) -> np.ndarray:
+    """Each pattern's place in the Absurdle host's tie-break: fewest greens, then fewest yellows,
+    then the smallest code (the order of :func:`guessgym.envs.absurdle.host_choice`)."""
+    n = num_patterns(length)
+
+    def key(code: int) -> tuple[int, int, int]:
+        tiles = pattern_to_list(code, length)
+        return tiles.count(2), tiles.count(1), code
+
+    ranks = np.empty(n, dtype=np.int64)
+    ranks[sorted(range(n), key=key)] = np.arange(n)
+    return ranks
+
+
+class WorstCaseSearch:
+    """The search behind :func:`solve_worst_case` (one game, one adversary)."""
+
+    def __init__(self, game: Game, adversary: str = "any", *, matrix_cache: bool = True) -> None:
+        if adversary not in ADVERSARIES:
+            raise ValueError(f"unknown adversary {adversary!r}; choose one of {', '.join(ADVERSARIES)}")
+        if game.hard_mode:
+            raise ValueError("the worst-case search covers plain games only: hard mode's allowed guesses depend "
+                             "on the history; pass hard_mode=False")
+        self.game = game
+        self.adversary = adversary
+        self.absurdle = adversary == "absurdle"
+        self.mt = np.ascontiguousarray(PatternMatrix.for_game(game, cache=matrix_cache).submatrix(None, None))
+        self.n_guesses, self.n_answers = self.mt.shape
+        self.green = int(game.solved_pattern)
+        self.n_patterns = num_patterns(game.length)
+        self.plain = not game.commutative
+        if self.plain:
+            self.cls = np.arange(self.n_answers, dtype=np.int64)
+        else:
+            forms: dict[str, int] = {}
+            self.cls = np.array([forms.setdefault(commutative_form(a), len(forms)) for a in game.answers],
+                                dtype=np.int64)
+        self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
+        self.host_rank = host_ranks(game.length)
+        rng = np.random.default_rng(_KEY_SEED)
+        self.keys = np.asarray(rng.integers(1, 2**63, size=self.n_answers, dtype=np.int64), dtype=np.uint64)
+        self.counts = np.zeros(self.n_patterns, dtype=np.int64)
+        self.stamp = np.zeros(self.n_patterns, dtype=np.int64)
+        self.owner = np.zeros(self.n_patterns, dtype=np.int64)
+        self.gen = np.zeros(1, dtype=np.int64)
+        self.memo2 = W.new_memo()
+        self.every_guess = np.arange(self.n_guesses, dtype=np.int64)
+        # set hash -> (deepest depth proven impossible, shallowest depth proven possible, its guess)
+        self.known: dict[int, tuple[int, int, int]] = {}
+        self.nodes = 0
+
+    # ---- the question at one node ---------------------------------------------------------------
+    def cap(self, depth: int) -> float:
+        return capacity(depth, self.n_patterns) if self.plain else math.inf
+
+    def adversary_sizes(self, cands: np.ndarray) -> np.ndarray:
+        """Per guess, the size of the bucket the adversary keeps (0: the guess wins at once)."""
+        return W.guess_order_stats(self.mt, cands, self.green, self.absurdle, self.host_rank, self.counts)
+
+    def ordered_guesses(self, cands: np.ndarray, depth: int) -> np.ndarray:
+        """The guesses worth trying at a node: those leaving the adversary a set that ``depth - 1``
+        guesses can still win, the smallest kept bucket first."""
+        sizes = self.adversary_sizes(cands)
+        order = np.argsort(sizes, kind="stable")
+        cap = self.cap(depth - 1)
+        if cap != math.inf:
+            order = order[sizes[order] <= cap]
+        return order
+
+    def buckets(self, cands: np.ndarray, guess: int) -> list[np.ndarray]:
+        """The sets the adversary may answer with after ``guess`` (never the green one), largest
+        first; Absurdle: only the host's."""
+        row = self.mt[guess, cands]
+        if self.absurdle:
+            p = W.host_pattern(self.mt, cands, guess, self.counts, self.host_rank)
+            return [] if p == self.green else [cands[row == p]]
+        patterns, sizes = np.unique(row, return_counts=True)
+        keep = patterns != self.green
+        patterns, sizes = patterns[keep], sizes[keep]
+        return [cands[row == p] for p in patterns[np.argsort(-sizes, kind="stable")]]
+
+    def win(self, cands: np.ndarray, depth: int) -> int:
+        """A guess that wins every answer of ``cands`` within ``depth`` guesses, or -1."""
+        if depth <= 0:
+            return -1
+        if W.one_class(cands, self.cls):
+            return int(self.answer_guess[cands[0]])
+        if depth == 1 and self.absurdle and not self.plain:
+            return int(W.absurdle_concedes(self.mt, cands, self.counts, self.host_rank, self.green))
+        if depth == 1 or len(cands) > self.cap(depth):
+            return -1
+        if depth == 2:
+            return int(W.two_guess_win(self.mt, cands, self.cls, self.green, self.absurdle, self.plain,
+                                       self.host_rank, self.counts, self.stamp, self.owner, self.gen))
+        h = int(W.set_hash(cands, self.keys))
+        failed, won, guess = self.known.get(h, (0, 1 << 30, -1))
+        if depth >= won:
+            return guess
+        if depth <= failed:
+            return -1
+        self.nodes += 1
+        if depth == 3:
+            result = int(W.three_guess_win(self.mt, cands, self.ordered_guesses(cands, 3), self.cls, self.green,
+                                           self.absurdle, self.plain, self.host_rank, self.keys, self.memo2,
+                                           self.counts, self.stamp, self.owner, self.gen))
+        else:
+            result = -1
+            for g in self.ordered_guesses(cands, depth):
+                if self.wins_after(cands, int(g), depth):
+                    result = int(g)
+                    break
+        failed, won, guess = self.known.get(h, (0, 1 << 30, -1))
+        self.known[h] = (failed, depth, result) if result >= 0 else (max(failed, depth), won, guess)
+        return result
+
+    def wins_after(self, cands: np.ndarray, guess: int, depth: int) -> bool:
+        """Whether playing ``guess`` first wins every answer of ``cands`` within ``depth`` guesses."""
+        return all(self.win(b, depth - 1) >= 0 for b in self.buckets(cands, guess))
+
+    # ---- reading the strategy back --------------------------------------------------------------
+    def strategy(self, depth: int, opener: int) -> dict[str, tuple[str, ...]]:
+        """Every answer's guesses (Absurdle: the conceded answer's) under the strategy found."""
+        paths: dict[str, tuple[str, ...]] = {}
+        words = self.game.guesses
+
+        def walk(cands: np.ndarray, depth: int, guess: int, history: tuple[str, ...]) -> None:
+            history = (*history, words[guess])
+            rest = self.buckets(cands, guess)
+            if not self.absurdle or not rest:  # the Absurdle host concedes only when it must
+                for a in cands[self.mt[guess, cands] == self.green]:
+                    paths[self.game.answers[int(a)]] = history
+            for b in rest:
+                nxt = self.win(b, depth - 1)
+                if nxt < 0:
+                    raise AssertionError("the strategy lost a bucket it had won (hash collision?)")
+                walk(b, depth - 1, nxt, history)
+
+        walk(np.arange(self.n_answers, dtype=np.int64), depth, opener, ())
+        return paths
+
+
+def _longest(paths: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    return max(paths.values(), key=len) if paths else ()
+
+
+class _Checkpoint:
+    """Each opener's outcome at each depth, appended as a JSON line when known (resumable)."""
+
+    def __init__(self, path: str | Path | None, header: dict[str, Any]) -> None:
+        self.path = None if path is None else Path(path)
+        self.outcomes: dict[tuple[int, str], bool] = {}
+        if self.path is None:
+            return
+        if self.path.exists():
+            lines = self.path.read_text().splitlines()
+            try:
+                found = json.loads(lines[0]) if lines else None
+            except json.JSONDecodeError:
+                found = None
+            if found != header:
+                raise ValueError(f"{self.path} is the checkpoint of another search ({found}); this one is {header}. "
+                                 f"Give another --checkpoint path or delete the file")
+            for line in lines[1:]:
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:  # a line cut short by a kill: the opener is searched again
+                    continue
+                self.outcomes[(int(row["depth"]), str(row["opener"]))] = bool(row["win"])
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(header) + "\n")
+
+    def record(self, depth: int, opener: str, win: bool) -> None:
+        self.outcomes[(depth, opener)] = win
+        if self.path is not None:
+            with self.path.open("a") as f:
+                f.write(json.dumps({"depth": depth, "opener": opener, "win": win}) + "\n")
+                f.flush()
+
+
+def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Path | None = None,
+                     time_budget: float | None = None, matrix_cache: bool = True,
+                     progress: Callable[[int, int, int], None] | None = None) -> WorstCaseResult:
+    """The fewest guesses that win whatever the answer (or against the Absurdle host), proven.
+
+    Args:
+        game: a plain or commutative game (hard mode is refused).
+        adversary: ``"any"`` (every host: the minimax objective) or ``"absurdle"``.
+        checkpoint: a JSONL file recording each opener's outcome; rerunning with the same file
+            skips the openers already settled (the file of another game or adversary is refused).
+        time_budget: seconds; the proof stops when they run out (``proven`` False, ``timed_out``).
+        progress: called as ``progress(depth, openers_done, openers_total)`` during the proof.
+
+    Raises:
+        ValueError: an unknown adversary, hard mode, or a checkpoint of another search.
+    """
+    started = time.perf_counter()
+    search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
+    header = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+              "commutative": game.commutative, "adversary": adversary}
+    log = _Checkpoint(checkpoint, header)
+    everyone = np.arange(search.n_answers, dtype=np.int64)
+    words = game.guesses
+    deadline = math.inf if time_budget is None else started + time_budget
+
+    def opener_wins(opener: int, depth: int) -> bool:
+        key = (depth, words[opener])
+        if key not in log.outcomes:
+            log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
+        return log.outcomes[key]
+
+    if W.one_class(everyone, search.cls):
+        guess = int(search.answer_guess[0])
+        paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
+        return WorstCaseResult(1, 1, True, adversary, paths, (words[guess],), seconds=time.perf_counter() - started)
+
+    # Phase 1: an upper bound from the most promising openers, depth by depth.
+    depth = 1
+    while search.cap(depth) < search.n_answers:
+        depth += 1
+    lower = depth
+    best: tuple[int, int] | None = None  # (depth, opener)
+    while best is None:
+        order = search.ordered_guesses(everyone, depth)
+        for opener in order[:PROMISING_OPENERS]:
+            if opener_wins(int(opener), depth):
+                best = (depth, int(opener))
+                break
+        else:
+            if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
+                lower = depth + 1
+            depth += 1
+            if depth > search.n_answers + 1:
+                raise AssertionError("no strategy found within one guess per answer")
+
+    # Phase 2: prove that no opener wins within one guess fewer.
+    refuted, timed_out = 0, False
+    while best[0] - 1 >= lower:
+        depth = best[0] - 1
+        order = search.ordered_guesses(everyone, depth)
+        refuted = 0
+        lowered = False
+        for i, opener in enumerate(order):
+            if time.perf_counter() > deadline:
+                timed_out = True
+                break
+            if opener_wins(int(opener), depth):
+                best, lowered = (depth, int(opener)), True
+                break
+            refuted += 1
+            if progress is not None:
+                progress(depth, i + 1, len(order))
+        if timed_out:
+            break
+        if not lowered:
+            lower = best[0]
+    if lower == best[0]:  # every opener refuted at best - 1 (searched, or pruned by capacity)
+        refuted = search.n_guesses
+    paths = search.strategy(*best)
+    line = paths[next(iter(paths))] if search.absurdle else _longest(paths)
+    return WorstCaseResult(best[0], lower, lower == best[0], adversary, paths, line, nodes=search.nodes,
+                           seconds=time.perf_counter() - started, openers_refuted=refuted, timed_out=timed_out,
+                           settings={"game": game.name, "commutative": game.commutative,
+                                     "answers": search.n_answers, "guesses": search.n_guesses})
+
+
+__all__ = ["ADVERSARIES", "WorstCaseResult", "WorstCaseSearch", "capacity", "host_ranks", "solve_worst_case"]

@@ -1,0 +1,222 @@
+"""numba kernels of the worst-case search (:mod:`guessgym.baselines.worst_case`).
+
+Every function answers one question about a set of candidate answers ``cands`` (answer indices)
+and a pattern matrix ``mt`` (guesses x answers): can the game be won, whatever the answer in
+``cands``, within 2 or 3 more guesses, and with which guess. ``cls`` gives each answer its class:
+answers a guess wins together (the answer itself in a plain game; its commutative rearrangements
+when Nerdle's commutative rule is on). ``green`` is the all-green pattern, whose bucket is won at
+once. ``absurdle`` replaces "every bucket" by the one bucket the Absurdle host keeps
+(:func:`host_pattern`).
+
+The stamp arrays (one slot per pattern) are scratch space reused across calls without clearing:
+a slot belongs to the current guess when its stamp equals the generation counter ``gen[0]``,
+which every guess increments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+
+def new_memo() -> Dict:
+    """A set-hash -> bool memo of the two-guess question (numba typed dict)."""
+    return Dict.empty(types.uint64, types.boolean)
+
+
+@njit(cache=True)
+def set_hash(cands: np.ndarray, keys: np.ndarray) -> np.uint64:
+    """Order-independent hash of a candidate set: the wrapping sum of its members' random keys."""
+    h = np.uint64(0)
+    for a in cands:
+        h += keys[a]
+    return h
+
+
+@njit(cache=True)
+def one_class(cands: np.ndarray, cls: np.ndarray) -> bool:
+    """Whether one guess wins for every answer of ``cands`` (they all share a class)."""
+    for a in cands:
+        if cls[a] != cls[cands[0]]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def host_pattern(mt: np.ndarray, cands: np.ndarray, guess: int, counts: np.ndarray, host_rank: np.ndarray) -> int:
+    """The pattern the Absurdle host answers ``guess`` with: the largest bucket, ties to the pattern
+    of smallest ``host_rank`` (fewest greens, then yellows, then smallest code; see
+    :func:`guessgym.envs.absurdle.host_choice`). ``counts`` must be zero and is left zero."""
+    best = -1
+    size = 0
+    for a in cands:
+        counts[mt[guess, a]] += 1
+    for a in cands:
+        p = mt[guess, a]
+        c = counts[p]
+        if c > size or (c == size and host_rank[p] < host_rank[best]):
+            best = p
+            size = c
+    for a in cands:
+        counts[mt[guess, a]] = 0
+    return best
+
+
+@njit(cache=True)
+def bucket(mt: np.ndarray, cands: np.ndarray, guess: int, pattern: int) -> np.ndarray:
+    """The members of ``cands`` that show ``pattern`` against ``guess``."""
+    n = 0
+    for a in cands:
+        if mt[guess, a] == pattern:
+            n += 1
+    out = np.empty(n, dtype=cands.dtype)
+    k = 0
+    for a in cands:
+        if mt[guess, a] == pattern:
+            out[k] = a
+            k += 1
+    return out
+
+
+@njit(cache=True)
+def absurdle_concedes(mt: np.ndarray, cands: np.ndarray, counts: np.ndarray, host_rank: np.ndarray, green: int) -> int:
+    """A guess the Absurdle host must answer with all green (its green bucket is the largest), or -1.
+    In a plain game that is only the last answer; with commutative classes a class of several
+    rearrangements can outnumber every other bucket."""
+    for guess in range(mt.shape[0]):
+        if host_pattern(mt, cands, guess, counts, host_rank) == green:
+            return guess
+    return -1
+
+
+@njit(cache=True)
+def splits_into_classes(mt: np.ndarray, cands: np.ndarray, guess: int, cls: np.ndarray, green: int,
+                        stamp: np.ndarray, owner: np.ndarray, gen: np.ndarray) -> bool:
+    """Whether every bucket of ``guess`` other than the green one holds a single class (so the next
+    guess wins). Stops at the first bucket that does not."""
+    gen[0] += 1
+    g = gen[0]
+    for a in cands:
+        p = mt[guess, a]
+        if p == green:
+            continue
+        if stamp[p] == g:
+            if owner[p] != cls[a]:
+                return False
+        else:
+            stamp[p] = g
+            owner[p] = cls[a]
+    return True
+
+
+@njit(cache=True)
+def two_guess_win(mt: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int, absurdle: bool, plain: bool,
+                  host_rank: np.ndarray, counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray,
+                  gen: np.ndarray) -> int:
+    """A guess after which one more guess wins for every answer of ``cands``, or -1.
+
+    Against every host: every non-green bucket must be one class. Against the Absurdle host in a
+    plain game the same test is exact (its bucket is the largest, and one class means one answer);
+    with commutative classes the host's bucket is computed, and won if one guess makes the host
+    concede it (:func:`absurdle_concedes`).
+    """
+    n_guesses = mt.shape[0]
+    for guess in range(n_guesses):
+        if not absurdle or plain:
+            if splits_into_classes(mt, cands, guess, cls, green, stamp, owner, gen):
+                return guess
+        else:
+            p = host_pattern(mt, cands, guess, counts, host_rank)
+            if p == green:
+                return guess
+            members = bucket(mt, cands, guess, p)
+            if one_class(members, cls) or absurdle_concedes(mt, members, counts, host_rank, green) >= 0:
+                return guess
+    return -1
+
+
+@njit(cache=True)
+def three_guess_win(mt: np.ndarray, cands: np.ndarray, order: np.ndarray, cls: np.ndarray, green: int,
+                    absurdle: bool, plain: bool, host_rank: np.ndarray, keys: np.ndarray, memo: Dict,
+                    counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray, gen: np.ndarray) -> int:
+    """A guess (tried in ``order``) after which two more guesses win for every answer of ``cands``
+    (against every host, or the Absurdle host), or -1. The two-guess answers of the buckets are
+    memoised by set hash in ``memo``."""
+    n_patterns = counts.size
+    seen = np.zeros(n_patterns, dtype=np.int64)
+    patterns = np.empty(cands.size, dtype=np.int64)
+    sizes = np.empty(cands.size, dtype=np.int64)
+    for guess in order:
+        if absurdle:
+            p = host_pattern(mt, cands, guess, counts, host_rank)
+            if p == green:
+                return guess
+            patterns[0] = p
+            n_buckets = 1
+            sizes[0] = 0
+        else:
+            n_buckets = 0
+            for a in cands:
+                counts[mt[guess, a]] += 1
+            for a in cands:
+                p = mt[guess, a]
+                if p != green and counts[p] >= 2 and seen[p] == 0:
+                    seen[p] = 1
+                    patterns[n_buckets] = p
+                    sizes[n_buckets] = -counts[p]
+                    n_buckets += 1
+            for a in cands:
+                p = mt[guess, a]
+                counts[p] = 0
+                seen[p] = 0
+        ok = True
+        for j in np.argsort(sizes[:n_buckets]):  # the largest bucket first: the likeliest to fail
+            members = bucket(mt, cands, guess, patterns[j])
+            if one_class(members, cls):
+                continue
+            h = set_hash(members, keys)
+            if h in memo:
+                solvable = memo[h]
+            else:
+                solvable = two_guess_win(mt, members, cls, green, absurdle, plain, host_rank, counts, stamp,
+                                         owner, gen) >= 0
+                memo[h] = solvable
+            if not solvable:
+                ok = False
+                break
+        if ok:
+            return guess
+    return -1
+
+
+@njit(cache=True)
+def guess_order_stats(mt: np.ndarray, cands: np.ndarray, green: int, absurdle: bool, host_rank: np.ndarray,
+                      counts: np.ndarray) -> np.ndarray:
+    """For every guess, the size of the bucket the adversary would keep: the largest non-green
+    bucket (every host) or the Absurdle host's bucket (0 when it is green). Used to order and prune
+    the guesses of a node."""
+    n_guesses = mt.shape[0]
+    out = np.empty(n_guesses, dtype=np.int64)
+    for guess in range(n_guesses):
+        if absurdle:
+            p = host_pattern(mt, cands, guess, counts, host_rank)
+            if p == green:
+                out[guess] = 0
+            else:
+                size = 0
+                for a in cands:
+                    if mt[guess, a] == p:
+                        size += 1
+                out[guess] = size
+        else:
+            worst = 0
+            for a in cands:
+                p = mt[guess, a]
+                counts[p] += 1
+                if p != green and counts[p] > worst:
+                    worst = counts[p]
+            for a in cands:
+                counts[mt[guess, a]] = 0
+            out[guess] = worst
+    return out

@@ -1,0 +1,195 @@
+"""The worst-case search (minimax and Absurdle's minimum) against slow obvious references on small
+games, its strategies replayed through the environments, the checkpoint, bad input, and the
+figures of the registered games that are quick to prove."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from guessgym.baselines.worst_case import capacity, solve_worst_case
+from guessgym.envs.absurdle import AbsurdleEnv, host_choice
+from guessgym.envs.game import Game, make_game, nerdle, wordle
+from guessgym.envs.scoring import pattern_to_list
+
+POOL = ["crane", "crate", "grate", "slate", "plate", "place", "plane", "spare", "share", "shard", "chard",
+        "scare", "score", "store", "stare", "snare", "spine", "shine", "whine", "trace"]
+EXTRA = ["scrag", "plonk", "light", "dumpy", "champ", "ghost", "bawdy", "vixen"]
+
+
+def minimax_reference(game: Game) -> int:
+    """Fewest guesses that win every answer whatever the host answers: plain recursion over every
+    guess and every bucket, with the game's own scoring (commutative wins included)."""
+    green = game.solved_pattern
+
+    @functools.cache
+    def need(answers: frozenset[str]) -> int:
+        best = 10**9
+        for guess in game.guesses:
+            buckets: dict[int, set[str]] = {}
+            for a in answers:
+                buckets.setdefault(game.score(guess, a), set()).add(a)
+            rest = [frozenset(b) for p, b in buckets.items() if p != green]
+            if any(b == answers for b in rest):  # learns nothing
+                continue
+            best = min(best, 1 + max((need(b) for b in rest), default=0))
+        return best
+
+    return need(frozenset(game.answers))
+
+
+def absurdle_reference(game: Game, limit: int = 6) -> int:
+    """Fewest guesses that beat the Absurdle host: breadth-first over every guess sequence, the
+    host played by :func:`host_choice`."""
+    level = [tuple(range(len(game.answers)))]
+    for depth in range(1, limit + 1):
+        nxt = set()
+        for cands in level:
+            for guess in game.guesses:
+                patterns = np.array([game.score(guess, game.answers[a]) for a in cands])
+                p = host_choice(patterns, game.length)
+                if p == game.solved_pattern:
+                    return depth
+                nxt.add(tuple(a for a, q in zip(cands, patterns.tolist()) if q == p))
+        level = sorted(nxt)
+    raise AssertionError("no win within the limit")
+
+
+def replay_paths(game: Game, paths: dict[str, tuple[str, ...]]) -> None:
+    """Every answer's guesses win it, and they form one strategy (same history, same guess)."""
+    assert set(paths) == set(game.answers)
+    chosen: dict[tuple[int, ...], str] = {}
+    for answer, path in paths.items():
+        tiles: tuple[int, ...] = ()
+        for k, guess in enumerate(path):
+            assert chosen.setdefault(tiles, guess) == guess, "two guesses after the same tiles"
+            pattern = game.score(guess, answer)
+            assert (pattern == game.solved_pattern) == (k == len(path) - 1)
+            tiles = (*tiles, pattern)
+
+
+def play_absurdle(game: Game, line: tuple[str, ...]) -> int:
+    env = AbsurdleEnv(game=game)
+    env.reset(seed=0)
+    for k, guess in enumerate(line, start=1):
+        _, reward, terminated, _, _ = env.step(game.guess_index[guess])
+        if terminated:
+            assert reward == 1.0 and k == len(line)
+            return k
+    raise AssertionError(f"the line {line} does not beat the host")
+
+
+small_games = st.builds(
+    lambda answers, extra: wordle(answers=sorted(answers), guesses=sorted(set(answers) | set(extra))),
+    st.sets(st.sampled_from(POOL), min_size=2, max_size=9),
+    st.sets(st.sampled_from(EXTRA), max_size=3),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_games)
+def test_minimax_equals_the_reference(game: Game) -> None:
+    result = solve_worst_case(game, matrix_cache=False)
+    assert result.proven and result.lower_bound == result.guesses == minimax_reference(game)
+    replay_paths(game, result.paths)
+    assert max(len(p) for p in result.paths.values()) == result.guesses == len(result.line)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_games)
+def test_absurdle_minimum_equals_the_reference(game: Game) -> None:
+    result = solve_worst_case(game, adversary="absurdle", matrix_cache=False)
+    assert result.proven and result.guesses == absurdle_reference(game) == len(result.line)
+    assert play_absurdle(game, result.line) == result.guesses
+    assert result.guesses <= solve_worst_case(game, matrix_cache=False).guesses  # a weaker adversary
+
+
+def test_commutative_answers_are_won_together() -> None:
+    answers = ["1+2=3", "2+1=3", "3*2=6", "2*3=6", "6-2=4", "6-4=2", "8/2=4", "9-5=4"]
+    plain = nerdle(5, answers=answers, guesses="answers")
+    commutative = nerdle(5, answers=answers, guesses="answers", commutative=True)
+    for game in (plain, commutative):
+        result = solve_worst_case(game, matrix_cache=False)
+        assert result.proven and result.guesses == minimax_reference(game)
+        absurd = solve_worst_case(game, adversary="absurdle", matrix_cache=False)
+        assert absurd.guesses == absurdle_reference(game) == play_absurdle(game, absurd.line)
+    # the commutative strategy's paths may end with a rearrangement: it wins all the same
+    result = solve_worst_case(commutative, matrix_cache=False)
+    for answer, path in result.paths.items():
+        assert commutative.score(path[-1], answer) == commutative.solved_pattern
+
+
+def test_capacity_bounds_what_a_depth_can_win() -> None:
+    assert [capacity(d, 3**5) for d in range(4)] == [0, 1, 243, 1 + 242 * 243]
+    # a game with more answers than one guess can separate needs a third guess
+    game = wordle(answers=POOL, guesses=POOL + EXTRA)
+    assert solve_worst_case(game, matrix_cache=False).guesses >= 2
+
+
+def test_registered_games(tmp_path: Path) -> None:
+    # Mini Nerdle: three guesses win every answer and two cannot; Absurdle's host is no harder
+    game = make_game("guessgym/MiniNerdle-v1")
+    mini = solve_worst_case(game)
+    assert (mini.guesses, mini.proven) == (3, True)
+    replay_paths(game, mini.paths)
+    absurd = solve_worst_case(game, adversary="absurdle")
+    assert (absurd.guesses, absurd.proven) == (3, True) and play_absurdle(game, absurd.line) == 3
+    # Wordle (nyt lists) against the Absurdle host: 4 guesses, and no line of 3 beats it
+    game = make_game("guessgym/Wordle-v1")
+    wordle_absurdle = solve_worst_case(game, adversary="absurdle")
+    assert (wordle_absurdle.guesses, wordle_absurdle.lower_bound, wordle_absurdle.proven) == (4, 4, True)
+    assert wordle_absurdle.openers_refuted == len(game.guesses)
+    assert play_absurdle(game, wordle_absurdle.line) == 4
+
+
+def test_checkpoint_resumes_and_refuses_another_search(tmp_path: Path) -> None:
+    game = make_game("guessgym/MicroNerdle-v1")
+    path = tmp_path / "micro.jsonl"
+    first = solve_worst_case(game, checkpoint=path)
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["adversary"] == "any" and header["fingerprint"] == game.fingerprint
+    outcomes = [json.loads(line) for line in lines[1:]]
+    assert {o["depth"] for o in outcomes} == {first.guesses - 1, first.guesses}
+    assert sum(not o["win"] and o["depth"] == first.guesses - 1 for o in outcomes) > 0
+    # a run cut short: its last line half written; the rerun reuses every settled opener
+    path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    again = solve_worst_case(game, checkpoint=path)
+    assert (again.guesses, again.proven, again.line) == (first.guesses, True, first.line)
+    with pytest.raises(ValueError, match="checkpoint of another search"):
+        solve_worst_case(game, adversary="absurdle", checkpoint=path)
+
+
+def test_a_time_budget_leaves_an_honest_bound() -> None:
+    game = make_game("guessgym/MidiNerdle-v1")
+    result = solve_worst_case(game, time_budget=0.0)
+    assert result.timed_out and not result.proven and result.lower_bound < result.guesses
+    replay_paths(game, result.paths)
+
+
+def test_bad_input_is_named() -> None:
+    game = wordle(answers=POOL[:4])
+    with pytest.raises(ValueError, match="unknown adversary 'nice'.*any, absurdle"):
+        solve_worst_case(game, adversary="nice")
+    with pytest.raises(ValueError, match="hard mode"):
+        solve_worst_case(game.replace(hard_mode=True))
+
+
+def test_host_ranks_follow_the_host_choice() -> None:
+    from guessgym.baselines.worst_case import host_ranks
+
+    ranks = host_ranks(5)
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # a tie between random patterns goes where host_choice sends it
+        patterns = rng.choice(3**5, size=rng.integers(1, 6), replace=False)
+        assert host_choice(patterns, 5) == patterns[np.argmin(ranks[patterns])]
+    assert ranks[0] == 0 and ranks[3**5 - 1] == 3**5 - 1
+    assert all(pattern_to_list(int(p), 5).count(2) <= pattern_to_list(int(q), 5).count(2)
+               for p, q in itertools.pairwise(np.argsort(ranks)))
