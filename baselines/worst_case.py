@@ -32,7 +32,7 @@ Examples:
     >>> r.guesses, r.proven
     (3, True)
     >>> solve_worst_case(game, adversary="absurdle").line
-    ('scrag', 'crane', 'crate')
+    ('crane', 'slate', 'skate')
 """
 
 from __future__ import annotations
