@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .env import GuessEnv
     from .game import Game, make_game, nerdle, wordle
     from .multiboard import MultiBoardEnv
+    from .multiboard_vector import BatchedMultiBoardEnv
     from .vector import BatchedGuessEnv
     from .wrappers import TerminateOnInvalidAction, TextGuess
 
@@ -44,6 +45,7 @@ _LAZY = {
     "GuessEnv": "env",
     "ChatGuessEnv": "chat",
     "MultiBoardEnv": "multiboard",
+    "BatchedMultiBoardEnv": "multiboard_vector",
     "BatchedGuessEnv": "vector",
     "GameEngine": "engine",
     "RewardConfig": "engine",
@@ -52,7 +54,8 @@ _LAZY = {
 }
 
 __all__ = [
-    "ABSURDLE_ENV_SPECS", "CHAT_ENV_SPECS", "ENV_SPECS", "MULTIBOARD_ENV_SPECS", "BatchedGuessEnv", "ChatGuessEnv",
+    "ABSURDLE_ENV_SPECS", "CHAT_ENV_SPECS", "ENV_SPECS", "MULTIBOARD_ENV_SPECS", "BatchedGuessEnv",
+    "BatchedMultiBoardEnv", "ChatGuessEnv",
     "Game", "GameEngine", "GuessEnv", "MultiBoardEnv", "RewardConfig", "TerminateOnInvalidAction", "TextGuess",
     "make_game", "nerdle", "register_envs", "wordle",
 ]

@@ -117,5 +117,20 @@ class MaskPool:
         arr.flags.writeable = False
         return arr
 
+    def for_done(self, done: np.ndarray) -> np.ndarray:
+        """A read-only mask array with all-ones rows for running games and all-zero rows where
+        ``done`` (every guess allowed, as in easy mode), rewriting only the rows that changed
+        since the array was last handed out."""
+        slot, masks = self.get()
+        previous = self.previous(slot)
+        if previous is None:
+            masks[...] = (~done)[:, None]
+        else:
+            changed = previous != done
+            if changed.any():
+                masks[changed & done] = 0
+                masks[changed & ~done] = 1
+        return self.publish(slot, masks, done)
+
     def __getstate__(self) -> dict[str, Any]:
         return {"shape": self.shape, "capacity": self.capacity, "_arrays": [], "_done": []}

@@ -26,6 +26,16 @@ def default_attempts(boards: int) -> int:
     return boards + 5
 
 
+def draw_distinct_answers(engine: GameEngine, stream: AnswerStream, boards: int) -> np.ndarray:
+    """``boards`` distinct answers drawn from ``stream`` in turn (a repeat is drawn again)."""
+    drawn: list[int] = []
+    while len(drawn) < boards:
+        a = engine.draw_answer(stream)
+        if a not in drawn:
+            drawn.append(a)
+    return np.array(drawn, dtype=np.int64)
+
+
 class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
     """K boards of one game, each with its own hidden answer, played with one guess at a time.
 
@@ -142,12 +152,7 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
             stream = self._answer_stream
             if seed is not None or stream is None or stream.source is not self.np_random:
                 stream = self._answer_stream = AnswerStream.from_generator(self.np_random)
-            drawn: list[int] = []
-            while len(drawn) < self.boards:
-                a = self.engine.draw_answer(stream)
-                if a not in drawn:
-                    drawn.append(a)
-            answers = np.array(drawn, dtype=np.int64)
+            answers = draw_distinct_answers(self.engine, stream, self.boards)
         self.engine.start(np.arange(self.boards), answers)
         self._solved[:] = 0
         self._attempt = 0
@@ -233,4 +238,4 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
         return obs, info
 
 
-__all__ = ["MULTIBOARD_DEFAULTS", "MultiBoardEnv", "default_attempts"]
+__all__ = ["MULTIBOARD_DEFAULTS", "MultiBoardEnv", "default_attempts", "draw_distinct_answers"]

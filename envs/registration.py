@@ -37,6 +37,7 @@ MULTIBOARD_ENV_SPECS: dict[str, dict[str, object]] = {
     "guessgym/QuadNerdle-v0": {"kind": "nerdle", "length": 8, "boards": 4},
 }
 MULTIBOARD_ENTRY_POINT = "guessgym.envs.multiboard:MultiBoardEnv"
+MULTIBOARD_VECTOR_ENTRY_POINT = "guessgym.envs.multiboard_vector:make_batched_multiboard"
 
 #: Adversarial games: the host keeps the largest set of answers (no attempt limit by default).
 ABSURDLE_ENV_SPECS: dict[str, dict[str, object]] = {
@@ -75,7 +76,8 @@ def register_envs() -> None:
             gym.register(id=env_id, entry_point=CHAT_ENTRY_POINT, kwargs=dict(kwargs))
     for env_id, kwargs in MULTIBOARD_ENV_SPECS.items():
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=MULTIBOARD_ENTRY_POINT, kwargs=dict(kwargs))
+            gym.register(id=env_id, entry_point=MULTIBOARD_ENTRY_POINT,
+                         vector_entry_point=MULTIBOARD_VECTOR_ENTRY_POINT, kwargs=dict(kwargs))
     for env_id, kwargs in ABSURDLE_ENV_SPECS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=ABSURDLE_ENTRY_POINT, kwargs=dict(kwargs))
@@ -113,6 +115,7 @@ def is_guessgym_id(env_id: str) -> bool:
 __all__ = [
     "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "is_absurdle_id",
     "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
+    "MULTIBOARD_VECTOR_ENTRY_POINT",
     "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id",
     "register_envs",
 ]

@@ -170,19 +170,13 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
     # ---- masks ---------------------------------------------------------------------------------
     def _observation_masks(self) -> np.ndarray:
         """The masks of an observation: read-only int8, recycled (see :class:`~guessgym.envs.mask_pool.MaskPool`)."""
-        slot, masks = self._mask_pool.get()
-        previous = self._mask_pool.previous(slot)
         engine = self.engine
-        done = engine.status[:, DONE].astype(bool)
         restricted = engine.game.hard_mode and any(engine.restricted(i) for i in range(self.num_envs))
-        if previous is None or restricted:
-            engine.write_masks(masks)
-        else:  # only the rows of games that ended or started since this array was last written
-            changed = previous != done
-            if changed.any():
-                masks[changed & done] = 0
-                masks[changed & ~done] = 1
-        return self._mask_pool.publish(slot, masks, None if restricted else done)
+        if not restricted:  # only the rows of games that ended or started since the array was last written
+            return self._mask_pool.for_done(engine.status[:, DONE].astype(bool))
+        slot, masks = self._mask_pool.get()
+        engine.write_masks(masks)
+        return self._mask_pool.publish(slot, masks, None)
 
     def action_masks(self) -> np.ndarray:
         """``(num_envs, n_guesses)`` bool mask of allowed actions (what MaskablePPO asks for)."""
