@@ -17,6 +17,9 @@ Modes:
 * **near-optimal** (``width=K``): only the ``K`` most promising distinct guesses per node; never
   below the optimum, and within a fraction of a percent of it for small ``K``.
 
+Objective: the fewest *total* guesses (the mean). The fewest guesses in the *worst case* (minimax,
+and Absurdle's minimum) is :func:`guessgym.baselines.worst_case.solve_worst_case`.
+
 Openers: ``opener="salet"`` fixes one; ``openers=K`` tries the ``K`` most promising by the same
 ordering as the inner nodes (most buckets, then smallest sum of squares); ``openers="all"`` tries
 every guess, skipping those whose lower bound cannot beat the best total found. With several

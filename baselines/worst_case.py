@@ -58,6 +58,9 @@ ADVERSARIES = ("any", "absurdle")
 #: Openers searched at each depth in the first phase (the upper bound).
 PROMISING_OPENERS = 20
 
+#: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
+ABSURDLE_HOST = "largest bucket not won by the guess; ties: fewest greens, fewest yellows, smallest code"
+
 #: Checkpoint file format.
 CHECKPOINT_FORMAT = 1
 
@@ -189,7 +192,7 @@ class WorstCaseSearch:
         first; Absurdle: only the host's."""
         row = self.mt[guess, cands]
         if self.absurdle:
-            p = W.host_pattern(self.mt, cands, guess, self.counts, self.host_rank)
+            p = W.host_pattern(self.mt, cands, guess, self.counts, self.host_rank, self.green)
             return [] if p == self.green else [cands[row == p]]
         patterns, sizes = np.unique(row, return_counts=True)
         keep = patterns != self.green
@@ -202,8 +205,6 @@ class WorstCaseSearch:
             return -1
         if W.one_class(cands, self.cls):
             return int(self.answer_guess[cands[0]])
-        if depth == 1 and self.absurdle and not self.plain:
-            return int(W.absurdle_concedes(self.mt, cands, self.counts, self.host_rank, self.green))
         if depth == 1 or len(cands) > self.cap(depth):
             return -1
         if depth == 2:
@@ -313,8 +314,10 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
     """
     started = time.perf_counter()
     search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
-    header = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
-              "commutative": game.commutative, "adversary": adversary}
+    header: dict[str, Any] = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+                              "commutative": game.commutative, "adversary": adversary}
+    if adversary == "absurdle":
+        header["host"] = ABSURDLE_HOST
     log = _Checkpoint(checkpoint, header)
     everyone = np.arange(search.n_answers, dtype=np.int64)
     words = game.guesses

@@ -44,18 +44,20 @@ def one_class(cands: np.ndarray, cls: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def host_pattern(mt: np.ndarray, cands: np.ndarray, guess: int, counts: np.ndarray, host_rank: np.ndarray) -> int:
-    """The pattern the Absurdle host answers ``guess`` with: the largest bucket, ties to the pattern
-    of smallest ``host_rank`` (fewest greens, then yellows, then smallest code; see
+def host_pattern(mt: np.ndarray, cands: np.ndarray, guess: int, counts: np.ndarray, host_rank: np.ndarray,
+                 green: int) -> int:
+    """The pattern the Absurdle host answers ``guess`` with: the largest bucket other than the
+    green one (green only when it is the only one), ties to the pattern of smallest ``host_rank``
+    (fewest greens, then yellows, then smallest code; see
     :func:`guessgym.envs.absurdle.host_choice`). ``counts`` must be zero and is left zero."""
-    best = -1
+    best = green
     size = 0
     for a in cands:
         counts[mt[guess, a]] += 1
     for a in cands:
         p = mt[guess, a]
         c = counts[p]
-        if c > size or (c == size and host_rank[p] < host_rank[best]):
+        if p != green and (c > size or (c == size and host_rank[p] < host_rank[best])):
             best = p
             size = c
     for a in cands:
@@ -77,17 +79,6 @@ def bucket(mt: np.ndarray, cands: np.ndarray, guess: int, pattern: int) -> np.nd
             out[k] = a
             k += 1
     return out
-
-
-@njit(cache=True)
-def absurdle_concedes(mt: np.ndarray, cands: np.ndarray, counts: np.ndarray, host_rank: np.ndarray, green: int) -> int:
-    """A guess the Absurdle host must answer with all green (its green bucket is the largest), or -1.
-    In a plain game that is only the last answer; with commutative classes a class of several
-    rearrangements can outnumber every other bucket."""
-    for guess in range(mt.shape[0]):
-        if host_pattern(mt, cands, guess, counts, host_rank) == green:
-            return guess
-    return -1
 
 
 @njit(cache=True)
@@ -118,8 +109,7 @@ def two_guess_win(mt: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int
 
     Against every host: every non-green bucket must be one class. Against the Absurdle host in a
     plain game the same test is exact (its bucket is the largest, and one class means one answer);
-    with commutative classes the host's bucket is computed, and won if one guess makes the host
-    concede it (:func:`absurdle_concedes`).
+    with commutative classes the host's bucket is computed and must be one class.
     """
     n_guesses = mt.shape[0]
     for guess in range(n_guesses):
@@ -127,11 +117,8 @@ def two_guess_win(mt: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int
             if splits_into_classes(mt, cands, guess, cls, green, stamp, owner, gen):
                 return guess
         else:
-            p = host_pattern(mt, cands, guess, counts, host_rank)
-            if p == green:
-                return guess
-            members = bucket(mt, cands, guess, p)
-            if one_class(members, cls) or absurdle_concedes(mt, members, counts, host_rank, green) >= 0:
+            p = host_pattern(mt, cands, guess, counts, host_rank, green)
+            if p == green or one_class(bucket(mt, cands, guess, p), cls):
                 return guess
     return -1
 
@@ -149,7 +136,7 @@ def three_guess_win(mt: np.ndarray, cands: np.ndarray, order: np.ndarray, cls: n
     sizes = np.empty(cands.size, dtype=np.int64)
     for guess in order:
         if absurdle:
-            p = host_pattern(mt, cands, guess, counts, host_rank)
+            p = host_pattern(mt, cands, guess, counts, host_rank, green)
             if p == green:
                 return guess
             patterns[0] = p
@@ -200,7 +187,7 @@ def guess_order_stats(mt: np.ndarray, cands: np.ndarray, green: int, absurdle: b
     out = np.empty(n_guesses, dtype=np.int64)
     for guess in range(n_guesses):
         if absurdle:
-            p = host_pattern(mt, cands, guess, counts, host_rank)
+            p = host_pattern(mt, cands, guess, counts, host_rank, green)
             if p == green:
                 out[guess] = 0
             else:

@@ -21,10 +21,13 @@ DEFAULT_ROWS = 16
 
 def host_choice(patterns: np.ndarray, length: int) -> int:
     """The pattern the Absurdle host answers with, given the patterns of a guess against every
-    answer still possible: the largest bucket; on a tie, the pattern with the fewest green tiles,
-    then the fewest yellow tiles, then the smallest pattern code (the least informative answer).
+    answer still possible: the largest bucket other than all green; on a tie, the pattern with the
+    fewest green tiles, then the fewest yellow tiles, then the smallest pattern code (the least
+    informative answer).
 
-    The host therefore concedes (all green) only when the guess is the one answer left.
+    The host therefore concedes (all green) only when every answer left is won by the guess: the
+    guess is the one answer left or, with Nerdle's commutative rule, every answer left is a
+    rearrangement of it.
 
     Examples:
         >>> from guessgym.envs.scoring import score, pattern_to_tiles
@@ -34,6 +37,10 @@ def host_choice(patterns: np.ndarray, length: int) -> int:
         'BBGBG'
     """
     codes, sizes = np.unique(patterns, return_counts=True)
+    green = 3**length - 1
+    if codes.size > 1:
+        keep = codes != green
+        codes, sizes = codes[keep], sizes[keep]
     best, key = -1, None
     for code, size in zip(codes.tolist(), sizes.tolist()):
         tiles = pattern_to_list(int(code), length)
@@ -48,10 +55,11 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
 
     ## Description
     The host starts with every answer possible. After a guess it splits the answers still
-    possible by the tiles the guess would show against each, keeps the largest group
-    (:func:`host_choice` for the tie-break: fewest greens, then fewest yellows, then the smallest
-    pattern code) and shows its tiles. The game is won when the guess is the only answer left
-    (the host has no other choice than all green). Tiles follow the game's own rule.
+    possible by the tiles the guess would show against each, keeps the largest group that the
+    guess does not win (:func:`host_choice` for the tie-break: fewest greens, then fewest yellows,
+    then the smallest pattern code) and shows its tiles. The game is won when the guess wins every
+    answer left (the host has no other choice than all green): the only answer left, or with
+    Nerdle's commutative rule, rearrangements of it. Tiles follow the game's own rule.
 
     ## Action Space
     ``Discrete(len(guesses))``; every guess is allowed at every step.

@@ -110,3 +110,22 @@ def test_baselines_win_absurdle_in_the_shared_loop(name: str) -> None:
     for guess in record.played:  # replayed: the same host answers, the same end
         _, _, terminated, _, info = env.step(env.game.guess_index[guess])
     assert terminated and info["answer"] == record.answer
+
+
+def test_with_commutative_answers_the_host_concedes_only_when_it_must() -> None:
+    # 1+2=3 and 2+1=3 are won together; the winning bucket is the largest, yet the host keeps 9-5=4
+    from guessgym.envs.game import nerdle
+
+    game = nerdle(5, answers=["1+2=3", "2+1=3", "9-5=4"], guesses="answers", commutative=True)
+    env = AbsurdleEnv(game=game)
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(game.guess_index["1+2=3"])
+    assert not terminated and reward == 0.0 and [game.answers[a] for a in env.candidates] == ["9-5=4"]
+    _, reward, terminated, _, info = env.step(game.guess_index["9-5=4"])
+    assert terminated and reward == 1.0 and info["answer"] == "9-5=4"
+    # when every answer left is a rearrangement of the guess, all green is the only bucket
+    env.reset(seed=0)
+    env.step(game.guess_index["9-5=4"])
+    assert sorted(game.answers[a] for a in env.candidates) == ["1+2=3", "2+1=3"]
+    _, reward, terminated, _, info = env.step(game.guess_index["2+1=3"])
+    assert terminated and info["tiles"] == "GGGGG" and sorted(info["candidates_left"]) == ["1+2=3", "2+1=3"]
