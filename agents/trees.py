@@ -52,12 +52,19 @@ _PAIR = re.compile(r"^([A-Z]+)(\d+)$")
 
 
 def _split(game: Game, guess: str, answers: Iterable[str]) -> dict[str, list[str]]:
-    """The answers other than ``guess`` grouped by the tiles ``guess`` shows against them."""
+    """The answers ``guess`` does not win grouped by the tiles it shows against them."""
     groups: dict[str, list[str]] = {}
     for answer in answers:
-        if answer != guess:
-            groups.setdefault(pattern_to_tiles(game.score(guess, answer), len(answer)), []).append(answer)
+        pattern = game.score(guess, answer)
+        if pattern != game.solved_pattern:
+            groups.setdefault(pattern_to_tiles(pattern, len(answer)), []).append(answer)
     return groups
+
+
+def _wins(game: Game, guess: str, answer: str) -> bool:
+    """Whether ``guess`` wins against ``answer``: it is the answer or, with Nerdle's commutative
+    rule, a rearrangement of it."""
+    return guess == answer or game.score(guess, answer) == game.solved_pattern
 
 
 @dataclass
@@ -77,7 +84,8 @@ class DecisionTree:
 
     Attributes:
         root: the first guess and what follows.
-        paths: for each answer the guesses played, ending with the answer.
+        paths: for each answer the guesses played, ending with the answer (or, with Nerdle's
+            commutative rule, with a rearrangement of it that wins).
     """
 
     root: TreeNode
@@ -89,13 +97,13 @@ class DecisionTree:
         """The tree that plays ``paths[answer]`` against each answer (tiles computed by the rules).
 
         Raises:
-            ValueError: an empty path, a path that does not end with its answer, or two paths that
-                play different guesses after the same history (not a tree).
+            ValueError: an empty path, a path that does not end with a guess winning its answer, or
+                two paths that play different guesses after the same history (not a tree).
         """
         normalised = {game.normalize_guess(a): tuple(game.normalize_guess(g) for g in p) for a, p in paths.items()}
         root: TreeNode | None = None
         for answer, path in normalised.items():
-            if not path or path[-1] != answer:
+            if not path or not _wins(game, path[-1], answer):
                 raise ValueError(f"the path of {answer!r} must end with the answer: {' '.join(path) or '(empty)'}")
             if root is None:
                 root = TreeNode(path[0])
@@ -130,7 +138,16 @@ class DecisionTree:
 
     # ---- the text format ------------------------------------------------------------------------
     def to_text(self, game: Game) -> str:
-        """One line per answer in depth-first order; shared prefixes written as spaces."""
+        """One line per answer in depth-first order; shared prefixes written as spaces.
+
+        Raises:
+            ValueError: a path won by a rearrangement of its answer (Nerdle's commutative rule):
+                the text format names each answer by its last guess; save such a tree as JSON.
+        """
+        rearranged = [a for a, p in self.paths.items() if p[-1] != a]
+        if rearranged:
+            raise ValueError(f"the text format names each answer by its last guess, but {rearranged[0]!r} is won by "
+                             f"{self.paths[rearranged[0]][-1]!r} (commutative rule): save the tree as .json")
         lines: list[str] = []
         previous: list[str] = []
         for answer in self._dfs_answers(game):
@@ -150,8 +167,7 @@ class DecisionTree:
         order: list[str] = []
 
         def walk(node: TreeNode, answers: list[str]) -> None:
-            if node.guess in answers:
-                order.append(node.guess)
+            order.extend(a for a in answers if _wins(game, node.guess, a))
             groups = _split(game, node.guess, answers)
             for tiles in sorted(groups):
                 walk(node.children[tiles], groups[tiles])
@@ -237,12 +253,12 @@ class DecisionTree:
                 if not isinstance(guess, str) or game.explain_invalid_guess(guess) is not None:
                     raise ValueError(f"{source}: {guess!r} on the path of {answer!r} is not a guess of {game.name}")
                 path.append(game.normalize_guess(guess))
-                if path[-1] == answer:
+                if _wins(game, path[-1], answer):
                     break
                 node = (node.get("next") or {}).get(pattern_to_tiles(game.score(path[-1], answer), game.length))
                 if node is None:
                     break  # the tree does not reach this answer: verify_tree reports it
-            if path[-1] == answer:
+            if _wins(game, path[-1], answer):
                 paths[answer] = tuple(path)
         if not paths:
             raise ValueError(f"{source}: the tree reaches none of the answers of {game.name}")

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..agents.base import UnsupportedGameError
 from ..agents.trees import DecisionTree
+from ..envs.equations import commutative_form
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import all_green, num_patterns
@@ -60,6 +61,15 @@ SEED_WIDTH, SEED_OPENERS = 3, 20
 
 #: Seeds of the random set-hash keys (fixed, so memo keys are reproducible across runs).
 _KEY_SEED = 0x6F70_7469
+
+
+def answer_classes(game: Game) -> np.ndarray:
+    """Each answer's class: the answers one guess wins together (itself in a plain game; its
+    commutative rearrangements with Nerdle's rule)."""
+    if not game.commutative:
+        return np.arange(len(game.answers), dtype=np.int64)
+    forms: dict[str, int] = {}
+    return np.array([forms.setdefault(commutative_form(a), len(forms)) for a in game.answers], dtype=np.int64)
 
 
 def lower_bound(n: int) -> int:
@@ -130,7 +140,10 @@ class SearchKernel:
         self.stamp = np.zeros(n_patterns, dtype=np.int64)
         self.clock = np.zeros(1, dtype=np.int64)
         self.green = all_green(game.length)
-        self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols], dtype=np.int64)
+        self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative)],
+                               dtype=np.int64)
+        self.cls = answer_classes(game)
+        self.class_tally = np.zeros(len(game.answers), dtype=np.int64)
         self.stats = np.zeros(3, dtype=np.int64)
         self.deadline = deadline
         self.all_guesses = np.arange(len(game.guesses), dtype=np.int32)
@@ -152,13 +165,18 @@ class SearchKernel:
     def cost(self, cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
         return int(K.solve_set(self.mt, self.answer_guess, self.codes, self.keys, self.guess_keys, self.exact,
                                self.floor, self.counts, self.tally, self.stamp, self.clock, self.params, self.stats,
-                               self.deadline, cands, left, allowed, beta))
+                               self.deadline, self.cls, self.class_tally, cands, left, allowed, beta))
+
+    def class_max(self, cands: np.ndarray) -> int:
+        """The most answers of ``cands`` one guess wins (1 in a plain game)."""
+        return int(K.class_max(cands, self.cls, self.class_tally)) if self.game.commutative else 1
 
     def known(self, cands: np.ndarray, left: int, allowed: np.ndarray) -> tuple[int, int, int]:
         """``(cost or -1, guess or -1, proven lower bound)`` of a subproblem from the memo."""
         n = cands.size
-        if n == 1:
-            return (1, int(self.answer_guess[cands[0]]), 1) if left >= 1 else (-1, -1, INF)
+        cmax = self.class_max(cands)
+        if n == 1 or cmax == n:
+            return (n, int(self.answer_guess[cands[0]]), n) if left >= 1 else (-1, -1, INF)
         if left <= 1:
             return -1, -1, INF
         if n == 2:
@@ -168,7 +186,7 @@ class SearchKernel:
         if value >= 0:
             cost = value >> K.GUESS_BITS
             return cost, value & ((1 << K.GUESS_BITS) - 1), cost
-        return -1, -1, max(2 * n - 1, floor)
+        return -1, -1, max(2 * n - cmax, floor)
 
     def children(self, cands: np.ndarray, guess: int, allowed: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """``(pattern, bucket, allowed guesses)`` of each non-green bucket, largest first."""
@@ -197,8 +215,8 @@ class SearchKernel:
             return
         word = self.game.guesses[guess]
         path = [*prefix, word]
-        if (self.mt[cands, guess] == self.green).any():
-            out[word] = path
+        for a in cands[self.mt[cands, guess] == self.green]:  # the guess itself, or its rearrangements
+            out[self.game.answers[int(a)]] = path
         for _, bucket, child_allowed in self.children(cands, guess, allowed):
             self.paths(bucket, left - 1, child_allowed, path, out, fallback)
 
@@ -227,10 +245,6 @@ class ExactSearch:
                  openers: int | str | Sequence[str] = "all", width: int = 0, proof: bool = False,
                  time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
                  patterns: np.ndarray | None = None, cache_dir: str | os.PathLike[str] | None = None) -> None:
-        if game.commutative:
-            raise UnsupportedGameError(
-                f"the exact solver's bounds assume one answer per winning guess; {game.name} accepts rearranged "
-                "answers, so a guess can win for several: it is not supported yet")
         if patterns is None:
             patterns = PatternMatrix.for_game(game).dense
             if patterns is None:
@@ -274,7 +288,8 @@ class ExactSearch:
         sumsq = np.empty(guesses.size, np.int64)
         K.scan(self.mt, everyone, guesses, kernel.green, kernel.counts, k, wins, sumsq)
         n = everyone.size
-        lbs = {g: int(K.guess_lb(n, int(k[g]), int(wins[g]), self.max_attempts)) for g in range(guesses.size)}
+        cmax = kernel.class_max(everyone)
+        lbs = {g: int(K.guess_lb(n, int(k[g]), int(wins[g]), self.max_attempts, cmax)) for g in range(guesses.size)}
         if self.opener is not None and not every:
             return [self.opener], lbs
         if every:
@@ -302,12 +317,12 @@ class ExactSearch:
         children = kernel.children(self._everyone, opener, kernel.all_guesses)
         left = self.max_attempts - 1
         wins = int(n - sum(b.size for _, b, _ in children))
-        total = n + sum(int(K.bucket_lb(b.size, left)) for _, b, _ in children)
+        lbs = [int(K.bucket_lb(b.size, left, kernel.class_max(b))) for _, b, _ in children]
+        total = n + sum(lbs)
         done = wins
         if self.progress is not None:
             self.progress(done, n)
-        for _, bucket, child_allowed in children:
-            lb = int(K.bucket_lb(bucket.size, left))
+        for (_, bucket, child_allowed), lb in zip(children, lbs):
             if total >= beta or kernel.aborted:
                 break
             rest = total - lb

@@ -76,7 +76,8 @@ class OptimalAgent(BaselineAgent):
                 return known.load_tree(game)
         options = self._options()
         key = hashlib.sha256(json.dumps([game.hard_mode, game.max_attempts, options]).encode()).hexdigest()[:16]
-        path = cache_dir() / f"tree-{game.fingerprint}-{key}.txt.gz"
+        # JSON when a rearranged answer may win (the text format names each answer by its last guess)
+        path = cache_dir() / f"tree-{game.fingerprint}-{key}.{'json' if game.commutative else 'txt'}.gz"
         if path.is_file():
             try:
                 return DecisionTree.load(path, game)

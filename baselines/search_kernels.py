@@ -120,37 +120,45 @@ def probe(exact: Dict, floor: Dict, cands: np.ndarray, keys: np.ndarray, left: i
 
 
 @njit(cache=True)
-def bucket_lb(m: int, left: int) -> int:
-    """Fewest total guesses for ``m`` candidates with ``left`` attempts (``INF``: impossible)."""
+def bucket_lb(m: int, left: int, c: int = 1) -> int:
+    """Fewest total guesses for ``m`` candidates with ``left`` attempts (``INF``: impossible), when
+    one guess wins at most ``c`` of them (1 in a plain game; the most rearrangements of one answer
+    among them with Nerdle's commutative rule): the first guess wins at most ``c``, every other
+    answer needs at least two guesses; ``c == m`` (one class) is won by one guess."""
     if m == 0:
         return 0
     if left <= 0:
         return INF
-    if m == 1:
-        return 1
+    if m == 1 or c >= m:
+        return m
     if left == 1:
         return INF
-    return 2 * m - 1
+    return 2 * m - c
 
 
 @njit(cache=True)
-def guess_lb(n: int, k: int, wins: int, left: int) -> int:
-    """Lower bound of a guess splitting ``n`` candidates into ``k`` non-green buckets (``wins``: one
-    answer is the guess itself) with ``left`` attempts including this guess."""
+def guess_lb(n: int, k: int, wins: int, left: int, cmax: int = 1) -> int:
+    """Lower bound of a guess splitting ``n`` candidates into ``k`` non-green buckets (``wins``: the
+    answers it wins now, at most one in a plain game) with ``left`` attempts including this guess,
+    when one guess wins at most ``cmax`` of them (see :func:`bucket_lb`): each bucket of ``m``
+    costs at least ``2m - min(m, cmax)``, so the guess costs at least
+    ``n + 2(n - wins) - min(n - wins, k * cmax)`` (plain: ``3n - 2*wins - k``)."""
     rest = n - wins
     if rest == 0:
         return n
     if left <= 1:
         return INF
+    won_next = min(rest, k * cmax)
     if left == 2:
-        return 2 * n - wins if k == rest else INF  # every bucket must be a singleton
-    return 3 * n - 2 * wins - k
+        return 2 * n - wins if won_next == rest else INF  # every bucket must be won by its next guess
+    return 3 * n - 2 * wins - won_next
 
 
 @njit(cache=True)
 def scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, counts: np.ndarray,
          out_k: np.ndarray, out_wins: np.ndarray, out_sumsq: np.ndarray) -> None:
-    """For every guess of ``guesses``: non-green buckets, whether it wins now, sum of squares.
+    """For every guess of ``guesses``: non-green buckets, the answers it wins now (0 or 1 in a plain
+    game), sum of squares.
 
     ``mt`` is the transposed pattern matrix (answers x guesses); ``counts`` a zeroed
     ``(CHUNK, n_patterns)`` scratch table, left zeroed.
@@ -177,10 +185,10 @@ def scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, cou
             for j in range(w):
                 p = row[guesses[g0 + j]]
                 if p == green:
-                    out_wins[g0 + j] = 1
+                    out_wins[g0 + j] += 1
                 counts[j, p] = 0
         for j in range(w):
-            out_k[g0 + j] = kk[j] - out_wins[g0 + j]
+            out_k[g0 + j] = kk[j] - (1 if out_wins[g0 + j] > 0 else 0)
             out_sumsq[g0 + j] = ss[j]
 
 
@@ -235,6 +243,21 @@ def split(mt: np.ndarray, cands: np.ndarray, guess: int, green: int, keys: np.nd
     for s in range(t):
         tally[seen[s]] = 0
     return nb
+
+
+@njit(cache=True)
+def class_max(cands: np.ndarray, cls: np.ndarray, tally: np.ndarray) -> int:
+    """The most answers of ``cands`` one guess can win: the largest number sharing a class
+    (``cls``: each answer's class of commutative rearrangements). ``tally`` (one slot per class) is
+    zero and left zero."""
+    best = 0
+    for a in cands:
+        tally[cls[a]] += 1
+        if tally[cls[a]] > best:
+            best = tally[cls[a]]
+    for a in cands:
+        tally[cls[a]] = 0
+    return best
 
 
 @njit(cache=True)
@@ -312,26 +335,32 @@ def _clock() -> float:
 def solve_set(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray,
               guess_keys: np.ndarray, exact: Dict, floor: Dict, counts: np.ndarray, tally: np.ndarray,
               stamp: np.ndarray, clock: np.ndarray, params: np.ndarray, stats: np.ndarray, deadline: float,
+              cls: np.ndarray, class_tally: np.ndarray,
               cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
     """:func:`search` for a set given with its allowed guesses (the hash is computed here)."""
     allowed_hash = set_hash(allowed, guess_keys) if params[1] else np.uint64(0)
     return search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, tally, stamp, clock, params,
-                  stats, deadline, cands, left, allowed, allowed_hash, beta)
+                  stats, deadline, cls, class_tally, cands, left, allowed, allowed_hash, beta)
 
 
 @njit(cache=True)
 def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray, guess_keys: np.ndarray,
            exact: Dict, floor: Dict, counts: np.ndarray, tally: np.ndarray, stamp: np.ndarray, clock: np.ndarray,
-           params: np.ndarray, stats: np.ndarray, deadline: float,
+           params: np.ndarray, stats: np.ndarray, deadline: float, cls: np.ndarray, class_tally: np.ndarray,
            cands: np.ndarray, left: int, allowed: np.ndarray, allowed_hash: np.uint64, beta: int) -> int:
     """The cost of the best tree for ``cands`` with ``left`` attempts if below ``beta``, else a
     lower bound that is at least ``beta`` (see the module docstring).
 
-    ``params``: width (0: every guess), hard mode (0/1), the all-green pattern, symbols.
+    ``params``: width (0: every guess), hard mode (0/1), the all-green pattern, symbols, classes
+    (0/1: Nerdle's commutative rule, under which one guess wins every answer of its class ``cls``;
+    ``class_tally`` is scratch space, one zeroed slot per class).
     """
     n = cands.size
     if n == 1:
         return 1 if left >= 1 else INF
+    cmax = class_max(cands, cls, class_tally) if params[4] else 1
+    if cmax == n:  # one class: one guess wins them all
+        return n if left >= 1 else INF
     if left <= 1:
         return INF
     if n == 2:
@@ -342,7 +371,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
     known = exact.get(key, -1)
     if known >= 0:
         return known >> GUESS_BITS
-    low = max(2 * n - 1, floor.get(key, 0))
+    low = max(2 * n - cmax, floor.get(key, 0))
     if low >= beta:
         return low
     stats[NODES] += 1
@@ -351,7 +380,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
         return INF
     width, hard, green, n_symbols = params[0], params[1], params[2], params[3]
 
-    shortcut = perfect_candidate(mt, cands, answer_guess, stamp, clock)
+    shortcut = perfect_candidate(mt, cands, answer_guess, stamp, clock) if cmax == 1 else -1
     if shortcut >= 0:
         exact[key] = ((2 * n - 1) << GUESS_BITS) | shortcut
         return 2 * n - 1
@@ -368,7 +397,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
         if k[j] == 0 and wins[j] == 0:
             lb[j] = INF  # learns nothing
         else:
-            lb[j] = guess_lb(n, k[j], wins[j], left)
+            lb[j] = guess_lb(n, k[j], wins[j], left, cmax)
         if lb[j] < beta:
             live += 1
     idx = np.empty(live, np.int64)
@@ -423,12 +452,21 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
             n_sigs += 1
         searched += 1
         total = lb[j]
+        if cmax > 1:  # the bound per bucket, from the classes each holds
+            total = n
+            for b in range(nb):
+                total += bucket_lb(sizes[b], left - 1, class_max(order[starts[b] : starts[b] + sizes[b]], cls,
+                                                                   class_tally))
+            if total >= best:
+                lowest = min(lowest, total)
+                continue
         failed = False
         for b in range(nb):
             size = sizes[b]
             if size <= 2:
-                break  # largest first: the rest are exact already (1 or 3)
-            rest = total - (2 * size - 1)
+                break  # largest first: the rest are exact already (1 or 3; with classes 1, 2 or 3)
+            c = class_max(order[starts[b] : starts[b] + size], cls, class_tally) if cmax > 1 else 1
+            rest = total - bucket_lb(size, left - 1, c)
             child = order[starts[b] : starts[b] + size].copy()
             if hard:
                 child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)
@@ -437,7 +475,8 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 child_allowed = allowed
                 child_hash = allowed_hash
             sub = search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, tally, stamp, clock,
-                         params, stats, deadline, child, left - 1, child_allowed, child_hash, best - rest)
+                         params, stats, deadline, cls, class_tally, child, left - 1, child_allowed, child_hash,
+                         best - rest)
             if stats[ABORTED]:
                 return INF
             total = rest + sub

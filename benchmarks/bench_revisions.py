@@ -12,7 +12,9 @@ Measurements (random actions drawn in advance from a seeded generator; masked in
 
 * ``single``: one environment through ``gymnasium.make`` (env checker included), whole games;
 * ``batched``: :class:`BatchedGuessEnv` with 64 games (Gymnasium vector API, infos and masks);
-* ``sb3``: the same engine through the stable-baselines3 ``VecEnv`` adapter used for training.
+* ``sb3``: the same engine through the stable-baselines3 ``VecEnv`` adapter used for training;
+* ``solver``: the exact search (:func:`guessgym.baselines.optimal.solve`), in solves per second:
+  Wordle's SALET tree, Mini Nerdle over every opener (revisions with the solver only).
 
 Usage (from the repository root)::
 
@@ -54,7 +56,15 @@ if env_id not in gym.registry:  # the same game under the other version of the i
             env_id = other
             break
 rng = np.random.default_rng(0)
-if kind == "single":
+if kind == "solver":  # the exact search: one opener (Wordle's SALET) or every opener (small games)
+    from guessgym.baselines.optimal import solve
+    game = gym.make(env_id).unwrapped.game
+    options = {"opener": "salet"} if game.kind == "wordle" else {"openers": "all"}
+    def run():
+        solve(game, **options)
+    count = 1
+    sys.modules.setdefault("_measured", sys.modules[solve.__module__])
+elif kind == "single":
     env = gym.make(env_id)
     n = env.action_space.n
     acts = rng.integers(n, size=steps).tolist()
@@ -94,7 +104,8 @@ for _ in range(3):
     t = time.perf_counter()
     run()
     best = max(best, count / (time.perf_counter() - t))
-print(json.dumps({"rate": best, "source": sys.modules[BatchedGuessEnv.__module__].__file__}))
+measured = sys.modules.get("_measured", sys.modules[BatchedGuessEnv.__module__])
+print(json.dumps({"rate": best, "source": measured.__file__}))
 """
 
 ROWS = [
@@ -106,6 +117,8 @@ ROWS = [
     ("batched", "guessgym/Nerdle-v1", 64 * 400),
     ("sb3", "guessgym/Wordle-v1", 64 * 400),
     ("sb3", "guessgym/Nerdle-v1", 64 * 400),
+    ("solver", "guessgym/Wordle-v1", 1),
+    ("solver", "guessgym/MiniNerdle-v1", 1),
 ]
 
 
@@ -156,6 +169,10 @@ def measure(tree: Path, kind: str, env_id: str, steps: int) -> float:
     return float(result["rate"])
 
 
+def _rate(value: float) -> str:
+    return f"{value:>12,.0f}" if value >= 100 else f"{value:>12.3f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the revision to compare against (e.g. a commit hash)")
@@ -177,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                     old = max(old, measure(base, kind, env_id, steps))
                     new = max(new, measure(ROOT, kind, env_id, steps))
                 results.append({"kind": kind, "env_id": env_id, "base": old, "current": new, "ratio": new / old})
-                print(f"{kind:8s} {env_id:26s} base {old:>12,.0f}/s  current {new:>12,.0f}/s  "
+                print(f"{kind:8s} {env_id:26s} base {_rate(old)}/s  current {_rate(new)}/s  "
                       f"current/base {new / old:5.2f}x", flush=True)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)

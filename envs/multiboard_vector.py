@@ -261,7 +261,8 @@ class BatchedMultiBoardEnv(VectorEnv):
         n = self.num_envs
         masks = self._mask_pool.for_done(self._done)
         # one copy each (the engine's arrays are views of its state; reshaping them would copy first)
-        return {"board": np.array(self.engine.board).reshape(n, -1), "tiles": np.array(self.engine.tiles).reshape(n, -1),
+        return {"board": np.array(self.engine.board).reshape(n, -1),
+                "tiles": np.array(self.engine.tiles).reshape(n, -1),
                 "solved": self._solved.astype(np.int8), "action_mask": masks}
 
     def _infos(self, starting: np.ndarray, patterns: np.ndarray | None, masks: np.ndarray,

@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import guessgym  # noqa: F401
-from guessgym.agents.base import CandidateAgent, UnsupportedGameError
+from guessgym.agents.base import CandidateAgent
 from guessgym.agents.evaluate import evaluate
-from guessgym.agents.registry import make_agent
 from guessgym.envs.equations import commutative_form, generate_equations
 from guessgym.envs.game import make_game, nerdle
 from guessgym.envs.matrix import PatternMatrix
@@ -103,8 +102,6 @@ def test_names_fingerprints_and_bad_combinations() -> None:
         make_game("guessgym/Wordle-v1", commutative=True)
     with pytest.raises(TypeError, match="commutative must be a bool"):
         nerdle(6, commutative="yes")  # type: ignore[arg-type]
-    with pytest.raises(UnsupportedGameError, match="not supported yet"):
-        evaluate(make_agent("optimal"), "guessgym/MiniNerdle-v1", env_kwargs={"commutative": True})
 
 
 @settings(max_examples=100, deadline=None)
