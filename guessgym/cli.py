@@ -587,6 +587,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     game = env.unwrapped.game  # type: ignore[attr-defined]
+    if game.commutative and not args.out.removesuffix(".gz").endswith(".json"):
+        raise UsageError(f"--out {args.out}: a commutative game's tree may win an answer with a rearrangement, which "
+                         "the text format cannot name: give a .json (or .json.gz) file")
     memo = None if args.no_memo else (args.memo_dir or cache_dir())
     update, close = _progress_bar("openers" if args.proof else "answers")
     try:

@@ -61,7 +61,7 @@ SMALL_NERDLE = [(f"{name}{suffix}", env_id, kwargs)
                 for name, env_id in (("micro-nerdle", "guessgym/MicroNerdle-v1"),
                                      ("mini-nerdle", "guessgym/MiniNerdle-v1"),
                                      ("midi-nerdle", "guessgym/MidiNerdle-v1"))
-                for suffix, kwargs in (("", {}), ("-all", {"guesses": "all"}))]
+                for suffix, kwargs in (("", {}), ("-all", {"guesses": "all"}), ("-commutative", {"commutative": True}))]
 TOP20 = [("wordle-nyt-top20", "guessgym/Wordle-v1", {}), ("wordle-nyt-hard-top20", "guessgym/WordleHard-v1", {}),
          ("nerdle-top20", "guessgym/Nerdle-v1", {}), ("midi-nerdle-top20", "guessgym/MidiNerdle-v1", {})]
 #: Which record ships for each registered id (a proof's record replaces the top-20 one when it exists).
@@ -83,7 +83,8 @@ def _record(name: str, env_id: str, kwargs: dict[str, Any], result: SolveResult,
     check = verify_tree(result.tree, env)
     if not check.ok or check.total != result.total:
         sys.exit(f"{name}: the tree fails the environment:\n{check.report()}")
-    tree = result.tree.save(TREES / f"{name}.txt.gz", game)
+    # JSON when a rearranged answer may win (the text format names each answer by its last guess)
+    tree = result.tree.save(TREES / f"{name}.{'json' if game.commutative else 'txt'}.gz", game)
     record = {
         "name": name, "env_id": env_id, "env_kwargs": kwargs, "game": game.name, "answers": len(game.answers),
         "guesses": len(game.guesses), "hard_mode": game.hard_mode, "max_attempts": game.max_attempts,
