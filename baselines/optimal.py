@@ -453,4 +453,5 @@ def solve(game: Game, **options: object) -> SolveResult:
     return ExactSearch(game, **options).solve()  # type: ignore[arg-type]
 
 
-__all__ = ["INF", "ExactSearch", "SearchKernel", "SolveResult", "lower_bound", "solve", "static_lower_bound"]
+__all__ = ["INF", "ExactSearch", "SearchKernel", "SolveResult", "answer_classes", "lower_bound", "solve",
+           "static_lower_bound"]

@@ -47,11 +47,11 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.equations import commutative_form
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
 from . import worst_case_kernels as W
+from .optimal import answer_classes
 
 ADVERSARIES = ("any", "absurdle")
 
@@ -149,12 +149,7 @@ class WorstCaseSearch:
         self.green = int(game.solved_pattern)
         self.n_patterns = num_patterns(game.length)
         self.plain = not game.commutative
-        if self.plain:
-            self.cls = np.arange(self.n_answers, dtype=np.int64)
-        else:
-            forms: dict[str, int] = {}
-            self.cls = np.array([forms.setdefault(commutative_form(a), len(forms)) for a in game.answers],
-                                dtype=np.int64)
+        self.cls = answer_classes(game)
         self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
         self.host_rank = host_ranks(game.length)
         rng = np.random.default_rng(_KEY_SEED)
@@ -164,7 +159,6 @@ class WorstCaseSearch:
         self.owner = np.zeros(self.n_patterns, dtype=np.int64)
         self.gen = np.zeros(1, dtype=np.int64)
         self.memo2 = W.new_memo()
-        self.every_guess = np.arange(self.n_guesses, dtype=np.int64)
         # set hash -> (deepest depth proven impossible, shallowest depth proven possible, its guess)
         self.known: dict[int, tuple[int, int, int]] = {}
         self.nodes = 0
