@@ -15,7 +15,8 @@ kernels (:mod:`~guessgym.baselines.worst_case_kernels`) that stop at the first b
 the levels above run here, with guesses ordered and pruned by the bucket the adversary would keep
 (a set larger than the most a depth can win, ``capacity(d)``, cannot be won), and memoised by
 set hash. The root is searched in two phases: first the most promising openers at increasing
-depths give an upper bound ``U`` and its strategy; then every opener is refuted at ``U - 1``
+depths, from the Absurdle host's minimum up (a strategy that beats every host beats that one),
+give an upper bound ``U`` and its strategy; then every opener is refuted at ``U - 1``
 (each opener's outcome is appended to an optional checkpoint file as soon as it is known, so a
 long proof resumes where it stopped). An opener that wins at ``U - 1`` lowers ``U`` and the proof
 goes on one depth lower.
@@ -328,10 +329,13 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
         return WorstCaseResult(1, 1, True, adversary, paths, (words[guess],), seconds=time.perf_counter() - started)
 
-    # Phase 1: an upper bound from the most promising openers, depth by depth.
+    # Phase 1: an upper bound from the most promising openers, depth by depth. Below the capacity
+    # bound nothing wins; against every host, nothing wins below the Absurdle host's minimum either.
     depth = 1
     while search.cap(depth) < search.n_answers:
         depth += 1
+    if adversary == "any":
+        depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache).guesses)
     lower = depth
     best: tuple[int, int] | None = None  # (depth, opener)
     while best is None:

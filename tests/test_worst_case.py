@@ -152,26 +152,29 @@ def test_registered_games(tmp_path: Path) -> None:
 def test_checkpoint_resumes_and_refuses_another_search(tmp_path: Path) -> None:
     game = make_game("guessgym/MicroNerdle-v1")
     path = tmp_path / "micro.jsonl"
-    first = solve_worst_case(game, checkpoint=path)
+    first = solve_worst_case(game, adversary="absurdle", checkpoint=path)
     lines = path.read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["adversary"] == "any" and header["fingerprint"] == game.fingerprint
+    assert header["adversary"] == "absurdle" and header["fingerprint"] == game.fingerprint
     outcomes = [json.loads(line) for line in lines[1:]]
     assert {o["depth"] for o in outcomes} == {first.guesses - 1, first.guesses}
     assert sum(not o["win"] and o["depth"] == first.guesses - 1 for o in outcomes) > 0
     # a run cut short: its last line half written; the rerun reuses every settled opener
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
-    again = solve_worst_case(game, checkpoint=path)
+    again = solve_worst_case(game, adversary="absurdle", checkpoint=path)
     assert (again.guesses, again.proven, again.line) == (first.guesses, True, first.line)
     with pytest.raises(ValueError, match="checkpoint of another search"):
-        solve_worst_case(game, adversary="absurdle", checkpoint=path)
+        solve_worst_case(game, adversary="any", checkpoint=path)
+    # against every host, the Absurdle minimum is a lower bound: Micro Nerdle's 4 needs no refutation
+    every = solve_worst_case(game, checkpoint=tmp_path / "any.jsonl")
+    assert (every.guesses, every.proven) == (4, True)
 
 
 def test_a_time_budget_leaves_an_honest_bound() -> None:
     game = make_game("guessgym/MidiNerdle-v1")
-    result = solve_worst_case(game, time_budget=0.0)
+    result = solve_worst_case(game, adversary="absurdle", time_budget=0.0)
     assert result.timed_out and not result.proven and result.lower_bound < result.guesses
-    replay_paths(game, result.paths)
+    assert play_absurdle(game, result.line) == result.guesses
 
 
 def test_bad_input_is_named() -> None:
