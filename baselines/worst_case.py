@@ -301,7 +301,9 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         adversary: ``"any"`` (every host: the minimax objective) or ``"absurdle"``.
         checkpoint: a JSONL file recording each opener's outcome; rerunning with the same file
             skips the openers already settled (the file of another game or adversary is refused).
-        time_budget: seconds; the proof stops when they run out (``proven`` False, ``timed_out``).
+        time_budget: seconds; the proof (phase 2) stops when they run out (``proven`` False,
+            ``timed_out``). The search for the first strategy (phase 1) is not bounded: without a
+            strategy there is no result to return.
         progress: called as ``progress(depth, openers_done, openers_total)`` during the proof.
 
     Raises:
