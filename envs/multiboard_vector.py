@@ -84,6 +84,9 @@ class BatchedMultiBoardEnv(VectorEnv):
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
+    #: The reset option that fixes the answers (one list of boards' answers per sub-game).
+    answer_option = "answers"
+
     def __init__(self, num_envs: int = 1, render_mode: str | None = None, **options: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -146,11 +149,11 @@ class BatchedMultiBoardEnv(VectorEnv):
     def step(self, actions: np.ndarray | Sequence[int]
              ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one guess in every sub-game (sub-games that ended last step start anew instead)."""
-        actions = self._check_actions(actions)
+        actions = self.check_actions(actions)
         resetting = self._autoreset.copy()
         if resetting.any():
             self._start(np.flatnonzero(resetting), None)
-        rewards, terminated, patterns = self.advance(actions, ~resetting)
+        rewards, terminated, patterns = self._play(actions, ~resetting)
         self._autoreset = terminated.copy()
         obs = self._observations()
         info = self._infos(np.flatnonzero(resetting), patterns, obs["action_mask"], actions)
@@ -162,11 +165,50 @@ class BatchedMultiBoardEnv(VectorEnv):
             info["answers"], info["_answers"] = answers, terminated.copy()
         return obs, rewards, terminated, np.zeros(self.num_envs, dtype=bool), info
 
-    def advance(self, actions: np.ndarray, playing: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def advance(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions`` (already checked) in every sub-game, without autoreset: the rewards, the
+        games that ended and those that were won (what a stable-baselines3 adapter needs)."""
+        rewards, terminated, _ = self._play(actions, np.ones(self.num_envs, dtype=bool))
+        return rewards, terminated, terminated & self._solved.all(axis=1)
+
+    def start_games(self, idx: np.ndarray) -> None:
+        """Start new games in sub-games ``idx``, drawing their answers from their streams."""
+        self._start(np.asarray(idx, dtype=np.int64), None)
+
+    def observations(self, with_mask: bool = True) -> dict[str, np.ndarray]:
+        """The observation of every sub-game (``with_mask=False`` leaves out ``action_mask``)."""
+        obs = self._observations()
+        if not with_mask:
+            del obs["action_mask"]
+        return obs
+
+    def set_answer_pool(self, pool: Sequence[int] | np.ndarray | None) -> None:
+        """Make new games draw their boards' answers from ``pool`` (indices into the answers;
+        ``None``: all). It must hold at least ``boards`` answers."""
+        if pool is not None and len(set(np.asarray(pool).tolist())) < self.boards:
+            raise ValueError(f"an answer pool for {self.boards} boards needs at least {self.boards} distinct answers")
+        self.engine.set_answer_pool(None if pool is None else np.asarray(pool))
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue exactly from here (for training checkpoints)."""
+        return {"engine": self.engine.get_state(), "solved": self._solved.copy(), "attempt": self._attempt.copy(),
+                "done": self._done.copy(), "autoreset": self._autoreset.copy(),
+                "answer_streams": [None if s is None else s.get_state() for s in self._streams]}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore a state returned by :meth:`get_state` (same game, boards and ``num_envs``)."""
+        self.engine.set_state(state["engine"])
+        self._solved[:] = state["solved"]
+        self._attempt[:] = state["attempt"]
+        self._done[:] = state["done"]
+        self._autoreset[:] = state["autoreset"]
+        self._streams = [None if s is None else AnswerStream.restored(s) for s in state["answer_streams"]]
+
+    def _play(self, actions: np.ndarray, playing: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play ``actions[i]`` on the unsolved boards of every sub-game ``i`` where ``playing``.
 
         Returns the rewards and terminations per sub-game and the ``(num_envs, boards)`` patterns
-        (-1 where no guess was played). Used by :meth:`step`; no autoreset.
+        (-1 where no guess was played); no autoreset.
         """
         boards = self.boards
         slots = np.flatnonzero((~self._solved & playing[:, None]).reshape(-1))
@@ -243,7 +285,8 @@ class BatchedMultiBoardEnv(VectorEnv):
                              f"lists (one per sub-game), got {len(lists)} lists")
         return np.stack([self.template._check_answers(v) for v in lists])
 
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    def check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """``actions`` as an int64 array of one valid index per sub-game, or a ``ValueError``."""
         arr = np.asarray(actions).reshape(-1) if np.size(actions) == self.num_envs else np.asarray(actions)
         if arr.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions (one per sub-game), got shape {np.shape(actions)}")

@@ -114,6 +114,9 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
+    #: The reset option that fixes the answers (one entry per sub-game).
+    answer_option = "answer"
+
     def __init__(
         self, num_envs: int = 1, render_mode: str | None = None, *, track_candidates: bool = True, **options: Any
     ) -> None:
@@ -282,6 +285,12 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
                 f"expected integers 0..{self._n_guesses - 1}"
             )
         return arr
+
+    def advance(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions`` (already checked) in every sub-game, without autoreset: the rewards, the
+        games that ended and those that were won (what a stable-baselines3 adapter needs)."""
+        played = self.engine.play(actions)
+        return played.rewards, played.terminated, played.patterns == self.game.solved_pattern
 
     def start_games(self, idx: np.ndarray, answers: np.ndarray | None = None) -> None:
         """Start new games in sub-games ``idx``, drawing answers from their streams unless given."""

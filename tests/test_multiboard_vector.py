@@ -113,3 +113,49 @@ def test_bad_input_is_named() -> None:
         venv.step(np.array([0, 10**6]))
     with pytest.raises(ValueError, match="integers"):
         venv.step(np.array([0.5, 1.0]))
+
+
+def test_stable_baselines3_adapter_equals_dummy_vec_env_and_trains() -> None:
+    """The SB3 adapter over the batched env gives DummyVecEnv's observations, rewards, dones and
+    terminal observations for the same seeds and actions; MaskablePPO trains on it."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from guessgym.envs.multiboard import MultiBoardEnv
+    from guessgym.training.sb3_vec import BatchedVecEnv
+
+    options = {"boards": 2, "kind": "nerdle", "length": 6, "board_reward": 0.25}
+    dummy = DummyVecEnv([lambda: MultiBoardEnv(**options) for _ in range(3)])
+    batched = BatchedVecEnv(BatchedMultiBoardEnv(3, **options))
+    dummy.seed(5)
+    batched.seed(5)
+    obs_d, obs_b = dummy.reset(), batched.reset()
+    keys = ["board", "tiles", "solved"]
+    assert all(np.array_equal(obs_d[k], obs_b[k]) for k in keys) and set(obs_b) == set(keys)
+    rng = np.random.default_rng(1)
+    venv = batched.venv
+    ends = wins = 0
+    for _ in range(60):
+        actions = mixed_actions(venv, rng)
+        obs_d, rew_d, done_d, info_d = dummy.step(actions)
+        obs_b, rew_b, done_b, info_b = batched.step(actions)
+        assert all(np.array_equal(obs_d[k], obs_b[k]) for k in keys)
+        assert np.allclose(rew_d, rew_b) and np.array_equal(done_d, done_b)
+        for i in np.flatnonzero(done_b):
+            terminal = info_b[i]["terminal_observation"]
+            assert all(np.array_equal(info_d[i]["terminal_observation"][k], terminal[k]) for k in keys)
+            ends += 1
+            wins += info_b[i]["is_success"]
+            assert info_b[i]["is_success"] == bool(terminal["solved"].all())
+    assert ends > 0 and 0 < wins < ends
+
+    model = MaskablePPO("MultiInputPolicy", batched, n_steps=16, batch_size=24, n_epochs=1, seed=0, verbose=0)
+    model.learn(48)
+    batched.reset()
+    action, _ = model.predict(batched.reset(), action_masks=batched.action_masks())
+    assert action.shape == (3,)
+    state = batched.get_state()
+    before = batched.step(action)
+    batched.set_state(state)
+    after = batched.step(action)
+    assert all(np.array_equal(before[0][k], after[0][k]) for k in keys) and np.array_equal(before[1], after[1])

@@ -30,11 +30,13 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from ..envs.multiboard_vector import BatchedMultiBoardEnv
 from ..envs.vector import BatchedGuessEnv
 
 
 class BatchedVecEnv(VecEnv):
-    """A stable-baselines3 ``VecEnv`` whose sub-environments are the games of a :class:`BatchedGuessEnv`.
+    """A stable-baselines3 ``VecEnv`` whose sub-environments are the games of a :class:`BatchedGuessEnv`
+    (or of a :class:`~guessgym.envs.multiboard_vector.BatchedMultiBoardEnv`: multi-board games).
 
     Args:
         venv: the batched environment (its Gymnasium autoreset is bypassed: this adapter resets
@@ -42,7 +44,7 @@ class BatchedVecEnv(VecEnv):
         include_mask: keep ``"action_mask"`` in observations (default False, see module doc).
     """
 
-    def __init__(self, venv: BatchedGuessEnv, *, include_mask: bool = False) -> None:
+    def __init__(self, venv: BatchedGuessEnv | BatchedMultiBoardEnv, *, include_mask: bool = False) -> None:
         self.venv = venv
         self.include_mask = include_mask
         single = venv.single_observation_space
@@ -64,7 +66,7 @@ class BatchedVecEnv(VecEnv):
         if any(a is not None for a in answers):
             if any(a is None for a in answers):
                 raise ValueError("set_options: give an 'answer' for every sub-environment or for none")
-            options["answer"] = answers
+            options[self.venv.answer_option] = answers
         self.venv.reset(seed=seeds, options=options or None)
         self._reset_seeds()
         self._reset_options()
@@ -81,8 +83,7 @@ class BatchedVecEnv(VecEnv):
         venv = self.venv
         actions = venv.check_actions(self._actions)
         self._actions = None
-        played = venv.engine.play(actions)
-        rewards, terminated, patterns = played.rewards, played.terminated, played.patterns
+        rewards, terminated, won_now = venv.advance(actions)
         self._episode_returns += rewards
         self._episode_lengths += 1
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -90,7 +91,7 @@ class BatchedVecEnv(VecEnv):
         if dones.any():
             idx = np.flatnonzero(dones)
             terminal = self._obs()
-            won = patterns[idx] == venv.game.solved_pattern
+            won = won_now[idx]
             elapsed = round(time.perf_counter() - self._t0, 6)
             for k, i in enumerate(idx):
                 infos[i] = {
