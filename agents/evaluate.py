@@ -108,6 +108,18 @@ def resolve_game(
     return game, env_id, options
 
 
+def _cache_option_of_game(env: str, kwargs: dict[str, Any], allowed: str) -> dict[str, Any]:
+    """Take ``matrix_cache`` out of ``kwargs`` (returned as the env option) and check that only game
+    arguments remain; the error names ``env`` and the ``allowed`` arguments (matrix_cache added)."""
+    options: dict[str, Any] = {}
+    if "matrix_cache" in kwargs:
+        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
+    unknown = sorted(set(kwargs) - set(GAME_KEYS))
+    if unknown:
+        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: {allowed}, matrix_cache")
+    return options
+
+
 def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
                        max_attempts: int | None = None) -> tuple[Game, int, dict[str, Any]]:
     """The game (with the multi-board attempt limit), the number of boards and the extra
@@ -122,13 +134,7 @@ def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
     boards = kwargs.pop("boards")
     reward_keys = ("board_reward", "win_reward", "loss_reward", "step_penalty")
     rewards = {k: kwargs.pop(k) for k in reward_keys if k in kwargs}
-    options: dict[str, Any] = {}
-    if "matrix_cache" in kwargs:
-        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
-    unknown = sorted(set(kwargs) - set(GAME_KEYS))
-    if unknown:
-        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: boards, "
-                         f"{', '.join(GAME_KEYS)}, {', '.join(reward_keys)}, matrix_cache")
+    options = _cache_option_of_game(env, kwargs, f"boards, {', '.join(GAME_KEYS)}, {', '.join(reward_keys)}")
     if max_attempts is not None:
         kwargs["max_attempts"] = max_attempts
     try:
@@ -150,13 +156,7 @@ def resolve_absurdle(env: str, env_kwargs: dict[str, Any] | None = None,
     cap = kwargs.pop("max_attempts", None) if max_attempts is None else max_attempts
     for key in ("win_reward", "loss_reward", "step_penalty", "rows"):  # no part in an evaluation
         kwargs.pop(key, None)
-    options: dict[str, Any] = {}
-    if "matrix_cache" in kwargs:
-        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
-    unknown = sorted(set(kwargs) - set(GAME_KEYS))
-    if unknown:
-        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: {', '.join(GAME_KEYS)}, "
-                         "win_reward, loss_reward, step_penalty, rows, matrix_cache")
+    options = _cache_option_of_game(env, kwargs, f"{', '.join(GAME_KEYS)}, win_reward, loss_reward, step_penalty, rows")
     from ..envs.absurdle import AbsurdleEnv
 
     probe = AbsurdleEnv(max_attempts=cap, **options, **kwargs)

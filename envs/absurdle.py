@@ -12,7 +12,7 @@ from .env import check_render_mode, observation_space
 from .game import Game, make_game
 from .mask_pool import ConstantMasks
 from .matrix import PatternMatrix
-from .options import check_int, check_number
+from .options import check_action, check_can_step, check_int, check_number
 from .scoring import pattern_to_list
 
 #: Board rows in the observation of an uncapped game (the latest guesses are shown).
@@ -143,17 +143,8 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         return self._observation(), self._info("", -1)
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
-        if self._done:
-            if not self._started:
-                raise RuntimeError("step() was called before reset(); call reset() to start a game")
-            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
-        n = len(self.game.guesses)
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
-            raise ValueError(f"action {action!r} is outside the action space Discrete({n}): expected an integer "
-                             f"0..{n - 1} indexing env.unwrapped.game.guesses")
-        action = int(action)
+        check_can_step(self._done, self._started)
+        action = check_action(action, len(self.game.guesses))
         patterns = self.matrix.row(action)[self.candidates].astype(np.int64)
         pattern = host_choice(patterns, self.game.length)
         kept = self.candidates[patterns == pattern]

@@ -12,6 +12,7 @@ from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, GameEngine, RewardConfig
 from .game import Game
 from .mask_pool import ConstantMasks
+from .options import check_action
 
 #: The keys of ``info`` returned by ``reset`` and ``step``; ``"answer"`` only once the game ends.
 INFO_KEYS = (
@@ -202,7 +203,8 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
         if type(action) is not int or not 0 <= action < self._n_guesses:
-            action = self._check_action(action)
+            action = check_action(action, self._n_guesses,
+                                  "env.unwrapped.guesses (use the TextGuess wrapper to play words)")
         try:
             reward, terminated, pattern, attempt, count, reason = self.engine.play_one(0, action)
         except RuntimeError:
@@ -244,17 +246,6 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
         if not ended and self.engine.restricted(0):
             return self.engine.mask(0, False)  # a fresh array while hard mode restricts the guesses
         return self._masks.get(ended)
-
-    def _check_action(self, action: Any) -> int:
-        n = self._n_guesses
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < n:
-            return int(action)
-        raise ValueError(
-            f"action {action!r} is outside the action space Discrete({n}): expected an integer 0..{n - 1} "
-            "indexing env.unwrapped.guesses (use the TextGuess wrapper to play words)"
-        )
 
     def _info(
         self, guess: str, pattern: int, attempt: int, count: int, reason: str, mask: np.ndarray

@@ -14,7 +14,7 @@ from .engine import COUNT, GameEngine
 from .env import check_render_mode
 from .game import Game
 from .mask_pool import ConstantMasks
-from .options import check_int, check_number
+from .options import check_action, check_can_step, check_int, check_number
 
 #: The real games' numbers of boards and attempts (attempts = boards + 5 for all of them).
 MULTIBOARD_DEFAULTS = {2: 7, 4: 9, 8: 13, 16: 21}
@@ -161,18 +161,10 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
         return self._observation_and_info("", np.full(self.boards, -1, dtype=np.int64))
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
-        if self._done:
-            if not self._started:
-                raise RuntimeError("step() was called before reset(); call reset() to start a game")
-            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
-        n = len(self.game.guesses)
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < n:
-            raise ValueError(f"action {action!r} is outside the action space Discrete({n}): expected an integer "
-                             f"0..{n - 1} indexing env.unwrapped.game.guesses")
+        check_can_step(self._done, self._started)
+        action = check_action(action, len(self.game.guesses))
         playing = np.flatnonzero(self._solved == 0)
-        result = self.engine.play(np.full(self.boards, int(action), dtype=np.int64), playing)
+        result = self.engine.play(np.full(self.boards, action, dtype=np.int64), playing)
         self._attempt += 1
         newly = playing[result.patterns[playing] == self.game.solved_pattern]
         self._solved[newly] = 1

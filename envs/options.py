@@ -76,4 +76,23 @@ def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     raise ValueError(f"{name} must be one of {choices}; got {value!r}")
 
 
-__all__ = ["check_bool", "check_choice", "check_int", "check_number"]
+def check_action(action: Any, n: int, indexing: str = "env.unwrapped.game.guesses") -> int:
+    """A ``Discrete(n)`` action as an int (a 0-d array is accepted), or a ``ValueError`` naming the
+    space and what the index refers to (``indexing``)."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    if isinstance(action, (int, np.integer)) and not isinstance(action, bool) and 0 <= action < n:
+        return int(action)
+    raise ValueError(f"action {action!r} is outside the action space Discrete({n}): expected an integer "
+                     f"0..{n - 1} indexing {indexing}")
+
+
+def check_can_step(done: bool, started: bool) -> None:
+    """A ``RuntimeError`` when ``step()`` comes before the first ``reset()`` or after the game ended."""
+    if done:
+        if not started:
+            raise RuntimeError("step() was called before reset(); call reset() to start a game")
+        raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
+
+
+__all__ = ["check_action", "check_bool", "check_can_step", "check_choice", "check_int", "check_number"]

@@ -14,7 +14,7 @@ from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.evaluate import evaluate
 from guessgym.agents.registry import make_agent
 from guessgym.agents.trees import DecisionTree, record_tree, verify_tree
-from guessgym.baselines.optimal import INF, solve
+from guessgym.baselines.optimal import INF, SolveResult, solve
 from guessgym.baselines.optimal_agent import OptimalAgent
 from guessgym.cli import main
 from guessgym.envs.candidates import HardModeRule
@@ -56,6 +56,23 @@ def brute_force(game: Game, max_attempts: int) -> int:
     return best(game.answers, max_attempts, HardModeRule(game) if game.hard_mode else None)
 
 
+def assert_solve_equals_brute_force(game: Game, attempts: int, env_id: str) -> SolveResult | None:
+    """The exact solver's total is the brute-force minimum within ``attempts`` (proven, and replayed
+    through ``env_id``), or both find no tree. Returns the result, if any."""
+    expected = brute_force(game, attempts)
+    if expected >= INF:
+        with pytest.raises(ValueError, match="no tree solves every answer"):
+            solve(game, max_attempts=attempts)
+        return None
+    result = solve(game, max_attempts=attempts)
+    assert result.total == expected, (game.answers, game.guesses, attempts)
+    assert result.proven and result.lower_bound == expected
+    assert result.tree.max_depth <= attempts
+    check = verify_tree(result.tree, gym.make(env_id, game=game.replace(max_attempts=attempts)))
+    assert check.ok and check.total == expected
+    return result
+
+
 WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share", "stare",
          "scare", "score", "store", "stone", "shone", "phone", "prone", "drone", "crone"]
 
@@ -68,17 +85,7 @@ def test_equal_to_brute_force_on_tiny_games(seed: int, hard_mode: bool) -> None:
     extra = sorted(set(rng.choice(WORDS, size=3, replace=False).tolist()) - set(answers))
     game = wordle(answers=answers, guesses=answers + extra, hard_mode=hard_mode)
     for attempts in (2, 3, 4, 6):
-        expected = brute_force(game, attempts)
-        if expected >= INF:
-            with pytest.raises(ValueError, match="no tree solves every answer"):
-                solve(game, max_attempts=attempts)
-            continue
-        result = solve(game, max_attempts=attempts)
-        assert result.total == expected, (answers, extra, attempts)
-        assert result.proven and result.lower_bound == expected
-        assert result.tree.max_depth <= attempts
-        check = verify_tree(result.tree, gym.make("guessgym/Wordle-v1", game=game))
-        assert check.ok and check.total == expected
+        assert_solve_equals_brute_force(game, attempts, "guessgym/Wordle-v1")
 
 
 MICRO = nerdle(5).answers
@@ -93,17 +100,9 @@ def test_commutative_games_equal_brute_force(seed: int) -> None:
                      | set(rng.choice(MICRO, size=2, replace=False).tolist()))
     game = nerdle(5, answers=answers, guesses=answers, commutative=True)
     for attempts in (1, 2, 3, 6):
-        expected = brute_force(game, attempts)
-        if expected >= INF:
-            with pytest.raises(ValueError, match="no tree solves every answer"):
-                solve(game, max_attempts=attempts)
-            continue
-        result = solve(game, max_attempts=attempts)
-        assert result.total == expected and result.proven, (answers, attempts)
-        env = gym.make("guessgym/MicroNerdle-v1", game=game.replace(max_attempts=attempts))
-        check = verify_tree(result.tree, env)
-        assert check.ok and check.total == expected
-        assert DecisionTree.from_dict(game, result.tree.to_dict(game)).paths == result.tree.paths
+        result = assert_solve_equals_brute_force(game, attempts, "guessgym/MicroNerdle-v1")
+        if result is not None:
+            assert DecisionTree.from_dict(game, result.tree.to_dict(game)).paths == result.tree.paths
 
 
 def test_the_commutative_mini_nerdle_optimum_beats_or_equals_the_greedy_baselines() -> None:

@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from ..engine import ANSWER
 from ..env import GuessEnv, check_render_mode
-from ..options import check_choice, check_int, check_number
+from ..options import check_can_step, check_choice, check_int, check_number
 from .feedback import FEEDBACK_STYLES, TileFeedback
 from .prompts import ChatPrompts
 from .replies import INVALID_KINDS, ReplyParser, Verdict
@@ -193,10 +193,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         return self._text, info
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        if self._done:
-            if not self._started:
-                raise RuntimeError("step() was called before reset(); call reset() to start a game")
-            raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
+        check_can_step(self._done, self._started)
         if not isinstance(action, str):
             raise TypeError(f"the action is the model's reply as a string, got {type(action).__name__} {action!r}")
         self._add("assistant", action)
