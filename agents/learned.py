@@ -12,8 +12,8 @@ own seeded generator instead.
 from __future__ import annotations
 
 import io
+import json
 import logging
-import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 
 from ..envs.game import Game
 from .base import Agent, UnsupportedGameError
+from .model_files import ModelFileError, manifest_algorithm, read_model, save_model
 from .policies import GuessPolicyMixin
 
 logger = logging.getLogger(__name__)
@@ -106,19 +107,17 @@ class LearnedAgent(Agent):
         """Pickle the model as its saved zip (SB3 algorithms are not picklable as objects), so the
         agent can be sent to the evaluation loop's worker processes."""
         buffer = io.BytesIO()
-        self.model.save(buffer)
+        save_model(self.model, buffer)
         state = {k: v for k, v in self.__dict__.items() if k not in ("model", "policy")}
         state["_model_zip"] = buffer.getvalue()
-        state["_algorithm"] = algorithm_name(self.model)
         state["_current_game"] = self.policy.game
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         zip_bytes = state.pop("_model_zip")
-        algorithm = state.pop("_algorithm")
         current = state.pop("_current_game")
         self.__dict__.update(state)
-        self.model = algorithm_class(algorithm).load(io.BytesIO(zip_bytes), device="cpu")
+        self.model = read_model_bytes(zip_bytes)
         self.policy = self.model.policy  # type: ignore[assignment]
         if current.fingerprint != self.policy.game.fingerprint:
             self.policy.set_game(current)
@@ -192,22 +191,31 @@ def _resolve_model_path(path: Path) -> Path:
     raise FileNotFoundError(f"no trained model found at {path} (expected a .zip, a checkpoint or a run directory)")
 
 
+def run_folder_game(model_path: Path) -> Game | None:
+    """The game of the training run a model zip lies in (``model.zip``, ``best_model.zip``,
+    ``final/model.zip`` or ``checkpoints/step-N/model.zip`` of a run folder with ``config.json``),
+    or ``None`` outside a run folder. Used for zips saved by guessgym 0.3, which do not carry their
+    game (see :mod:`guessgym.agents.model_files`)."""
+    from ..envs.game import make_game
+
+    for folder in (model_path.parent, model_path.parent.parent, model_path.parent.parent.parent):
+        config_path = folder / "config.json"
+        if config_path.is_file():
+            try:
+                config = json.loads(config_path.read_text(encoding="utf-8"))
+                env_kwargs = config.get("env_kwargs") or {}
+                if not isinstance(env_kwargs, dict):
+                    raise ValueError("env_kwargs is not an object")
+                return make_game(str(config["env_id"]), **env_kwargs)
+            except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise ModelFileError(f"{model_path}: the run folder's {config_path} does not describe a game "
+                                     f"({type(exc).__name__}: {exc})") from None
+    return None
+
+
 def detect_algorithm(path: str | Path) -> str:
-    """``"maskable_ppo"``, ``"ppo"`` or ``"a2c"`` for a saved SB3 model zip.
-
-    Reads the zip's ``data`` entry: a maskable policy class means MaskablePPO; otherwise PPO
-    saves a clip range, which A2C does not have.
-    """
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from stable_baselines3.common.save_util import json_to_data
-
-    model_path = _resolve_model_path(Path(path))
-    with zipfile.ZipFile(model_path) as archive:
-        data = json_to_data(archive.read("data").decode())
-    policy_class = data.get("policy_class")
-    if isinstance(policy_class, type) and issubclass(policy_class, MaskableActorCriticPolicy):
-        return "maskable_ppo"
-    return "ppo" if "clip_range" in data else "a2c"
+    """``"maskable_ppo"``, ``"ppo"`` or ``"a2c"`` for a saved model zip (read without unpickling)."""
+    return manifest_algorithm(_resolve_model_path(Path(path)))
 
 
 def algorithm_class(name: str) -> type[BaseAlgorithm]:
@@ -241,18 +249,37 @@ def algorithm_name(model: BaseAlgorithm) -> str:
     raise TypeError(f"unsupported algorithm {type(model).__name__}; expected one of MaskablePPO, PPO, A2C")
 
 
-def load_model(path: str | Path, *, device: str = "cpu") -> BaseAlgorithm:
-    """Load a MaskablePPO, PPO or A2C model (detected from the file) without an environment."""
+def load_model(path: str | Path, *, device: str = "cpu", game: Game | None = None) -> BaseAlgorithm:
+    """Load a MaskablePPO, PPO or A2C guess-policy model without an environment, never running
+    code from the file (:func:`guessgym.agents.model_files.read_model`).
+
+    ``game`` is the game it plays; a zip saved by guessgym 0.3 carries none, and is then read with
+    the game of the run folder it lies in.
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        ModelFileError: a file guessgym will not open (the message says why).
+    """
     model_path = _resolve_model_path(Path(path))
-    cls = algorithm_class(detect_algorithm(model_path))
-    with open(model_path, "rb") as f:
-        buffer = io.BytesIO(f.read())
-    return cls.load(buffer, device=device)
+    return read_model(model_path, game=game or run_folder_game(model_path), device=device)
 
 
-def load_agent(path: str | Path, *, deterministic: bool = True, name: str | None = None) -> LearnedAgent:
-    """Load a trained model (zip, checkpoint directory or run directory) as a :class:`LearnedAgent`."""
-    model = load_model(path)
+def read_model_bytes(data: bytes) -> BaseAlgorithm:
+    """A model from the bytes of a zip written by :func:`~guessgym.agents.model_files.save_model`."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="guessgym-model-") as folder:
+        path = Path(folder) / "model.zip"
+        path.write_bytes(data)
+        return read_model(path)
+
+
+def load_agent(
+    path: str | Path, *, deterministic: bool = True, name: str | None = None, game: Game | None = None
+) -> LearnedAgent:
+    """Load a trained model (zip, checkpoint directory or run directory) as a :class:`LearnedAgent`
+    (never running code from the file; see :func:`load_model`)."""
+    model = load_model(path, game=game)
     return LearnedAgent(model, deterministic=deterministic, name=name)
 
 
@@ -266,4 +293,6 @@ __all__ = [
     "load_model",
     "policy_actions",
     "policy_logits_after",
+    "read_model_bytes",
+    "run_folder_game",
 ]

@@ -111,10 +111,16 @@ def load_pretrained(name: str, *, deterministic: bool = True) -> LearnedAgent:
     Raises:
         PretrainedError: unknown name, corrupt file, or a model whose game is not the card's.
     """
+    from ..envs.game import make_game
     from .learned import load_agent
 
     card = _read_card(name)
-    agent = load_agent(_verified_zip(name, card), deterministic=deterministic, name=SPEC_PREFIX + name)
+    path = _verified_zip(name, card)
+    try:
+        game = make_game(card["env_id"], **card["env_kwargs"])
+    except (TypeError, ValueError) as exc:
+        raise PretrainedError(f"the model card of {name!r} names a game guessgym cannot make ({exc})") from None
+    agent = load_agent(path, deterministic=deterministic, name=SPEC_PREFIX + name, game=game)
     if agent.trained_game.fingerprint != card["fingerprint"]:
         raise PretrainedError(
             f"pretrained model {name!r} plays {agent.trained_game.name} (fingerprint "

@@ -434,3 +434,53 @@ def _game_from_options(
             answers=answers, max_attempts=max_attempts, hard_mode=hard_mode, commutative=commutative,
         )
     raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")
+
+
+#: The fields of :func:`game_to_dict`, in order (a JSON description of a game, read back by
+#: :func:`game_from_dict`).
+GAME_FIELDS = ("kind", "name", "length", "alphabet", "answers", "guesses", "max_attempts", "hard_mode",
+               "guess_vocabulary", "commutative")
+
+#: The most attempts a game described in a file may have (the boards of every env grow with it).
+MAX_ATTEMPTS_LIMIT = 1000
+
+
+def game_to_dict(game: Game) -> dict[str, Any]:
+    """The whole game as JSON-ready values: with :func:`game_from_dict`, a game can travel in a
+    file that is read without running code from it (model files, for one)."""
+    return {f: list(v) if isinstance(v := getattr(game, f), tuple) else v for f in GAME_FIELDS}
+
+
+def game_from_dict(data: Any) -> Game:
+    """The game described by :func:`game_to_dict`, every field checked.
+
+    Raises:
+        ValueError: naming the first field that is missing, of the wrong type or inconsistent (a
+            word of the wrong length or with a symbol outside the alphabet, an answer that is not a
+            guess).
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"a game description must be a JSON object, got {type(data).__name__}")
+    missing = [f for f in GAME_FIELDS if f not in data]
+    unknown = sorted(set(data) - set(GAME_FIELDS))
+    if missing or unknown:
+        raise ValueError(f"a game description needs exactly the fields {list(GAME_FIELDS)}; "
+                         f"missing {missing}, unknown {unknown}")
+    kind: GameKind = "wordle" if check_choice("kind", data["kind"], ["wordle", "nerdle"]) == "wordle" else "nerdle"
+    for key in ("name", "alphabet", "guess_vocabulary"):
+        if not isinstance(data[key], str) or not data[key]:
+            raise ValueError(f"the game's {key} must be a non-empty string, got {data[key]!r}")
+    length = check_int("length", data["length"], minimum=1)
+    max_attempts = check_int("max_attempts", data["max_attempts"], minimum=1)
+    if max_attempts > MAX_ATTEMPTS_LIMIT:
+        raise ValueError(f"max_attempts {max_attempts} is over the limit of {MAX_ATTEMPTS_LIMIT}")
+    lists = {}
+    for key, what in (("answers", "answer"), ("guesses", "guess")):
+        words = data[key]
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise ValueError(f"the game's {key} must be a list of strings")
+        lists[key] = wordlists.validate_words(tuple(words), length, data["alphabet"], what)
+    wordlists.check_answers_are_guesses(lists["answers"], lists["guesses"])
+    return Game(kind, data["name"], length, data["alphabet"], lists["answers"], lists["guesses"], max_attempts,
+                check_bool("hard_mode", data["hard_mode"]), data["guess_vocabulary"],
+                check_bool("commutative", data["commutative"]))

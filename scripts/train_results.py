@@ -82,6 +82,7 @@ def config_for(game: str, args: argparse.Namespace) -> TrainConfig:
 
 
 def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
+    from guessgym.training.checkpoints import latest_checkpoint
     from guessgym.training.train import train
 
     config = config_for(game, args)
@@ -89,7 +90,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     if not args.eval_only:
         print(f"== {game}: training {config.algorithm} for {config.total_steps:,} steps in {run_dir}", flush=True)
         started = time.perf_counter()
-        train(config, resume=True)
+        train(config, resume=latest_checkpoint(run_dir) is not None)  # resumed when rerun
         print(f"   training session took {time.perf_counter() - started:.0f} s", flush=True)
     final = json.loads((run_dir / "final.json").read_text())
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}

@@ -9,6 +9,7 @@ import torch as th
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import A2C, PPO
 
+from guessgym.agents.model_files import save_model
 from guessgym.agents.policies import (
     GuessActorCriticPolicy,
     GuessFeaturesExtractor,
@@ -261,8 +262,10 @@ def test_split_features_learn_and_retarget(tmp_path) -> None:  # type: ignore[no
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(128)
     assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
-    model.save(tmp_path / "split.zip")
+    save_model(model, tmp_path / "split.zip")
     agent = load_agent(tmp_path / "split.zip")
+    model.save(tmp_path / "plain.zip")  # SB3's own save: no game inside, so the game is given
+    assert load_agent(tmp_path / "plain.zip", game=game).model.num_timesteps == agent.model.num_timesteps
     assert agent.model.policy.action_net.split_features
     from guessgym.agents.evaluate import evaluate
 

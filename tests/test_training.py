@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 import threading
@@ -27,7 +28,7 @@ from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
 from guessgym.training import cli
-from guessgym.training.checkpoints import latest_checkpoint
+from guessgym.training.checkpoints import CheckpointError, decode_state, encode_state, latest_checkpoint
 from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
 from guessgym.training.sb3_vec import BatchedVecEnv
 from guessgym.training.train import train
@@ -297,6 +298,82 @@ def test_resume_guards(tmp_path: Path) -> None:
         train(tiny_config(tmp_path, "g", total_steps=1024, curriculum=[], learning_rate=1e-2), resume=True)
     # resuming a finished run with the same budget returns the model without training again
     assert train(tiny_config(tmp_path, "g", total_steps=512, curriculum=[]), resume=True).name == "model.zip"
+
+
+def test_resume_without_a_checkpoint_is_refused_and_changes_nothing(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22, item 6: ``--resume`` of a run whose checkpoints are gone used to retrain from
+    step 0 over model.zip and final.json and exit 0."""
+    config = tiny_config(tmp_path, "r", total_steps=512, curriculum=[])
+    train(config)
+    run = tmp_path / "r"
+    shutil.rmtree(run / "checkpoints")
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    with pytest.raises(FileNotFoundError, match="nothing to resume: .* has no checkpoint"):
+        train(config, resume=True)
+    with pytest.raises(FileNotFoundError, match="has no checkpoint"):
+        train(tiny_config(tmp_path, "never-started"), resume=True)
+    assert not (tmp_path / "never-started").exists()
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(config.to_dict()))
+    parser = argparse.ArgumentParser(prog="guessgym")
+    cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["train", "--config", str(path), "--resume", "--no-progress"])
+    assert args.func(args) == 2
+    assert "has no checkpoint" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_checkpoints_hold_no_pickle_and_a_pickled_one_is_refused(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, "c", total_steps=512, curriculum=[])
+    train(config)
+    checkpoint = latest_checkpoint(tmp_path / "c")
+    assert sorted(p.name for p in checkpoint.iterdir()) == ["model.zip", "state.json", "state.npz"]
+    # guessgym 0.3's checkpoints were pickles: never read, and the message says why
+    legacy = tmp_path / "old"
+    (legacy / "checkpoints" / "step-000000000512").mkdir(parents=True)
+    (legacy / "checkpoints" / "step-000000000512" / "state.pkl").write_bytes(pickle.dumps({"format": 1}))
+    with pytest.raises(CheckpointError, match="pickle"):
+        train(tiny_config(tmp_path, "old"), resume=True)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda s: s.pop("env"),
+    lambda s: s.__setitem__("rng", {"torch": 1, "numpy": [], "python": None}),
+    lambda s: s["model_extra"].__setitem__("_last_obs", {"$array": "nope"}),
+    lambda s: s.__setitem__("wall_time_s", "soon"),
+    lambda s: s["callbacks"]["eval"].__setitem__("rows", "many"),
+    lambda s: s.__setitem__("format", 1),
+])
+def test_an_edited_checkpoint_state_is_one_error_naming_it(tmp_path: Path, edit) -> None:
+    config = tiny_config(tmp_path, "e", total_steps=1024, curriculum=[])
+    with pytest.raises(KeyboardInterrupt):
+        train(config, callbacks=[InterruptAt(600)])
+    checkpoint = latest_checkpoint(tmp_path / "e")
+    state = json.loads((checkpoint / "state.json").read_text())
+    edit(state)
+    (checkpoint / "state.json").write_text(json.dumps(state))
+    with pytest.raises(CheckpointError, match=str(checkpoint.name)):
+        train(config, resume=True)
+
+
+def test_checkpoint_state_round_trips_and_refuses_unknown_tags() -> None:
+    from collections import deque
+
+    state = {"t": (1, "a", None), "a": np.arange(3, dtype=np.uint32), "x": th.tensor([1, 2], dtype=th.uint8),
+             "d": deque([{"r": 1.0}], maxlen=5), "n": np.float64(2.5), "l": [[1], {"k": True}]}
+    arrays: dict[str, np.ndarray] = {}
+    doc = json.loads(json.dumps(encode_state(state, arrays)))
+    back = decode_state(doc, arrays)
+    assert back["t"] == (1, "a", None) and back["a"].dtype == np.uint32 and th.equal(back["x"], state["x"])
+    assert back["d"] == state["d"] and back["d"].maxlen == 5 and back["n"] == 2.5 and back["l"] == state["l"]
+    with pytest.raises(TypeError, match="object array"):
+        encode_state({"o": np.array([None])}, {})
+    with pytest.raises(TypeError, match="set"):
+        encode_state({"s": {1}}, {})
+    for bad in ({"$pickle": "x"}, {"$array": "a9"}, {"$deque": [], "maxlen": -1}, {"$tuple": 3}):
+        with pytest.raises(ValueError):
+            decode_state(bad, arrays)
 
 
 def test_curriculum_pools_are_nested_and_applied(tmp_path: Path) -> None:

@@ -32,8 +32,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from ..agents.episodes import play_batched
 from ..agents.learned import policy_actions
+from ..agents.model_files import save_model
 from ..envs.atomic import atomic_open, atomic_path, atomic_write_bytes
-from .checkpoints import rng_state, save_checkpoint
+from .checkpoints import MODEL_EXTRA, rng_state, save_checkpoint
 from .config import TrainConfig
 from .curriculum import CurriculumCallback
 
@@ -236,7 +237,7 @@ class EvalCallback(BaseCallback):
         self.best = {"step": int(step), "games": int(result["games"]), "win_rate": float(result["win_rate"]),
                      "mean_guesses": mean}
         with atomic_path(self.best_dir / "best_model.zip", suffix=".tmp.zip") as tmp:  # SB3 appends ".zip"
-            self.model.save(tmp)
+            save_model(self.model, tmp)
         atomic_write_bytes(self.best_dir / "best.json", json.dumps(self.best, indent=2).encode())
         logger.info("best model so far at step %d", step)
 
@@ -315,12 +316,7 @@ class CheckpointCallback(BaseCallback):
             "num_timesteps": step,
             "rng": rng_state(),
             "env": self.training_env.get_state(),  # type: ignore[attr-defined]
-            "model_extra": {
-                "_last_obs": self.model._last_obs,
-                "_last_episode_starts": self.model._last_episode_starts,
-                "_episode_num": self.model._episode_num,
-                "_n_updates": getattr(self.model, "_n_updates", 0),
-            },
+            "model_extra": {key: getattr(self.model, key, 0) for key in MODEL_EXTRA},  # _n_updates: A2C may lack it
             "callbacks": {name: cb.state_dict() for name, cb in self.others.items()}
             | {"checkpoint": self.state_dict()},
             "wall_time_s": self.clock.elapsed(),

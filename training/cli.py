@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"training {config.algorithm} on {config.env_id} for {config.total_steps:,} steps -> {config.run_dir}")
     try:
         path = train(config, resume=args.resume, stop_event=stop, print_evaluations=True)
-    except (FileExistsError, ValueError) as exc:
+    except (OSError, ValueError) as exc:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agents.learned import algorithm_name, load_model
+from ..agents.model_files import save_model
 from ..agents.policies import count_parameters
 from ..agents.results import EvaluationResult
 from ..envs.atomic import atomic_write_bytes, atomic_write_text
@@ -32,7 +33,7 @@ def slim_model_bytes(run_model: Path) -> tuple[bytes, Any]:
     optimizer_class: Any = policy.optimizer_class  # Adam by default: takes lr
     policy.optimizer = optimizer_class(policy.parameters(), lr=lr, **policy.optimizer_kwargs)
     buffer = io.BytesIO()
-    model.save(buffer)
+    save_model(model, buffer)
     return buffer.getvalue(), model
 
 

@@ -27,11 +27,13 @@ first operation (:mod:`guessgym.training.numerics`), and ``final.json`` records 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +43,21 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-from ..agents.learned import algorithm_class
+from ..agents.learned import algorithm_class, algorithm_name
+from ..agents.model_files import read_model, save_model
 from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
 from ..envs.atomic import atomic_path, atomic_write_bytes
 from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
 from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, ProgressBarCallback, TrainingClock
-from .checkpoints import latest_checkpoint, load_checkpoint_state, set_rng_state
+from .checkpoints import (
+    MODEL_EXTRA,
+    CheckpointError,
+    latest_checkpoint,
+    legacy_checkpoints,
+    load_checkpoint_state,
+    set_rng_state,
+)
 from .config import TrainConfig
 from .curriculum import CurriculumCallback, CurriculumSchedule
 from .eval_report import EvalReport, reference_means
@@ -155,9 +165,22 @@ def _already_complete(run_dir: Path, steps: int, remaining: int, evaluation: Eva
                               and evaluation.met(evaluation.last))
 
 
+@contextlib.contextmanager
+def _checkpoint_errors(checkpoint: Path | None) -> Iterator[None]:
+    """Turn a checkpoint state that does not fit the run (a damaged or edited file) into one
+    :class:`CheckpointError` naming the checkpoint."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as exc:
+        if isinstance(exc, CheckpointError):
+            raise
+        raise CheckpointError(f"{checkpoint}: its state does not fit this run ({type(exc).__name__}: "
+                              f"{str(exc)[:200]})") from None
+
+
 def _atomic_save_model(model: BaseAlgorithm, path: Path) -> None:
     with atomic_path(path, suffix=".tmp.zip") as tmp:  # SB3 appends ".zip" to other names
-        model.save(tmp)
+        save_model(model, tmp)
 
 
 def train(
@@ -191,6 +214,15 @@ def train(
     config.validate()
     run_dir = config.run_dir
     checkpoint = latest_checkpoint(run_dir) if resume else None
+    if resume and checkpoint is None:
+        legacy = legacy_checkpoints(run_dir)
+        if legacy:
+            raise CheckpointError(
+                f"{legacy[-1]} was written by guessgym 0.3 as a pickle (state.pkl), which can run code when read; "
+                "this version does not read it: finish the run with guessgym 0.3, or start it again without --resume")
+        raise FileNotFoundError(
+            f"nothing to resume: {run_dir} has no checkpoint (checkpoints/step-*/ with model.zip, state.json and "
+            "state.npz); start the run without --resume")
     if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()):
         raise FileExistsError(f"{run_dir} already holds a run; resume it (--resume) or choose another run_name/log_dir")
     game, env_kwargs = resolve_game(config)  # errors in the game settings leave no run folder behind
@@ -230,21 +262,24 @@ def _train(
     state: dict[str, Any] | None = None
     if checkpoint is not None:
         state = load_checkpoint_state(checkpoint)
-        bad = _incompatible(state["config"], config)
+        with _checkpoint_errors(checkpoint):
+            bad = _incompatible(state["config"], config)
+            clock_start = float(state["wall_time_s"])
         if bad:
             raise ValueError(
                 f"cannot resume {run_dir} with a different {', '.join(bad)} "
                 f"(only {sorted(RESUMABLE_CHANGES)} may change)"
             )
-        model = algorithm_class(config.algorithm).load(
-            checkpoint / "model.zip", env=venv, device=config.device, force_reset=False
-        )
+        model = read_model(checkpoint / "model.zip", game=game, env=venv, device=config.device, force_reset=False)
+        if algorithm_name(model) != config.algorithm:
+            raise CheckpointError(f"{checkpoint / 'model.zip'} holds a {algorithm_name(model)} model, "
+                                  f"the config trains {config.algorithm}")
         logger.info("resuming %s from %s (step %d)", run_dir, checkpoint.name, model.num_timesteps)
     else:
         atomic_write_bytes(run_dir / "config.json", json.dumps(config.to_dict(), indent=2).encode())
         model = build_model(config, venv, game)
 
-    clock = TrainingClock(0.0 if state is None else float(state["wall_time_s"]))
+    clock = TrainingClock(0.0 if state is None else clock_start)
     schedule = CurriculumSchedule(config.curriculum, len(game.answers), config.seed)
     curriculum = CurriculumCallback(schedule)
     curve = CurveCallback(run_dir / "curve.csv")
@@ -264,13 +299,14 @@ def _train(
     )
 
     if state is not None:
-        venv.set_state(state["env"])
-        for key, value in state["model_extra"].items():
-            setattr(model, key, value)
-        stateful: list[tuple[str, Any]] = [*others.items(), ("checkpoint", checkpointer)]
-        for name, cb in stateful:
-            if name in state["callbacks"]:
-                cb.load_state_dict(state["callbacks"][name])
+        with _checkpoint_errors(checkpoint):
+            venv.set_state(state["env"])
+            for key in MODEL_EXTRA:
+                setattr(model, key, state["model_extra"][key])
+            stateful: list[tuple[str, Any]] = [*others.items(), ("checkpoint", checkpointer)]
+            for name, cb in stateful:
+                if name in state["callbacks"]:
+                    cb.load_state_dict(state["callbacks"][name])
     else:
         for path in (run_dir / "curve.csv", run_dir / "eval.csv", run_dir / "best_model.zip", run_dir / "best.json"):
             path.unlink(missing_ok=True)
@@ -284,7 +320,8 @@ def _train(
     if _already_complete(run_dir, int(model.num_timesteps), remaining, evaluation):
         return run_dir / "model.zip"
     if state is not None:
-        set_rng_state(state["rng"])  # last: nothing may draw from the generators before learn()
+        with _checkpoint_errors(checkpoint):
+            set_rng_state(state["rng"])  # last: nothing may draw from the generators before learn()
     if remaining > 0:
         rollout = config.n_steps * config.num_envs
         model.learn(
