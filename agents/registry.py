@@ -13,8 +13,10 @@ A spec is one of:
 * ``"llm:MODEL"``: a language model on an OpenAI-compatible server
   (:class:`~guessgym.agents.llm.LLMAgent`; keyword arguments ``base_url``, sampling...; needs the
   ``llm`` extra), a :class:`~guessgym.agents.text.TextAgent` that plays the chat environment;
-* ``"module:Class"`` (or ``module:function``): any importable factory that returns an Agent
-  (or a TextAgent).
+* ``"module:Class"``: an :class:`~guessgym.agents.base.Agent` (or
+  :class:`~guessgym.agents.text.TextAgent`) subclass, or ``"module:function"``: a function
+  declared a factory with :func:`agent_factory`. **This imports the module, which runs its code**:
+  name only modules you trust. Nothing else is called: ``os:system`` is refused before any call.
 
 Examples:
     >>> make_agent("min-average", depth=1).name
@@ -30,9 +32,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
-import pickle
 import sys
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,29 @@ _loaded = False
 
 class AgentSpecError(ValueError):
     """An agent spec that cannot be resolved, or arguments the agent does not accept."""
+
+
+def agent_factory(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Declare ``function`` a factory of agents, so that a ``module:function`` spec may call it.
+
+    Examples:
+        >>> @agent_factory
+        ... def greedy(depth: int = 1):
+        ...     return make_agent("min-average", depth=depth)
+        >>> is_agent_factory(greedy)
+        True
+    """
+    if not callable(function) or isinstance(function, type):
+        raise TypeError(f"agent_factory decorates a function, got {function!r}")
+    function.__guessgym_agent_factory__ = True  # type: ignore[attr-defined]
+    return function
+
+
+def is_agent_factory(obj: Any) -> bool:
+    """An Agent or TextAgent subclass, or a function declared with :func:`agent_factory`."""
+    if isinstance(obj, type):
+        return issubclass(obj, (Agent, TextAgent))
+    return inspect.isfunction(obj) and getattr(obj, "__guessgym_agent_factory__", False) is True
 
 
 def register(name: str, factory: AgentFactory, *, replace: bool = False) -> None:
@@ -162,16 +185,14 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
             raise AgentSpecError(f"model {path!r} does not exist (a model .zip, checkpoint or run directory)")
         require_extra("train", "learned agents (model:PATH)")
         from .learned import load_agent
+        from .model_files import ModelFileError
 
         try:
             agent = load_agent(path, **kwargs)
-        except (TypeError, ValueError) as exc:
+        except ModelFileError as exc:  # names the file and why it is refused
+            raise AgentSpecError(str(exc)) from None
+        except (TypeError, ValueError, OSError) as exc:
             raise AgentSpecError(f"cannot load {path!r}: {exc}") from None
-        except (zipfile.BadZipFile, EOFError, KeyError, OSError, pickle.UnpicklingError) as exc:
-            raise AgentSpecError(
-                f"cannot load {path!r}: not a readable stable-baselines3 model ({type(exc).__name__}: {exc}); "
-                "the file may be truncated or corrupt"
-            ) from None
     else:
         if ":" in spec:
             module_name, _, attr = spec.partition(":")
@@ -182,6 +203,11 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
                     f"cannot import agent {spec!r}: {exc} (a module on the Python path: run from the folder that "
                     "holds it, or add that folder to PYTHONPATH)"
                 ) from None
+            if not is_agent_factory(factory):
+                raise AgentSpecError(
+                    f"{spec!r} is not an agent: module:NAME must name an Agent or TextAgent subclass, or a function "
+                    "declared with @guessgym.agents.registry.agent_factory (nothing else is called)"
+                )
         else:
             factories = registered()
             if spec not in factories:
@@ -210,4 +236,5 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
     return agent
 
 
-__all__ = ["AgentSpecError", "BUILTIN_PROVIDERS", "describe", "make_agent", "options_of", "register", "registered"]
+__all__ = ["AgentSpecError", "BUILTIN_PROVIDERS", "agent_factory", "describe", "is_agent_factory", "make_agent",
+           "options_of", "register", "registered"]
