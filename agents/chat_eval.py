@@ -52,6 +52,11 @@ class EvaluationStopped(RuntimeError):
     transcripts file was given) and a rerun resumes after them."""
 
 
+class EvaluationInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the evaluation: the games in flight were cancelled, every finished one is
+    saved (with a transcripts file), and the message says how to resume."""
+
+
 def chat_env_kwargs(env: str, env_kwargs: dict[str, Any] | None, max_attempts: int | None) -> dict[str, Any]:
     """The keyword arguments of the :class:`ChatGuessEnv` that plays ``env``: a chat id, or a
     plain guessgym id whose game is then played in conversation."""
@@ -185,24 +190,24 @@ def evaluate_chat(
     if callback is not None:
         callback(len(done), len(indices))
     failure: BaseException | None = None
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="guessgym-game")
     try:
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="guessgym-game") as pool:
-            futures: list[Future[None]] = [pool.submit(play, i) for i in todo]
-            try:
-                finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            except KeyboardInterrupt:
-                stop.set()
-                raise
-            failure = next((f.exception() for f in futures if f.done() and f.exception() is not None), None)
-            if failure is not None:
-                stop.set()
+        futures: list[Future[None]] = [pool.submit(play, i) for i in todo]
+        try:
+            wait(futures, return_when=FIRST_EXCEPTION)
+        except KeyboardInterrupt:
+            stop.set()
+            agent.cancel()  # the requests in flight end within a fraction of a second
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise EvaluationInterrupted(_saved_message(len(done), len(indices), log, "interrupted")) from None
+        failure = next((f.exception() for f in futures if f.done() and f.exception() is not None), None)
+        if failure is not None:
+            stop.set()
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         close()
     if failure is not None:
-        saved = (f"{len(done):,} of {len(indices):,} games are saved in {transcripts}; rerun the same evaluation "
-                 "to resume" if log is not None else
-                 f"{len(done):,} of {len(indices):,} games were played; give transcripts=PATH to keep them")
-        raise EvaluationStopped(f"{failure}\n{saved}") from failure
+        raise EvaluationStopped(f"{failure}\n{_saved_message(len(done), len(indices), log, 'stopped')}") from failure
     records = [done[i] for i in indices]
     meta: dict[str, Any] = {
         "answers": "all" if answers is None and sample is None else ("sample" if sample is not None else "list"),
@@ -221,9 +226,18 @@ def evaluate_chat(
                             max_attempts=game.max_attempts, records=records, meta=meta)
 
 
+def _saved_message(finished: int, total: int, log: TranscriptLog | None, how: str) -> str:
+    """How many games are kept, and how to go on."""
+    if log is not None:
+        return (f"{how}: {finished:,} of {total:,} games are saved in {log.path}; rerun the same evaluation "
+                "to resume")
+    return f"{how}: {finished:,} of {total:,} games were played; give transcripts=PATH to keep them"
+
+
 def _jsonable(value: Any) -> Any:
     """``value`` with anything JSON cannot hold shown by its ``repr``."""
     return json.loads(json.dumps(value, default=repr))
 
 
-__all__ = ["TRANSCRIPT_FORMAT", "EvaluationStopped", "TranscriptLog", "chat_env_kwargs", "evaluate_chat"]
+__all__ = ["TRANSCRIPT_FORMAT", "EvaluationInterrupted", "EvaluationStopped", "TranscriptLog", "chat_env_kwargs",
+           "evaluate_chat"]

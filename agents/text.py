@@ -68,6 +68,12 @@ class TextAgent(ABC):
         must have the same (see :func:`guessgym.agents.chat_eval.evaluate_chat`)."""
         return {"agent": self.name}
 
+    def cancel(self) -> None:
+        """End the replies in flight at once (an interrupted evaluation calls this, from another
+        thread); later :meth:`reply` calls may raise. The default does nothing: a local agent's
+        reply is quick."""
+        return None
+
 
 def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, seed: int = 0,
                    record_guesses: bool = False) -> tuple[GameRecord, dict[str, Any]]:

@@ -19,6 +19,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import re
 import shlex
 import sys
@@ -38,7 +39,8 @@ AGENT_SPEC_HELP = (
     "a baseline name (see 'guessgym list'), pretrained:NAME for a shipped trained agent "
     "(see 'guessgym pretrained'), model:PATH for a trained agent (.zip or run directory), "
     "llm:MODEL for a language model on an OpenAI-compatible server (--base-url), "
-    "or module:Class for your own Agent class"
+    "or module:Class for your own Agent subclass (module: imports and so runs that module's code; only an Agent "
+    "subclass or an @agent_factory function is then called)"
 )
 
 
@@ -259,15 +261,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     finally:
         close()
+    if "base_url" in agent_kwargs:  # results and file names never hold credentials
+        from .agents.llm.client import split_credentials
+
+        agent_kwargs["base_url"] = split_credentials(str(agent_kwargs["base_url"]))[0]
     if agent_kwargs:
         result.meta["agent_kwargs"] = agent_kwargs
-    print(result.to_markdown())
-    if args.out:
+    saved = None
+    if args.out:  # saved before anything is printed: a broken stdout must not cost the results
         extras = [f"{k}-{v}" for k, v in sorted({**env_kwargs, **agent_kwargs}.items())]
         stem = _slug(args.env, _agent_slug(args.agent), *extras)
         if args.max_attempts is not None:
             stem += f"__m{args.max_attempts}"
-        save_result(result, Path(args.out), stem)
+        saved = save_result(result, Path(args.out), stem)
+    print(result.to_markdown())
+    if saved:
+        print(f"\n{saved}")
     return 0
 
 
@@ -334,9 +343,10 @@ def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
         raise UsageError(f"--address: {exc}") from None
 
 
-def save_result(result: Any, out: Path, stem: str) -> None:
-    """Write ``stem.json`` and ``stem.png`` into ``out``; finished games are never lost to an output
-    error: the JSON then goes to the temporary folder and the message says where."""
+def save_result(result: Any, out: Path, stem: str) -> str:
+    """Write ``stem.json`` and ``stem.png`` into ``out`` and return the line that says so (printed
+    by the caller after the table); finished games are never lost to an output error: the JSON
+    then goes to the temporary folder and the message says where."""
     path = out / f"{stem}.json"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -349,12 +359,10 @@ def save_result(result: Any, out: Path, stem: str) -> None:
     try:
         result.plot_histogram(out / f"{stem}.png")
     except DependencyNotInstalled as exc:
-        print(f"\nwrote {path} (no histogram: {exc})")
-        return
+        return f"wrote {path} (no histogram: {exc})"
     except OSError as exc:
-        print(f"\nwrote {path} (no histogram: {exc.strerror or exc})")
-        return
-    print(f"\nwrote {path} and {out / (stem + '.png')}")
+        return f"wrote {path} (no histogram: {exc.strerror or exc})"
+    return f"wrote {path} and {out / (stem + '.png')}"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -383,15 +391,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
             return (lambda done, total: None), (lambda: None)
         return _progress_bar(f"{entry.agent} on {entry.env_id.split('/')[-1]}")
 
+    broken: list[OSError] = []
+
     def report(o: main_job.Outcome) -> None:
         if o.result is not None:
             r = o.result
-            print(f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
-                  f"{r.n_games} games in {r.meta.get('wall_seconds', 0):.1f} s", flush=True)
+            line = (f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
+                    f"{r.n_games} games in {r.meta.get('wall_seconds', 0):.1f} s")
         elif o.not_applicable:
-            print(f"n/a   {o.entry.describe()}: {o.not_applicable}", flush=True)
+            line = f"n/a   {o.entry.describe()}: {o.not_applicable}"
         else:
-            print(f"ERROR {o.entry.describe()}: {o.error}", flush=True)
+            line = f"ERROR {o.entry.describe()}: {o.error}"
+        if not broken:  # a broken stdout stops the lines, not the job: the report is written at the end
+            try:
+                print(line, flush=True)
+            except OSError as exc:
+                broken.append(exc)
 
     included = [_included_outcome(main_job, path) for path in args.include or []]
     started = time.perf_counter()
@@ -405,6 +420,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     outcomes += included
     command = " ".join([PROG, *map(shlex.quote, args.argv)])
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
+    if broken:
+        raise broken[0]  # reported by main() after the files are written
     print()
     print(written["leaderboard_md"].read_text(encoding="utf-8"))
     print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
@@ -651,6 +668,8 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     finally:
         close()
+    if args.out:  # saved before anything is printed
+        atomic_write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
     against = "the Absurdle host" if adversary == "absurdle" else "every host"
     status = ("proven minimum" if result.proven else
               f"not proven: no strategy wins within {result.lower_bound - 1} (time budget reached)")
@@ -658,7 +677,6 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
           f"{'line' if adversary == 'absurdle' else 'longest path'}: {' '.join(result.line)}; "
           f"{result.openers_refuted:,} openers refuted at {result.guesses - 1}; {result.seconds:.1f} s")
     if args.out:
-        atomic_write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
         print(f"wrote {args.out}")
     return 0
 
@@ -687,7 +705,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"  pretrained:{name:9s} a shipped trained agent ('guessgym pretrained {name}' shows its card)")
     print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
     print("  llm:MODEL            a language model on an OpenAI-compatible server (--base-url)")
-    print("  module:Class         your own Agent subclass")
+    print("  module:Class         your own Agent subclass or @agent_factory function (imports, so runs, the module)")
     print("Main job (guessgym compare):")
     for entry in MAIN_JOB:
         described = entry.describe()
@@ -909,11 +927,35 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
     except (UsageError, DependencyNotInstalled) as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        _tell(f"{PROG}: interrupted" + (f"; {exc}" if str(exc) else ""))
         return 130
-    except BrokenPipeError:  # e.g. piped into head
-        return 0
+    except BrokenPipeError:  # stdout closed early (piped into head): never a success
+        _silence_stdout()
+        _tell(f"{PROG} {args.command}: standard output was closed before everything was printed "
+              "(results are always saved before they are printed)")
+        return 1
+    except OSError as exc:  # e.g. stdout on a full device
+        where = f" ({exc.filename})" if exc.filename else ""
+        _tell(f"{PROG} {args.command}: error: {exc.strerror or exc}{where}")
+        return 1
+
+
+def _tell(message: str) -> None:
+    """A line on stderr, if stderr can still be written."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 __all__ = ["UsageError", "build_parser", "main", "make_agent", "parse_answers", "parse_kwargs"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -498,7 +499,7 @@ def test_a_truncated_model_file_is_a_one_line_error(tmp_path: Path, capsys: pyte
         (tmp_path / name).write_bytes(content)
         assert main(["evaluate", "--env", MICRO, "--agent", f"model:{tmp_path / name}", "--no-progress"]) == 2
         err = capsys.readouterr().err
-        assert "not a readable stable-baselines3 model" in err and len(err.strip().splitlines()) == 1
+        assert "not a readable model zip" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(
@@ -541,3 +542,56 @@ def test_module_class_agents_import_from_the_current_folder(tmp_path: Path) -> N
                            "--no-progress"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "| first | micro-nerdle | 5 |" in done.stdout
+
+
+def test_module_specs_call_only_agent_classes_and_declared_factories(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22, item 2: ``--agent os:system --agent-kwargs command=...`` ran the command."""
+    from guessgym.agents.registry import AgentSpecError, make_agent
+
+    marker = tmp_path / "ran"
+    (tmp_path / "userfactories.py").write_text(
+        "from pathlib import Path\n"
+        "from guessgym.agents.registry import agent_factory, make_agent\n"
+        "def undeclared(**kwargs):\n"
+        f"    Path({str(marker)!r}).write_text('ran')\n"
+        "@agent_factory\n"
+        "def declared(depth=1):\n"
+        "    return make_agent('min-average', depth=depth)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for spec, kwargs in (("os:system", {"command": f"touch {marker}"}), ("userfactories:undeclared", {}),
+                         ("builtins:print", {}), ("pathlib:Path", {})):
+        with pytest.raises(AgentSpecError, match="is not an agent: module:NAME must name an Agent"):
+            make_agent(spec, **kwargs)
+    assert not marker.exists()
+    assert make_agent("userfactories:declared", depth=1).name == "min-average"
+    capsys.readouterr()
+    assert main(["evaluate", "--env", MICRO, "--agent", "os:system", "--agent-kwargs", f"command=touch {marker}",
+                 "--answers", "2", "--no-progress"]) == 2
+    assert "is not an agent" in capsys.readouterr().err and not marker.exists()
+    assert main(["evaluate", "--help"]) == 0
+    assert "runs that module's code" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("command", [
+    ["evaluate", "--agent", "least-worst", "--env", MICRO, "--answers", "3", "--no-progress", "--out", "{out}"],
+    ["compare", "--agents", "least-worst", "--envs", "guessgym/Wordle-v1", "--sample", "3", "--no-progress",
+     "--out", "{out}"],
+])
+def test_a_broken_stdout_never_costs_results_nor_reports_success(tmp_path: Path, command: list[str]) -> None:
+    """Issue 22, item 5: ``guessgym evaluate ... --out d | true`` left no ``d`` and exited 0."""
+    out = tmp_path / "d"
+    argv = [a.replace("{out}", str(out)) for a in command]
+    script = f"import sys; from guessgym.cli import main; sys.exit(main({argv!r}))"
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written: every print fails with EPIPE
+    try:
+        done = subprocess.run([sys.executable, "-c", script], stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=300, cwd=tmp_path)
+    finally:
+        os.close(write)
+    assert done.returncode == 1, done.stderr
+    assert sorted(p.suffix for p in out.iterdir() if p.suffix == ".json"), done.stderr
+    assert "Traceback" not in done.stderr and "standard output was closed" in done.stderr

@@ -17,6 +17,7 @@ import pytest
 from guessgym.agents.chat_eval import EvaluationStopped, evaluate_chat
 from guessgym.agents.evaluate import evaluate
 from guessgym.agents.llm import LLMAgent
+from guessgym.agents.llm.client import ModelServerError
 from guessgym.agents.llm.scripted_server import ScriptedServer
 from guessgym.agents.registry import make_agent
 from guessgym.cli import main
@@ -104,7 +105,7 @@ def test_transient_errors_are_retried_and_change_nothing(mini_server: ScriptedSe
 
 @pytest.mark.parametrize(("model", "options", "says"), [
     ("broken", {"max_retries": 2}, "failed 3 times in a row for model 'broken'; last: HTTP 500"),
-    ("sleepy", {"max_retries": 1, "timeout": 0.3}, "no answer within the 0.3 s timeout"),
+    ("sleepy", {"max_retries": 1, "timeout": 0.3}, "no complete reply within the 0.3 s timeout"),
     ("no-such-model", {}, "check the model name 'no-such-model' (the server lists: solver, faulty"),
 ])
 def test_server_failures_end_with_one_message_and_no_hang(tmp_path: Path, model: str, options: dict, says: str) -> None:
@@ -192,3 +193,84 @@ def test_the_shared_loop_and_the_command_line_run_llm_agents(mini_server: Script
                  "--answers", "2", "--agent-kwargs", "backoff=0", "max_retries=1",
                  "--transcripts", str(tmp_path / "b.jsonl"), "--no-progress"])
     assert code == 1 and "the evaluation stopped" in capsys.readouterr().err
+
+
+# ---- issue 22: credentials, deadlines, Ctrl-C ---------------------------------------------------------
+def test_credentials_never_reach_results_tables_or_messages(mini_server: ScriptedServer, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A key in the URL's user-info, or in $OPENAI_API_KEY, never appears in the results JSON, the
+    table, the transcripts or an error, even when the server's error body echoes it."""
+    host = mini_server.base_url.removeprefix("http://")
+    url = f"http://alice:url-s3cret@{host}"
+    monkeypatch.setenv("OPENAI_API_KEY", "env-s3cret")
+    out = tmp_path / "out"
+    code = main(["evaluate", "--agent", "llm:solver", "--base-url", url, "--env", MINI, "--answers", "2",
+                 "--transcripts", str(tmp_path / "t.jsonl"), "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    code = main(["evaluate", "--agent", "llm:echo", "--base-url", url, "--env", MINI, "--answers", "2",
+                 "--agent-kwargs", "max_retries=0", "--transcripts", str(tmp_path / "e.jsonl"), "--no-progress"])
+    echoed = capsys.readouterr()
+    assert code == 1 and "bad request from" in echoed.err
+    written = "".join(p.read_text(errors="replace") for p in [*out.iterdir(), *tmp_path.glob("*.jsonl")]
+                      if p.suffix != ".png")
+    for secret in ("url-s3cret", "env-s3cret", "alice:"):
+        for text in (printed.out, printed.err, echoed.out, echoed.err, written):
+            assert secret not in text
+    assert host in printed.out  # the address itself is shown
+
+
+def test_a_trickling_server_cannot_hold_a_request_past_its_timeout() -> None:
+    """Issue 22, item 7: the timeout bounds the whole request, not each read."""
+    with ScriptedServer(nerdle(6), trickle_seconds=0.2) as server:
+        client = agent(server, "trickler", timeout=1.0, max_retries=0).client
+        start = time.perf_counter()
+        with pytest.raises(ModelServerError, match="no complete reply within the 1 s timeout"):
+            client.complete([{"role": "user", "content": "go"}])
+        assert time.perf_counter() - start < 2.0
+
+
+def test_a_redirect_is_named() -> None:
+    with ScriptedServer(nerdle(6)) as server:
+        with pytest.raises(ModelServerError, match=r"answered with a redirect \(HTTP 307"):
+            agent(server, "mover").client.complete([{"role": "user", "content": "go"}])
+
+
+def test_ctrl_c_stops_within_seconds_and_keeps_every_finished_game(tmp_path: Path) -> None:
+    """Issue 22, item 8: the first Ctrl-C used to wait for every game in flight (37 s with two slow
+    games). It now cancels the requests in flight, keeps the finished games and says how to resume."""
+    transcripts = tmp_path / "t.jsonl"
+    with ScriptedServer(nerdle(6), delay=0.05, sleepy_seconds=60) as server:
+        script = (
+            "import threading, time\n"
+            "from guessgym.cli import main\n"
+            f"raise SystemExit(main(['evaluate', '--agent', 'llm:solver', '--base-url', {server.base_url!r},"
+            f" '--env', {MINI!r}, '--answers', '40', '-j', '2', '--transcripts', {str(transcripts)!r},"
+            " '--no-progress']))\n"
+        )
+        child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and (not transcripts.exists() or
+                                                   transcripts.read_text().count('"kind": "game"') < 3):
+                time.sleep(0.05)
+            # every later request sleeps a minute: the games in flight are stuck on the server
+            server.delay = 60.0
+            time.sleep(0.5)
+            saved_before = transcripts.read_text().count('"kind": "game"')
+            interrupted = time.monotonic()
+            child.send_signal(signal.SIGINT)
+            _, err = child.communicate(timeout=30)
+            took = time.monotonic() - interrupted
+        finally:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+    assert child.returncode == 130, err
+    assert took < 5, took
+    saved = transcripts.read_text().count('"kind": "game"')
+    assert saved >= saved_before >= 3
+    assert f"{saved} of 40 games are saved in {transcripts}; rerun the same evaluation to resume" in err
+    assert "Traceback" not in err

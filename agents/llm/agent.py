@@ -55,6 +55,9 @@ class LLMAgent(TextAgent):
         return {"agent": self.name, "model": self.model,
                 "sampling": {k: v for k, v in self.sampling.items() if v is not None}}
 
+    def cancel(self) -> None:
+        self.client.cancel()
+
     def close(self) -> None:
         self.client.close()
 

@@ -3,13 +3,21 @@ hosted APIs), with the failure handling an evaluation needs.
 
 One :class:`ChatCompletionsClient` is shared by the threads of an evaluation (``httpx.Client`` is
 thread-safe and pools connections up to ``concurrency``). Each :meth:`~ChatCompletionsClient.complete`
-call is bounded: a request timeout, and at most ``max_retries`` retries of *transient* failures
+call is bounded: a deadline on each whole request (connecting, sending and reading the complete
+reply: a server that trickles bytes cannot hold a request past it), and at most ``max_retries``
+retries of *transient* failures
 (the server unreachable or timing out, HTTP 408/409/425/429/5xx, a malformed or empty response),
 with exponential backoff (``backoff * 2 ** k``, jittered, at most ``max_backoff``; a
 ``Retry-After`` header is honoured within that cap). A failure that a retry cannot fix (HTTP 401
 or 403: credentials; 404: usually a wrong model name; any other 4xx) or a transient one that
 outlasts the retries raises :class:`ModelServerError` with one message naming the server, what
-happened and what to check. Nothing here waits without a bound.
+happened and what to check. Nothing here waits without a bound: :meth:`~ChatCompletionsClient.cancel`
+(what Ctrl-C calls) ends every request in flight within a fraction of a second.
+
+**Credentials.** The key (``api_key`` or ``$OPENAI_API_KEY``) and any user-info in ``base_url``
+(``http://user:KEY@host/v1``, sent as HTTP basic auth) are secrets: :attr:`~ChatCompletionsClient.base_url`
+shows the address without them, and every message this client raises or passes on (a server's
+error body that echoes the key, a transport error naming the URL) has them replaced by ``***``.
 
 Why httpx (the ``llm`` extra) and not ``urllib``: connection pooling across threads, separate
 connect and read timeouts, and clear exception types for each transport failure.
@@ -22,6 +30,7 @@ import os
 import random
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from ..text import ModelReply
@@ -32,6 +41,37 @@ TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 class ModelServerError(RuntimeError):
     """A model-server failure that retrying will not fix; the message says what to check."""
+
+
+class RequestCancelled(RuntimeError):
+    """:meth:`ChatCompletionsClient.cancel` was called while the request was in flight."""
+
+
+#: What replaces a secret in every message.
+REDACTED = "***"
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every non-empty secret replaced by :data:`REDACTED` (longest first, and
+    their URL-encoded forms too)."""
+    from urllib.parse import quote
+
+    forms = {f for s in secrets if s for f in (s, quote(s, safe=""))}
+    for secret in sorted(forms, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without user-info, and the ``(user, password)`` it held (``None`` if none)."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
 
 
 class _Transient(Exception):
@@ -81,11 +121,14 @@ class ChatCompletionsClient:
         for name, value in (("max_retries", max_retries), ("concurrency", concurrency)):
             if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "max_retries" else 1):
                 raise ValueError(f"{name} must be an integer >= {0 if name == 'max_retries' else 1}, got {value!r}")
-        self.base_url = base_url.rstrip("/")
+        address, userinfo = split_credentials(base_url.rstrip("/"))
+        key = api_key if api_key is not None else os.environ.get(api_key_env)
+        self._secrets = [v for v in (key, *(userinfo or ())) if v]
+        #: The API root without user-info: what results, tables and messages show.
+        self.base_url = address
         self.url = f"{self.base_url}/chat/completions"
         self.model = model
         self.api_key_env = api_key_env
-        key = api_key if api_key is not None else os.environ.get(api_key_env)
         headers = {"Content-Type": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -93,11 +136,30 @@ class ChatCompletionsClient:
         self.backoff, self.max_backoff = float(backoff), float(max_backoff)
         self._httpx = httpx
         self._client = httpx.Client(
-            headers=headers, timeout=httpx.Timeout(self.timeout),
+            headers=headers, timeout=httpx.Timeout(self.timeout), follow_redirects=False,
+            auth=httpx.BasicAuth(*userinfo) if userinfo else None,
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
         )
         self._random = random.Random(0)
         self._lock = threading.Lock()
+        self._cancelled = threading.Event()
+        self._live: set[Any] = set()
+
+    def redact(self, text: str) -> str:
+        """``text`` without this client's secrets (the key, the URL's user-info)."""
+        return redact(text, self._secrets)
+
+    def cancel(self) -> None:
+        """End every request in flight and refuse new ones (:class:`RequestCancelled`): what an
+        interrupted evaluation calls so that its threads stop within a fraction of a second."""
+        self._cancelled.set()
+        with self._lock:
+            live = list(self._live)
+        for response in live:
+            try:
+                response.close()
+            except Exception:  # closing from another thread may race the reader
+                pass
 
     def close(self) -> None:
         self._client.close()
@@ -107,58 +169,115 @@ class ChatCompletionsClient:
 
         Raises:
             ModelServerError: a failure that retrying does not fix (see the module docstring).
+            RequestCancelled: :meth:`cancel` was called.
         """
         body = {"model": self.model, "messages": messages, **{k: v for k, v in sampling.items() if v is not None}}
-        payload = json.dumps(body)
+        payload = json.dumps(body).encode()
         last = _Transient("")
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self._sleep(attempt, last.retry_after)
-            start = time.perf_counter()
             try:
-                return self._request(payload, start)
+                return self._request(payload)
             except _Transient as exc:
                 last = exc
-        raise ModelServerError(f"the model server at {self.base_url} failed {self.max_retries + 1} times in a row "
-                               f"for model {self.model!r}; last: {last}")
+        raise ModelServerError(self.redact(
+            f"the model server at {self.base_url} failed {self.max_retries + 1} times in a row "
+            f"for model {self.model!r}; last: {last}"))
 
     # ---- one request ------------------------------------------------------------------------------
-    def _request(self, payload: str, start: float) -> ModelReply:
+    def _request(self, payload: bytes) -> ModelReply:
+        """One request under a deadline: the exchange runs in a daemon thread, and this thread
+        waits for it at most ``timeout`` seconds (noticing :meth:`cancel` within 50 ms)."""
+        if self._cancelled.is_set():
+            raise RequestCancelled("the evaluation was interrupted")
+        start = time.perf_counter()
+        deadline = start + self.timeout
+        box: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def exchange() -> None:
+            try:
+                box["value"] = self._exchange(payload, deadline)
+            except BaseException as exc:  # handed to the waiting thread
+                box["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=exchange, name="guessgym-llm-request", daemon=True).start()
+        while not finished.wait(max(0.0, min(0.05, deadline - time.perf_counter()))):
+            if self._cancelled.is_set():
+                raise RequestCancelled("the evaluation was interrupted")
+            if time.perf_counter() >= deadline:
+                raise _Transient(f"no complete reply within the {self.timeout:g} s timeout")
+        if "error" in box:
+            error = box["error"]
+            if self._cancelled.is_set():
+                raise RequestCancelled("the evaluation was interrupted")
+            raise error
+        status, headers, body = box["value"]
+        return self._reply(status, headers, body, time.perf_counter() - start)
+
+    def _exchange(self, payload: bytes, deadline: float) -> tuple[int, Any, bytes]:
+        """Send the request and read the whole reply, stopping at the deadline between chunks."""
         httpx = self._httpx
         try:
-            response = self._client.post(self.url, content=payload)
+            with self._client.stream("POST", self.url, content=payload) as response:
+                with self._lock:
+                    self._live.add(response)
+                try:
+                    chunks = []
+                    for chunk in response.iter_bytes():
+                        chunks.append(chunk)
+                        if time.perf_counter() >= deadline or self._cancelled.is_set():
+                            raise _Transient(f"no complete reply within the {self.timeout:g} s timeout")
+                finally:
+                    with self._lock:
+                        self._live.discard(response)
+                return response.status_code, response.headers, b"".join(chunks)
         except httpx.TimeoutException:
-            raise _Transient(f"no answer within the {self.timeout:g} s timeout") from None
+            raise _Transient(f"no complete reply within the {self.timeout:g} s timeout") from None
         except httpx.TransportError as exc:
-            raise _Transient(f"cannot reach {self.url} ({type(exc).__name__}: {exc}); is the server running?") from None
-        latency = time.perf_counter() - start
-        status = response.status_code
+            raise _Transient(self.redact(
+                f"cannot reach {self.url} ({type(exc).__name__}: {exc}); is the server running?")) from None
+        except httpx.StreamError as exc:
+            raise _Transient(f"the reply broke off ({type(exc).__name__})") from None
+
+    def _reply(self, status: int, headers: Any, body: bytes, latency: float) -> ModelReply:
+        """The model's reply from a complete HTTP response, or the failure it says."""
+        error = self.redact(_error_text(body))
         if status in TRANSIENT_STATUSES:
-            raise _Transient(f"HTTP {status}: {_error_text(response)}", _retry_after(response))
+            raise _Transient(f"HTTP {status}: {error}", _retry_after(headers))
+        if 300 <= status < 400:
+            raise ModelServerError(
+                f"the model server at {self.base_url} answered with a redirect (HTTP {status} to "
+                f"{self.redact(str(headers.get('location', '?')))}); give that address as base_url")
         if status in (401, 403):
             raise ModelServerError(
                 f"the model server at {self.base_url} refused the credentials (HTTP {status}: "
-                f"{_error_text(response)}); check the key in ${self.api_key_env}")
+                f"{error}); check the key in ${self.api_key_env}")
         if status == 404:
             raise ModelServerError(
-                f"the model server at {self.base_url} answered HTTP 404 for {self.url} ({_error_text(response)}): "
+                f"the model server at {self.base_url} answered HTTP 404 for {self.url} ({error}): "
                 f"check the model name {self.model!r}{self._served_models()} and that base_url ends with the API "
                 "root (usually /v1)")
         if status >= 400:
             raise ModelServerError(f"the model server at {self.base_url} rejected the request (HTTP {status}: "
-                                   f"{_error_text(response)})")
+                                   f"{error})")
         try:
-            data = response.json()
+            data = json.loads(body)
             choice = data["choices"][0]
             text = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise _Transient(f"a malformed response (HTTP {status}): {response.text[:200]!r}") from None
+            raise _Transient(self.redact(f"a malformed response (HTTP {status}): {body[:200]!r}")) from None
         if not isinstance(text, str):
             text = "" if text is None else str(text)
         usage = data.get("usage") or {}
+        if not isinstance(usage, dict):
+            usage = {}
         return ModelReply(text=text, prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
                           completion_tokens=_int_or_none(usage.get("completion_tokens")), latency=latency,
-                          finish_reason=choice.get("finish_reason"))
+                          finish_reason=choice.get("finish_reason") if isinstance(choice, dict) else None)
 
     def _served_models(self) -> str:
         """``" (the server lists: a, b)"`` when ``GET /models`` answers, else ``""``."""
@@ -178,27 +297,28 @@ class ChatCompletionsClient:
         time.sleep(min(self.max_backoff, wait))
 
 
-def _retry_after(response: Any) -> float | None:
-    value = response.headers.get("retry-after")
+def _retry_after(headers: Any) -> float | None:
+    value = headers.get("retry-after")
     try:
         return None if value is None else max(0.0, float(value))
     except ValueError:
         return None
 
 
-def _error_text(response: Any) -> str:
+def _error_text(body: bytes) -> str:
     """The server's error message (OpenAI-style ``{"error": {"message"}}``), or the start of the body."""
     try:
-        data = response.json()
+        data = json.loads(body)
         error = data.get("error", data)
         message = error.get("message") if isinstance(error, dict) else error
         return str(message)[:300]
-    except Exception:
-        return response.text[:300].strip() or "no message"
+    except Exception:  # any body that is not that JSON
+        return body[:300].decode("utf-8", "replace").strip() or "no message"
 
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-__all__ = ["TRANSIENT_STATUSES", "ChatCompletionsClient", "ModelServerError"]
+__all__ = ["REDACTED", "TRANSIENT_STATUSES", "ChatCompletionsClient", "ModelServerError", "RequestCancelled", "redact",
+           "split_credentials"]

@@ -19,6 +19,11 @@ The models, by name:
 * ``"broken"``: always HTTP 500.
 * ``"sleepy"``: answers after ``sleepy_seconds`` (longer than a client's timeout, to test it).
 * ``"rambler"``: never gives a guess in the format (every game ends lost by invalid replies).
+* ``"trickler"``: the solver's reply, sent one byte every ``trickle_seconds`` (each read is quick,
+  the whole reply is not: a per-read timeout never fires).
+* ``"echo"``: HTTP 400 whose error message repeats the request's ``Authorization`` header (a
+  server that echoes the key).
+* ``"mover"``: HTTP 307 to another address.
 
 Any other model name gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
 without ``Authorization: Bearer <api_key>`` gets HTTP 401. Every reply reports ``usage``:
@@ -45,7 +50,7 @@ from typing import Any
 from ...envs.game import Game
 from ...envs.scoring import tiles_to_pattern
 
-MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler")
+MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler", "trickler", "echo", "mover")
 
 _FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
 
@@ -96,16 +101,18 @@ class ScriptedServer:
         long_reply: length of the faulty model's over-long reply.
         slow_seconds: delay of the faulty model's slow reply; ``sleepy_seconds``: the sleepy model's.
         delay: seconds added to every reply (to keep games in flight in tests of interruption).
+        trickle_seconds: the trickler's pause between bytes.
     """
 
     def __init__(self, game: Game, *, baseline: str = "least-worst", api_key: str | None = None,
                  long_reply: int = 5_000, slow_seconds: float = 0.2, sleepy_seconds: float = 5.0,
-                 delay: float = 0.0) -> None:
+                 delay: float = 0.0, trickle_seconds: float = 0.5) -> None:
         self.solver = ScriptedSolver(game, baseline)
         self.game = game
         self.api_key = api_key
         self.long_reply, self.slow_seconds = long_reply, slow_seconds
         self.sleepy_seconds, self.delay = sleepy_seconds, delay
+        self.trickle_seconds = trickle_seconds
         self._lock = threading.Lock()
         #: what the server did: requests per model, failures by kind, replies by kind
         self.counts: Counter[str] = Counter()
@@ -147,9 +154,17 @@ class ScriptedServer:
         """The baseline's next guess for the tiles shown in ``messages``."""
         return self.solver.next_guess("\n".join(m["content"] for m in messages if m.get("role") == "user"))
 
-    def respond(self, model: str, messages: list[dict[str, str]]) -> tuple[int, Any, dict[str, str]]:
-        """(status, body, headers) for one request."""
+    def respond(self, model: str, messages: list[dict[str, str]],
+                authorization: str = "") -> tuple[int, Any, dict[str, str]]:
+        """(status, body, headers) for one request (a :class:`Trickle` body is sent byte by byte)."""
         self.count(f"requests:{model}")
+        if model == "echo":
+            return 400, {"error": {"message": f"bad request from {authorization!r}"}}, {}
+        if model == "mover":
+            return 307, {"error": {"message": "moved"}}, {"Location": "http://127.0.0.1:9/v1/chat/completions"}
+        if model == "trickler":
+            text = f"My guess: [{self.solver_guess(messages)}]"
+            return 200, Trickle(json.dumps(_completion(model, messages, text)).encode(), self.trickle_seconds), {}
         if model == "broken":
             self.count("failures:500")
             return 500, {"error": {"message": "the scripted server is broken"}}, {}
@@ -194,6 +209,17 @@ def _completion(model: str, messages: list[dict[str, str]], text: str) -> dict[s
     }
 
 
+class Trickle(bytes):
+    """A body the server sends one byte at a time, ``pause`` seconds apart."""
+
+    pause: float
+
+    def __new__(cls, data: bytes, pause: float) -> Trickle:
+        body = super().__new__(cls, data)
+        body.pause = pause
+        return body
+
+
 class _Handler(BaseHTTPRequestHandler):
     scripted: ScriptedServer
 
@@ -208,7 +234,13 @@ class _Handler(BaseHTTPRequestHandler):
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        if isinstance(body, Trickle):
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(body.pause)
+        else:
+            self.wfile.write(data)
 
     def _authorised(self) -> bool:
         key = self.scripted.api_key
@@ -243,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.scripted.count("failures:404")
             self._send(404, {"error": {"message": f"The model `{model}` does not exist.", "code": "model_not_found"}})
             return
-        status, body, headers = self.scripted.respond(model, messages)
+        status, body, headers = self.scripted.respond(model, messages, self.headers.get("Authorization", ""))
         try:
             self._send(status, body, headers)
         except (BrokenPipeError, ConnectionResetError):
