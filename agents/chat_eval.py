@@ -14,8 +14,11 @@ conversation; the shared HTTP client pools the connections.
 **Transcripts and resuming.** With ``transcripts=PATH`` every finished game is appended to a
 JSON-lines file (flushed and synced): a header line naming the evaluation (agent and sampling,
 environment and options, seed), then one line per game with its record and its conversation. A
-rerun with the same path and the same evaluation skips the games already there; a different
-evaluation is refused (the message names what differs); a line cut short by a crash is dropped.
+rerun with the same path and the same evaluation skips the games already there, after playing each
+one again from its saved replies to check it (a line whose record or tiles the game contradicts
+is refused, naming it); a different evaluation is refused (the message names what differs); a line
+cut short by a crash is dropped; a second evaluation on a file in use is refused. Nothing in a
+file is changed before its header shows it is this evaluation's (:mod:`guessgym.envs.resumable_log`).
 
 **Failures.** A failure that retrying does not fix
 (:class:`~guessgym.agents.llm.client.ModelServerError`: server unreachable, wrong model name,
@@ -25,12 +28,12 @@ error says what happened and how many games are saved.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -38,10 +41,11 @@ import gymnasium as gym
 from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv
 from ..envs.game import GAME_KEYS
 from ..envs.registration import is_chat_id, is_guessgym_id
+from ..envs.resumable_log import ResumableLog
 from .evaluate import _progress_callback, select_answers
 from .optima import known_optimum
 from .results import EvaluationResult, GameRecord
-from .text import TextAgent, play_chat_game
+from .text import ModelReply, TextAgent, play_chat_game
 
 #: Version of the transcripts file layout.
 TRANSCRIPT_FORMAT = 1
@@ -71,49 +75,76 @@ def chat_env_kwargs(env: str, env_kwargs: dict[str, Any] | None, max_attempts: i
     return kwargs
 
 
+class _Replay(TextAgent):
+    """Replies taken from a saved transcript, in order (to replay a resumed game)."""
+
+    name = "replay"
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.turn = 0
+
+    def reply(self, messages: list[dict[str, str]]) -> ModelReply:
+        if self.turn >= len(self.replies):
+            raise ValueError("the game needs more replies than the transcript holds")
+        self.turn += 1
+        return ModelReply(self.replies[self.turn - 1])
+
+
+def replay_check(env: ChatGuessEnv, seed: int) -> Callable[[Any], tuple[int, GameRecord]]:
+    """The row parser of a transcripts file: each saved game is played again from its replies
+    through ``env``, and must give exactly the saved record and conversation (so a forged or
+    damaged line, wrong tiles or an answer that is not the game's, is refused, naming its line)."""
+
+    def parse(line: Any) -> tuple[int, GameRecord]:
+        if not isinstance(line, dict) or line.get("kind") != "game":
+            raise ValueError("not a game line")
+        record = GameRecord.from_dict(line["record"])
+        transcript = line["transcript"]
+        index = transcript["answer_index"]
+        if type(index) is not int or not 0 <= index < len(env.game.answers):
+            raise ValueError(f"answer_index {index!r} is not an answer of {env.game.name}")
+        messages = transcript["messages"]
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            raise ValueError("its messages are not a list of objects")
+        replies = [m.get("content") for m in messages if m.get("role") == "assistant"]
+        if not all(isinstance(r, str) for r in replies):
+            raise ValueError("a reply is not text")
+        replayed, again = play_chat_game(env, _Replay(replies), index, seed=seed, record_guesses=True)
+        same = dataclasses.replace(replayed, played=replayed.played if record.played is not None else None,
+                                   prompt_tokens=record.prompt_tokens, completion_tokens=record.completion_tokens)
+        if same != record or again["messages"] != messages or transcript.get("answer") != record.answer:
+            raise ValueError(f"its record or conversation is not what the game gives when its replies are played "
+                             f"again (answer {env.game.answers[index]!r}: {replayed.guesses} guesses, "
+                             f"{'won' if replayed.solved else 'lost'})")
+        return index, record
+
+    return parse
+
+
 class TranscriptLog:
-    """The transcripts file of one evaluation (see the module docstring)."""
+    """The transcripts file of one evaluation (see the module docstring): a
+    :class:`~guessgym.envs.resumable_log.ResumableLog` whose saved games are checked by playing
+    them again (``check``, e.g. :func:`replay_check`), locked while the evaluation runs."""
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any],
+                 check: Callable[[Any], tuple[int, GameRecord]] | None = None) -> None:
         self.header = {"kind": "header", "format": TRANSCRIPT_FORMAT, **header}
-        self._lock = threading.Lock()
-        self.finished: dict[int, GameRecord] = {}
-        if self.path.exists() and self.path.stat().st_size:
-            self._load()
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._append(self.header)
 
-    def _load(self) -> None:
-        data = self.path.read_bytes()
-        if not data.endswith(b"\n"):  # a line cut short by a crash: drop it
-            data = data[: data.rfind(b"\n") + 1]
-            with open(self.path, "r+b") as f:
-                f.truncate(len(data))
-        lines = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
-        if not lines or lines[0].get("kind") != "header":
-            raise ValueError(f"{self.path} is not a guessgym transcripts file (no header line); "
-                             "choose another path or move it away")
-        saved = lines[0]
-        differ = sorted(k for k in set(saved) | set(self.header) if saved.get(k) != self.header.get(k))
-        if differ:
-            shown = "; ".join(f"{k}: saved {saved.get(k)!r}, now {self.header.get(k)!r}" for k in differ)
-            raise ValueError(f"{self.path} holds another evaluation ({shown}); to resume it, rerun it unchanged, "
-                             "or give a new transcripts path")
-        for line in lines[1:]:
-            if line.get("kind") == "game":
-                self.finished[int(line["transcript"]["answer_index"])] = GameRecord.from_dict(line["record"])
+        def unchecked(line: Any) -> tuple[int, GameRecord]:
+            if not isinstance(line, dict) or line.get("kind") != "game":
+                raise ValueError("not a game line")
+            return int(line["transcript"]["answer_index"]), GameRecord.from_dict(line["record"])
 
-    def _append(self, line: dict[str, Any]) -> None:
-        text = json.dumps(line, ensure_ascii=False) + "\n"
-        with self._lock, open(self.path, "a", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        self.log = ResumableLog(path, self.header, check or unchecked, what="transcripts file")
+        self.path = self.log.path
+        self.finished: dict[int, GameRecord] = dict(row for _, row in self.log.rows)
 
     def add(self, record: GameRecord, transcript: dict[str, Any]) -> None:
-        self._append({"kind": "game", "record": record.to_dict(), "transcript": transcript})
+        self.log.append({"kind": "game", "record": record.to_dict(), "transcript": transcript})
+
+    def close(self) -> None:
+        self.log.close()
 
 
 def evaluate_chat(
@@ -159,7 +190,8 @@ def evaluate_chat(
     chat_options = {k: v for k, v in kwargs.items() if k in CHAT_OPTIONS}
     header = {"agent": agent.config(), "env_id": env, "env_kwargs": _jsonable(kwargs), "seed": int(seed),
               "game": game.name}
-    log = TranscriptLog(transcripts, header) if transcripts is not None else None
+    log = (TranscriptLog(transcripts, header, replay_check(ChatGuessEnv(**kwargs), seed))
+           if transcripts is not None else None)
     done: dict[int, GameRecord] = {i: r for i, r in (log.finished.items() if log else ()) if i in set(indices)}
     todo = [i for i in indices if i not in done]
 
@@ -206,6 +238,8 @@ def evaluate_chat(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         close()
+        if log is not None:
+            log.close()
     if failure is not None:
         raise EvaluationStopped(f"{failure}\n{_saved_message(len(done), len(indices), log, 'stopped')}") from failure
     records = [done[i] for i in indices]

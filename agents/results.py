@@ -395,9 +395,20 @@ class EvaluationResult:
     def from_json(cls, source: str | os.PathLike[str]) -> EvaluationResult:
         """Load from JSON text or from a path to a JSON file."""
         text = str(source)
+        where = "the text"
         if not text.lstrip().startswith("{"):
+            where = str(source)
             text = Path(source).read_text(encoding="utf-8")
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            return cls.from_dict(data)
+        except RecursionError:
+            raise ValueError(f"{where}: nested too deeply to be an evaluation result") from None
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+            message = str(exc).splitlines()[0][:200] if str(exc) else ""
+            raise ValueError(f"{where}: not an evaluation result ({type(exc).__name__}: {message})") from None
 
     # ---- plots ---------------------------------------------------------------------------------
     def plot_histogram(self, path: str | os.PathLike[str]) -> Path:

@@ -243,19 +243,26 @@ class DecisionTree:
 
     @classmethod
     def from_dict(cls, game: Game, data: Mapping[str, Any], source: str = "tree") -> DecisionTree:
-        if data.get("format") != TREE_FORMAT or "root" not in data:
+        if not isinstance(data, Mapping) or data.get("format") != TREE_FORMAT or "root" not in data:
             raise ValueError(f"{source}: not a guessgym tree (format {TREE_FORMAT} with a root)")
         paths: dict[str, tuple[str, ...]] = {}
         for answer in game.answers:
             node, path = data["root"], []
             while True:
+                if not isinstance(node, Mapping) or len(path) > len(game.answers):
+                    raise ValueError(f"{source}: the path of {answer!r} reaches a node that is not "
+                                     '{"guess": ..., "next": {TILES: node}} after ' + " ".join(path or ["(root)"]))
                 guess = node.get("guess")
                 if not isinstance(guess, str) or game.explain_invalid_guess(guess) is not None:
                     raise ValueError(f"{source}: {guess!r} on the path of {answer!r} is not a guess of {game.name}")
                 path.append(game.normalize_guess(guess))
                 if _wins(game, path[-1], answer):
                     break
-                node = (node.get("next") or {}).get(pattern_to_tiles(game.score(path[-1], answer), game.length))
+                following = node.get("next") or {}
+                if not isinstance(following, Mapping):
+                    raise ValueError(f"{source}: the node of {guess!r} on the path of {answer!r} has a 'next' that is "
+                                     "not an object")
+                node = following.get(pattern_to_tiles(game.score(path[-1], answer), game.length))
                 if node is None:
                     break  # the tree does not reach this answer: verify_tree reports it
             if _wins(game, path[-1], answer):
@@ -294,6 +301,8 @@ class DecisionTree:
                 data = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise ValueError(f"{path}: nested too deeply to be a tree") from None
             return cls.from_dict(game, data, source=str(path))
         return cls.from_text(game, text, source=str(path))
 

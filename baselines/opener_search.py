@@ -10,12 +10,12 @@ it yields a complete cheaper tree, which becomes the new bound of the chunks han
 The checkpoint is a JSON-lines file: a header naming the game, the rules and the search width,
 then one line per finished opener, appended and flushed to disk as soon as it is known. A run
 started again with the same file skips the openers already there (a line cut short by a kill is
-ignored and overwritten); a file for another game or setting is refused, naming what differs.
+dropped and searched again); a file for another game or setting, or a line that contradicts the
+game, is refused naming the file and what differs (:mod:`guessgym.envs.resumable_log`).
 """
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import time
@@ -28,6 +28,7 @@ from typing import Any
 
 from ..agents.backends import _limit_threads, check_not_bootstrapping, connect_ray
 from ..envs.game import Game
+from ..envs.resumable_log import ResumableLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult
 
@@ -62,56 +63,54 @@ def _header(game: Game, max_attempts: int, width: int) -> dict[str, Any]:
             "hard_mode": game.hard_mode, "max_attempts": max_attempts, "width": width}
 
 
+def _opener_outcome(game: Game) -> Callable[[Any], OpenerOutcome]:
+    """The row parser of ``game``'s checkpoints: an outcome whose fields have their types and
+    agree with each other (a refuted opener's bound is proven; a found tree beats its bound)."""
+
+    def parse(value: Any) -> OpenerOutcome:
+        if not isinstance(value, dict):
+            raise ValueError("not a JSON object")
+        outcome = OpenerOutcome(**value)
+        for name in ("lower_bound", "bound", "nodes"):
+            if type(getattr(outcome, name)) is not int or getattr(outcome, name) < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, got {getattr(outcome, name)!r}")
+        if isinstance(outcome.seconds, bool) or not isinstance(outcome.seconds, (int, float)) or outcome.seconds < 0:
+            raise ValueError(f"seconds must be a number >= 0, got {outcome.seconds!r}")
+        if not isinstance(outcome.opener, str) or outcome.opener not in game.guess_index:
+            raise ValueError(f"opener {outcome.opener!r} is not a guess of {game.name}")
+        floor = 2 * len(game.answers) - 1  # every answer costs a guess, all but one at least two
+        if outcome.total is None:
+            if outcome.lower_bound < outcome.bound:
+                raise ValueError(f"a refuted opener's lower bound {outcome.lower_bound} is below its bound "
+                                 f"{outcome.bound}")
+        elif type(outcome.total) is not int or not floor <= outcome.total < outcome.bound:
+            raise ValueError(f"total {outcome.total!r} is not a whole number from {floor} (every answer at least "
+                             f"one guess, all but one two) up to its bound {outcome.bound}")
+        return outcome
+
+    return parse
+
+
 class Checkpoint:
-    """The JSON-lines record of a run (see the module docstring)."""
+    """The JSON-lines record of a run (see the module docstring), a :class:`ResumableLog`."""
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], *, read_only: bool = False) -> None:
-        self.path = Path(path)
-        self.header = header
-        self.read_only = read_only
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], game: Game, *,
+                 read_only: bool = False) -> None:
+        self.log = ResumableLog(path, header, _opener_outcome(game), what="checkpoint", read_only=read_only)
+        self.path = self.log.path
         self.done: dict[str, OpenerOutcome] = {}
-        if self.path.exists():
-            self._read()
-        elif not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._append(header)
-
-    def _read(self) -> None:
-        raw = self.path.read_bytes()
-        complete, _, torn = raw.rpartition(b"\n")
-        if torn and not self.read_only:  # a line cut short by a kill: drop it before appending after it
-            with open(self.path, "r+b") as f:  # (a reader leaves it: a live run may be writing it)
-                f.truncate(len(complete) + 1 if complete else 0)
-        lines = complete.decode("utf-8").splitlines() if complete else []
-        if not lines:
-            if not self.read_only:
-                self._append(self.header)
-            return
-        try:
-            found = json.loads(lines[0])
-        except json.JSONDecodeError:
-            raise ValueError(f"{self.path}: line 1 is not a checkpoint header") from None
-        differs = [f"{k}: file has {found.get(k)!r}, this run {v!r}" for k, v in self.header.items()
-                   if found.get(k) != v]
-        if differs:
-            raise ValueError(f"{self.path} is the checkpoint of another search ({'; '.join(differs)}); "
-                             "use another file or delete it")
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                outcome = OpenerOutcome(**json.loads(line))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise ValueError(f"{self.path}: line {number} is not an opener outcome ({exc})") from None
+        #: The line of each opener's outcome (named when a resumed claim turns out false).
+        self.lines: dict[str, int] = {}
+        for number, outcome in self.log.rows:
             self.done[outcome.opener] = outcome
-
-    def _append(self, record: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+            self.lines[outcome.opener] = number
 
     def add(self, outcome: OpenerOutcome) -> None:
-        self._append(asdict(outcome))
+        self.log.append(asdict(outcome))
         self.done[outcome.opener] = outcome
+
+    def close(self) -> None:
+        self.log.close()
 
 
 # ---- the work of one chunk, in any process ------------------------------------------------------
@@ -192,60 +191,65 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
         raise ValueError(f"{len(unknown)} openers are not guesses of {game.name} (e.g. {unknown[0]!r})")
     attempts = game.max_attempts if max_attempts is None else int(max_attempts)
     memo = None if cache_dir is None else str(cache_dir)
-    record = None if checkpoint is None else Checkpoint(checkpoint, _header(game, attempts, width))
-    done: dict[str, OpenerOutcome] = {} if record is None else dict(record.done)
-    todo = [w for w in openers if w not in done]
-    for outcome in done.values():
-        if outcome.total is not None:
-            bound = min(bound, outcome.total)
-
-    n_done = len(openers) - len(todo)
-
-    def finish(outcomes: list[OpenerOutcome]) -> None:
-        nonlocal bound, n_done
-        n_done += len(outcomes)
-        for outcome in outcomes:
-            done[outcome.opener] = outcome
-            if record is not None:
-                record.add(outcome)
+    record = None if checkpoint is None else Checkpoint(checkpoint, _header(game, attempts, width), game)
+    try:
+        done: dict[str, OpenerOutcome] = {} if record is None else dict(record.done)
+        todo = [w for w in openers if w not in done]
+        for outcome in done.values():
             if outcome.total is not None:
                 bound = min(bound, outcome.total)
+
+        n_done = len(openers) - len(todo)
+
+        def finish(outcomes: list[OpenerOutcome]) -> None:
+            nonlocal bound, n_done
+            n_done += len(outcomes)
+            for outcome in outcomes:
+                done[outcome.opener] = outcome
+                if record is not None:
+                    record.add(outcome)
+                if outcome.total is not None:
+                    bound = min(bound, outcome.total)
+            if progress is not None:
+                progress(n_done, len(openers))
+
         if progress is not None:
             progress(n_done, len(openers))
-
-    if progress is not None:
-        progress(n_done, len(openers))
-    chunks = list(_chunks(todo, chunk_size))
-    if backend == "serial" or not chunks:
-        for chunk in chunks:
-            finish(search_chunk(game, attempts, width, chunk, bound, memo))
-    elif backend == "process":
-        check_not_bootstrapping()
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_init_process,
-                                 initargs=(game, attempts, width, memo)) as pool:
+        chunks = list(_chunks(todo, chunk_size))
+        if backend == "serial" or not chunks:
+            for chunk in chunks:
+                finish(search_chunk(game, attempts, width, chunk, bound, memo))
+        elif backend == "process":
+            check_not_bootstrapping()
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_init_process,
+                                     initargs=(game, attempts, width, memo)) as pool:
+                queue = deque(chunks)
+                pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo))
+                           for _ in range(min(2 * n_jobs, len(queue)))}
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        finish(future.result())
+                        if queue:  # handed out with the bound as it is now
+                            task = (game, attempts, width, queue.popleft(), bound, memo)
+                            pending.add(pool.submit(_process_chunk, task))
+        else:
+            ray = connect_ray(address, n_jobs)
+            remote = ray.remote(num_cpus=1)(search_chunk)
+            game_ref = ray.put(game)
             queue = deque(chunks)
-            pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo))
-                       for _ in range(min(2 * n_jobs, len(queue)))}
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    finish(future.result())
-                    if queue:  # handed out with the bound as it is now
-                        pending.add(pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo)))
-    else:
-        ray = connect_ray(address, n_jobs)
-        remote = ray.remote(num_cpus=1)(search_chunk)
-        game_ref = ray.put(game)
-        queue = deque(chunks)
-        refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo)
-                for _ in range(min(2 * n_jobs, len(queue)))]
-        while refs:
-            ready, refs = ray.wait(refs, num_returns=1)
-            finish(ray.get(ready[0]))
-            if queue:
-                refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo))
-    return [done[w] for w in openers]
+            refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo)
+                    for _ in range(min(2 * n_jobs, len(queue)))]
+            while refs:
+                ready, refs = ray.wait(refs, num_returns=1)
+                finish(ray.get(ready[0]))
+                if queue:
+                    refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo))
+        return [done[w] for w in openers]
+    finally:
+        if record is not None:
+            record.close()
 
 
 @dataclass(frozen=True)
@@ -284,7 +288,7 @@ def proof_progress(game: Game, checkpoint: str | os.PathLike[str], *, first: int
         raise FileNotFoundError(f"{checkpoint}: no such checkpoint (a proof writes it as it runs)")
     search = ExactSearch(game, max_attempts=max_attempts)
     order, lbs = search.opener_order(SearchKernel(game, search.mt, 0, 0.0), every=True)
-    record = Checkpoint(checkpoint, _header(game, search.max_attempts, 0), read_only=True)  # a run may be live
+    record = Checkpoint(checkpoint, _header(game, search.max_attempts, 0), game, read_only=True)  # a run may be live
     outcomes = list(record.done.values())
     if not outcomes:
         raise ValueError(f"{checkpoint}: no opener is settled yet, so the first openers' best total is unknown")
@@ -328,6 +332,14 @@ def prove(game: Game, *, first: int = 20, max_attempts: int | None = None,
     if better:
         best = min(better, key=lambda o: o.total or 0)
         result = ExactSearch(game, max_attempts=max_attempts, opener=best.opener, cache_dir=cache_dir).solve()
+        if result.total != best.total:  # only a checkpoint's line can claim a tree the search does not find
+            line = "?"
+            if checkpoint is not None:
+                header = _header(game, search.max_attempts, 0)
+                line = str(Checkpoint(checkpoint, header, game, read_only=True).lines.get(best.opener, "?"))
+            raise ValueError(f"{checkpoint}: line {line} claims that opener {best.opener!r} has a tree of total "
+                             f"{best.total:,}, but its search gives {result.total:,}: the checkpoint is damaged or "
+                             "edited; remove that line (or the file) and rerun")
     lower = min([incumbent.lower_bound, result.total, *(o.lower_bound for o in outcomes)])
     result.lower_bound = lower
     result.proven = lower == result.total

@@ -38,7 +38,6 @@ Examples:
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -50,6 +49,7 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
+from ..envs.resumable_log import ResumableLog
 from ..envs.scoring import num_patterns, pattern_to_list
 from . import worst_case_kernels as W
 from .optimal import answer_classes
@@ -257,38 +257,42 @@ def _longest(paths: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
 
 
 class _Checkpoint:
-    """Each opener's outcome at each depth, appended as a JSON line when known (resumable)."""
+    """Each opener's outcome at each depth, appended as a JSON line when known (a resumable
+    :class:`~guessgym.envs.resumable_log.ResumableLog`; rows are checked against the game)."""
 
-    def __init__(self, path: str | Path | None, header: dict[str, Any]) -> None:
-        self.path = None if path is None else Path(path)
+    def __init__(self, path: str | Path | None, header: dict[str, Any], game: Game) -> None:
         self.outcomes: dict[tuple[int, str], bool] = {}
-        if self.path is None:
+        #: The line of each outcome read from the file (named when a claimed win is false).
+        self.lines: dict[tuple[int, str], int] = {}
+        self.log: ResumableLog[tuple[int, str, bool]] | None = None
+        if path is None:
             return
-        if self.path.exists():
-            lines = self.path.read_text().splitlines()
-            try:
-                found = json.loads(lines[0]) if lines else None
-            except json.JSONDecodeError:
-                found = None
-            if found != header:
-                raise ValueError(f"{self.path} is the checkpoint of another search ({found}); this one is {header}. "
-                                 f"Give another --checkpoint path or delete the file")
-            for line in lines[1:]:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # a line cut short by a kill: the opener is searched again
-                    continue
-                self.outcomes[(int(row["depth"]), str(row["opener"]))] = bool(row["win"])
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(header) + "\n")
+
+        def parse(row: Any) -> tuple[int, str, bool]:
+            if not isinstance(row, dict) or set(row) != {"depth", "opener", "win"}:
+                raise ValueError('expected {"depth", "opener", "win"}')
+            depth, opener, win = row["depth"], row["opener"], row["win"]
+            if type(depth) is not int or not 1 <= depth <= len(game.answers) + 1:
+                raise ValueError(f"depth {depth!r} is not a whole number 1..{len(game.answers) + 1}")
+            if not isinstance(opener, str) or opener not in game.guess_index:
+                raise ValueError(f"opener {opener!r} is not a guess of {game.name}")
+            if not isinstance(win, bool):
+                raise ValueError(f"win must be true or false, got {win!r}")
+            return depth, opener, win
+
+        self.log = ResumableLog(path, header, parse, what="checkpoint")
+        for number, (depth, opener, win) in self.log.rows:
+            self.outcomes[(depth, opener)] = win
+            self.lines[(depth, opener)] = number
 
     def record(self, depth: int, opener: str, win: bool) -> None:
         self.outcomes[(depth, opener)] = win
-        if self.path is not None:
-            with self.path.open("a") as f:
-                f.write(json.dumps({"depth": depth, "opener": opener, "win": win}) + "\n")
-                f.flush()
+        if self.log is not None:
+            self.log.append({"depth": depth, "opener": opener, "win": win})
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
 
 
 def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Path | None = None,
@@ -315,73 +319,84 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                               "commutative": game.commutative, "adversary": adversary}
     if adversary == "absurdle":
         header["host"] = ABSURDLE_HOST
-    log = _Checkpoint(checkpoint, header)
-    everyone = np.arange(search.n_answers, dtype=np.int64)
-    words = game.guesses
-    deadline = math.inf if time_budget is None else started + time_budget
+    log = _Checkpoint(checkpoint, header, game)
+    try:
+        everyone = np.arange(search.n_answers, dtype=np.int64)
+        words = game.guesses
+        deadline = math.inf if time_budget is None else started + time_budget
 
-    def opener_wins(opener: int, depth: int) -> bool:
-        key = (depth, words[opener])
-        if key not in log.outcomes:
-            log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
-        return log.outcomes[key]
+        def opener_wins(opener: int, depth: int) -> bool:
+            key = (depth, words[opener])
+            if key not in log.outcomes:
+                log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
+            return log.outcomes[key]
 
-    if W.one_class(everyone, search.cls):
-        guess = int(search.answer_guess[0])
-        paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
-        return WorstCaseResult(1, 1, True, adversary, paths, (words[guess],), seconds=time.perf_counter() - started)
+        if W.one_class(everyone, search.cls):
+            guess = int(search.answer_guess[0])
+            paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
+            return WorstCaseResult(1, 1, True, adversary, paths, (words[guess],), seconds=time.perf_counter() - started)
 
-    # Phase 1: an upper bound from the most promising openers, depth by depth. Below the capacity
-    # bound nothing wins; against every host, nothing wins below the Absurdle host's minimum either.
-    depth = 1
-    while search.cap(depth) < search.n_answers:
-        depth += 1
-    if adversary == "any":
-        depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache).guesses)
-    lower = depth
-    best: tuple[int, int] | None = None  # (depth, opener)
-    while best is None:
-        order = search.ordered_guesses(everyone, depth)
-        for opener in order[:PROMISING_OPENERS]:
-            if opener_wins(int(opener), depth):
-                best = (depth, int(opener))
-                break
-        else:
-            if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
-                lower = depth + 1
+        # Phase 1: an upper bound from the most promising openers, depth by depth. Below the capacity
+        # bound nothing wins; against every host, nothing wins below the Absurdle host's minimum either.
+        depth = 1
+        while search.cap(depth) < search.n_answers:
             depth += 1
-            if depth > search.n_answers + 1:
-                raise AssertionError("no strategy found within one guess per answer")
+        if adversary == "any":
+            depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache).guesses)
+        lower = depth
+        best: tuple[int, int] | None = None  # (depth, opener)
+        while best is None:
+            order = search.ordered_guesses(everyone, depth)
+            for opener in order[:PROMISING_OPENERS]:
+                if opener_wins(int(opener), depth):
+                    best = (depth, int(opener))
+                    break
+            else:
+                if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
+                    lower = depth + 1
+                depth += 1
+                if depth > search.n_answers + 1:
+                    raise AssertionError("no strategy found within one guess per answer")
 
-    # Phase 2: prove that no opener wins within one guess fewer.
-    refuted, timed_out = 0, False
-    while best[0] - 1 >= lower:
-        depth = best[0] - 1
-        order = search.ordered_guesses(everyone, depth)
-        refuted = 0
-        lowered = False
-        for i, opener in enumerate(order):
-            if time.perf_counter() > deadline:
-                timed_out = True
+        # Phase 2: prove that no opener wins within one guess fewer.
+        refuted, timed_out = 0, False
+        while best[0] - 1 >= lower:
+            depth = best[0] - 1
+            order = search.ordered_guesses(everyone, depth)
+            refuted = 0
+            lowered = False
+            for i, opener in enumerate(order):
+                if time.perf_counter() > deadline:
+                    timed_out = True
+                    break
+                if opener_wins(int(opener), depth):
+                    best, lowered = (depth, int(opener)), True
+                    break
+                refuted += 1
+                if progress is not None:
+                    progress(depth, i + 1, len(order))
+            if timed_out:
                 break
-            if opener_wins(int(opener), depth):
-                best, lowered = (depth, int(opener)), True
-                break
-            refuted += 1
-            if progress is not None:
-                progress(depth, i + 1, len(order))
-        if timed_out:
-            break
-        if not lowered:
-            lower = best[0]
-    if lower == best[0]:  # every opener refuted at best - 1 (searched, or pruned by capacity)
-        refuted = search.n_guesses
-    paths = search.strategy(*best)
-    line = paths[next(iter(paths))] if search.absurdle else _longest(paths)
-    return WorstCaseResult(best[0], lower, lower == best[0], adversary, paths, line, nodes=search.nodes,
-                           seconds=time.perf_counter() - started, openers_refuted=refuted, timed_out=timed_out,
-                           settings={"game": game.name, "commutative": game.commutative,
-                                     "answers": search.n_answers, "guesses": search.n_guesses})
+            if not lowered:
+                lower = best[0]
+        if lower == best[0]:  # every opener refuted at best - 1 (searched, or pruned by capacity)
+            refuted = search.n_guesses
+        try:
+            paths = search.strategy(*best)
+        except AssertionError:
+            key = (best[0], words[best[1]])
+            if key not in log.lines:
+                raise
+            raise ValueError(f"{checkpoint}: line {log.lines[key]} claims that opener {key[1]!r} wins within {key[0]} "
+                             "guesses, but it does not: the checkpoint is damaged or edited; remove that line (or the "
+                             "file) and rerun") from None
+        line = paths[next(iter(paths))] if search.absurdle else _longest(paths)
+        return WorstCaseResult(best[0], lower, lower == best[0], adversary, paths, line, nodes=search.nodes,
+                               seconds=time.perf_counter() - started, openers_refuted=refuted, timed_out=timed_out,
+                               settings={"game": game.name, "commutative": game.commutative,
+                                         "answers": search.n_answers, "guesses": search.n_guesses})
+    finally:
+        log.close()
 
 
 __all__ = ["ADVERSARIES", "WorstCaseResult", "WorstCaseSearch", "capacity", "host_ranks", "solve_worst_case"]

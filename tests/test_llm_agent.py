@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -167,13 +168,64 @@ def test_an_evaluation_killed_mid_run_resumes_without_replaying_finished_games(t
 def test_a_transcripts_file_of_another_evaluation_is_refused(mini_server: ScriptedServer, tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=path)
-    with pytest.raises(ValueError, match="holds another evaluation .*seed: saved 0, now 1"):
+    with pytest.raises(ValueError, match="transcripts file of another run .*seed: file has 0, this run 1"):
         evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, seed=1, transcripts=path)
-    with pytest.raises(ValueError, match="holds another evaluation .*temperature"):
+    with pytest.raises(ValueError, match="transcripts file of another run .*temperature"):
         evaluate_chat(agent(mini_server, "solver", temperature=0.7), MINI, sample=3, transcripts=path)
     (tmp_path / "other.jsonl").write_text('{"answer": 1}\n')
-    with pytest.raises(ValueError, match="not a guessgym transcripts file"):
+    with pytest.raises(ValueError, match="transcripts file of another run"):
         evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=tmp_path / "other.jsonl")
+
+
+@pytest.mark.parametrize("content", [b'{"answer": 1}', b"[1, 2", b"\x00\xff\xfe", b'{"kind": "header"}\n{"kind"',
+                                     b"hello\nworld", b"\n\n{}"])
+def test_a_file_that_is_not_these_transcripts_is_never_changed(mini_server: ScriptedServer, tmp_path: Path,
+                                                               content: bytes) -> None:
+    """Issue 22, item 4: the torn-line repair ran before the format check, so a one-line JSON file
+    without a final newline became 0 bytes before it was refused."""
+    path = tmp_path / "notes.json"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=r"notes\.json"):
+        evaluate_chat(agent(mini_server, "solver"), MINI, sample=2, transcripts=path)
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("forge", [
+    lambda line: line["record"].update(solved=not line["record"]["solved"]),
+    lambda line: line["record"].update(guesses=1),
+    lambda line: line["record"].update(answer="1+1=2"),
+    lambda line: line["transcript"].update(answer_index=10**6),
+    lambda line: line["transcript"]["messages"][2].update(content="Guess 1 of 6: 10-5=5\nG G G G G G"),
+    lambda line: line.update(kind="gamez"),
+])
+def test_a_forged_or_damaged_game_line_is_refused_naming_its_line(mini_server: ScriptedServer, tmp_path: Path,
+                                                                  forge) -> None:
+    """Issue 22, item 11: a forged transcript record was taken as a played game."""
+    path = tmp_path / "t.jsonl"
+    evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    forge(lines[2])
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"t\.jsonl: line 3 is refused"):
+        evaluate_chat(agent(mini_server, "solver"), MINI, sample=3, transcripts=path)
+    assert path.read_bytes() == before
+
+
+def test_two_evaluations_cannot_share_a_transcripts_file(tmp_path: Path) -> None:
+    """Issue 22, item 11: two evaluations on one file both played every game."""
+    path = tmp_path / "t.jsonl"
+    with ScriptedServer(nerdle(6), delay=0.3) as server:
+        first = threading.Thread(target=evaluate_chat, args=(agent(server, "solver"), MINI),
+                                 kwargs={"sample": 3, "transcripts": path})
+        first.start()
+        deadline = time.monotonic() + 30
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(ValueError, match="in use by another run"):
+            evaluate_chat(agent(server, "solver"), MINI, sample=3, transcripts=path)
+        first.join(timeout=60)
+    assert path.read_text().count('"kind": "game"') == 3
 
 
 def test_the_shared_loop_and_the_command_line_run_llm_agents(mini_server: ScriptedServer, tmp_path: Path,

@@ -22,6 +22,7 @@ import cloudpickle
 import numpy as np
 import pytest
 import torch as th
+from fuzzing import mutate_bytes, mutate_json
 
 from guessgym.agents.learned import load_agent, load_model
 from guessgym.agents.model_files import MANIFEST, ModelFileError, read_model, save_model
@@ -190,40 +191,6 @@ def test_a_game_travels_as_json() -> None:
         game_from_dict({**game_to_dict(nerdle(5)), "guesses": ["1+2=3"]})
 
 
-def _mutate(blob: bytes, rng: random.Random) -> bytes:
-    data = bytearray(blob)
-    for _ in range(rng.randint(1, 4)):
-        kind = rng.random()
-        at = rng.randrange(len(data))
-        if kind < 0.5:
-            data[at] = rng.randrange(256)
-        elif kind < 0.75:
-            del data[at:at + rng.randint(1, 64)]
-        else:
-            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
-    return bytes(data)
-
-
-def _mutate_json(blob: bytes, rng: random.Random) -> bytes:
-    """Replace one value somewhere in a JSON document by another of a random type."""
-    doc = json.loads(blob)
-    values: list[Any] = [None, True, -1, 0, 10**30, 1e308, "x", "", [], {}, [1, -2], {"$array": "a9"}, "a" * 1000]
-    node: Any = doc
-    for _ in range(rng.randint(1, 4)):
-        keys = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
-        if not keys:
-            break
-        key = rng.choice(keys)
-        if rng.random() < 0.4 or not isinstance(node[key], (dict, list)):
-            if rng.random() < 0.2 and isinstance(node, dict):
-                del node[key]
-            else:
-                node[key] = rng.choice(values)
-            break
-        node = node[key]
-    return json.dumps(doc).encode()
-
-
 def test_fuzzed_model_zips_give_one_line_errors_and_stay_unchanged(saved: Path, tmp_path: Path) -> None:
     """Random byte damage to the zip, and random value changes inside its JSON entries: every
     outcome is a model or a one-line ModelFileError, and the file is never changed."""
@@ -233,12 +200,12 @@ def test_fuzzed_model_zips_give_one_line_errors_and_stay_unchanged(saved: Path, 
         entries = {i.filename: archive.read(i.filename) for i in archive.infolist()}
     path = tmp_path / "fuzz.zip"
     outcomes = {"read": 0, "refused": 0}
-    for i in range(1500):
+    for i in range(3000):
         if i % 3 == 0:
-            blob = _mutate(original, rng)
+            blob = mutate_bytes(original, rng)
         else:
             name = rng.choice(["data", MANIFEST])
-            changed = dict(entries, **{name: _mutate_json(entries[name], rng)})
+            changed = dict(entries, **{name: mutate_json(entries[name], rng)})
             buffer = io.BytesIO()
             with zipfile.ZipFile(buffer, "w") as archive:
                 for key, value in changed.items():

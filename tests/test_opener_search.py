@@ -4,6 +4,7 @@ checkpoint (a torn last line is dropped, another game's file refused), over work
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def test_a_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
 def test_a_checkpoint_of_another_search_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
     search_openers(nerdle(5), ["1+2=3"], 400, checkpoint=path)
-    with pytest.raises(ValueError, match="checkpoint of another search.*width"):
+    with pytest.raises(ValueError, match="checkpoint of another run.*width"):
         search_openers(nerdle(5), ["1+2=3"], 400, checkpoint=path, width=2)
     with pytest.raises(ValueError, match="not guesses of micro-nerdle"):
         search_openers(nerdle(5), ["salet"], 400)
@@ -94,3 +95,27 @@ def test_reading_the_progress_leaves_a_live_run_s_last_line_alone(tmp_path: Path
     path.write_text(being_written)
     assert proof_progress(game, path, first=3).done == 3 + 4
     assert path.read_text() == being_written
+
+
+def test_a_forged_proof_line_is_refused_naming_it(tmp_path: Path) -> None:
+    """Issue 22, item 11: a forged line claiming a cheaper tree made ``prove`` return a worse tree
+    marked "not proven". A claim the search cannot rebuild is refused naming the file and line;
+    a claim no tree can meet (below 2n - 1 guesses) is refused when the file is read."""
+    from guessgym.baselines.opener_search import prove
+
+    game = nerdle(5)
+    path = tmp_path / "proof.jsonl"
+    prove(game, checkpoint=path, first=3)
+    lines = path.read_text().splitlines()
+    row = json.loads(lines[5])
+    forged = {**row, "total": 373, "lower_bound": 373, "bound": 374}  # one below the optimum
+    path.write_text("\n".join([*lines[:5], json.dumps(forged), *lines[6:]]) + "\n")
+    with pytest.raises(ValueError, match=rf"proof\.jsonl: line 6 claims that opener {re.escape(repr(row['opener']))} "
+                                         "has a tree of total 373, but its search gives"):
+        prove(game, checkpoint=path, first=3)
+    impossible = {**row, "total": 5, "lower_bound": 5, "bound": 374}
+    path.write_text("\n".join([*lines[:5], json.dumps(impossible), *lines[6:]]) + "\n")
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"line 6 is refused: total 5 is not a whole number from 253"):
+        prove(game, checkpoint=path, first=3)
+    assert path.read_bytes() == before

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -163,7 +164,7 @@ def test_checkpoint_resumes_and_refuses_another_search(tmp_path: Path) -> None:
     path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
     again = solve_worst_case(game, adversary="absurdle", checkpoint=path)
     assert (again.guesses, again.proven, again.line) == (first.guesses, True, first.line)
-    with pytest.raises(ValueError, match="checkpoint of another search"):
+    with pytest.raises(ValueError, match="checkpoint of another run"):
         solve_worst_case(game, adversary="any", checkpoint=path)
     # against every host, the Absurdle minimum is a lower bound: Micro Nerdle's 4 needs no refutation
     every = solve_worst_case(game, checkpoint=tmp_path / "any.jsonl")
@@ -196,3 +197,25 @@ def test_host_ranks_follow_the_host_choice() -> None:
     assert ranks[0] == 0 and ranks[3**5 - 1] == 3**5 - 1
     assert all(pattern_to_list(int(p), 5).count(2) <= pattern_to_list(int(q), 5).count(2)
                for p, q in itertools.pairwise(np.argsort(ranks)))
+
+
+def test_a_forged_win_in_a_checkpoint_is_refused_naming_its_line(tmp_path: Path) -> None:
+    """Issue 22, item 11: a resumed record that contradicts the game is refused with its line."""
+    game = nerdle(5)
+    path = tmp_path / "micro.jsonl"
+    result = solve_worst_case(game, "any", checkpoint=path)
+    lines = path.read_text().splitlines()
+    # an opener that phase 1 tried before the winner, refuted at the winning depth
+    refuted = next(i for i, line in enumerate(lines[1:], start=1) if not json.loads(line)["win"]
+                   and json.loads(line)["depth"] == result.guesses)
+    row = json.loads(lines[refuted])
+    lines[refuted] = json.dumps({**row, "win": True})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"micro\.jsonl: line {refuted + 1} claims that opener "
+                                         rf"{re.escape(repr(row['opener']))} wins within {result.guesses} guesses, "
+                                         "but it does not"):
+        solve_worst_case(game, "any", checkpoint=path)
+    lines[refuted] = json.dumps({**row, "opener": "salet"})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"line {refuted + 1} is refused: opener 'salet' is not a guess"):
+        solve_worst_case(game, "any", checkpoint=path)

@@ -20,6 +20,8 @@ import io
 import json
 import random
 import shutil
+import zipfile
+import zlib
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -185,8 +187,9 @@ def load_checkpoint_state(checkpoint: Path) -> dict[str, Any]:
         with np.load(checkpoint / "state.npz", allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
         state = decode_state(document, arrays)
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError, EOFError) as exc:
-        raise CheckpointError(f"{path}: not a readable checkpoint state ({type(exc).__name__}: {exc})") from None
+    except (OSError, ValueError, RecursionError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
+        raise CheckpointError(f"{path}: not a readable checkpoint state ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
     if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
         found = state.get("format") if isinstance(state, dict) else None
         raise CheckpointError(f"{path} has checkpoint format {found!r}, expected {CHECKPOINT_FORMAT}")

@@ -1,0 +1,158 @@
+"""Every file format guessgym reads, under a few thousand random mutations (issue 22).
+
+Each reader must read a damaged file or refuse it with its documented error and a one-line
+message, and must leave the file as it was (a resumable log may drop a torn last line). Model
+zips are fuzzed in ``test_model_files.py``. The formats: decision trees (text and JSON), LLM
+transcripts, proof and opener-search checkpoints, worst-case checkpoints, training checkpoint
+states, training configs (TOML and JSON), word lists and saved evaluation results.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fuzzing import fuzz_file, mutate_bytes, mutate_json, mutate_jsonl, mutate_lines
+
+from guessgym.agents.chat_eval import TranscriptLog, evaluate_chat, replay_check
+from guessgym.agents.registry import make_agent
+from guessgym.agents.results import EvaluationResult
+from guessgym.agents.text import ModelReply, TextAgent
+from guessgym.agents.trees import DecisionTree, record_tree
+from guessgym.baselines.opener_search import Checkpoint, _header, search_openers
+from guessgym.baselines.worst_case import solve_worst_case
+from guessgym.envs.chat import ChatGuessEnv
+from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.resumable_log import LogError
+
+ROUNDS = 2000
+MICRO = nerdle(5)
+
+
+def _sometimes_gzip(mutate):
+    def run(blob: bytes, rng: random.Random) -> bytes:
+        return gzip.compress(mutate(blob, rng), mtime=0) if rng.random() < 0.2 else mutate(blob, rng)
+    return run
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".json"])
+def test_tree_files(tmp_path: Path, suffix: str) -> None:
+    tree = record_tree(make_agent("least-worst"), MICRO)
+    valid_path = tree.save(tmp_path / f"valid{suffix}", MICRO)
+    mutations = [mutate_bytes, mutate_lines] + ([mutate_json] if suffix == ".json" else [])
+    counts = fuzz_file(tmp_path / f"fuzz{suffix}", valid_path.read_bytes(), lambda p: DecisionTree.load(p, MICRO),
+                       (ValueError,), [_sometimes_gzip(m) for m in mutations], rounds=ROUNDS)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+class _Solver(TextAgent):
+    """Plays least-worst's guesses in conversation (a local, deterministic text agent)."""
+
+    def __init__(self) -> None:
+        from guessgym.agents.llm.scripted_server import ScriptedSolver
+
+        self.solver = ScriptedSolver(ChatGuessEnv(**MICRO_CHAT).game, "least-worst")
+
+    def reply(self, messages: list[dict[str, str]]) -> ModelReply:
+        text = "\n".join(m["content"] for m in messages if m["role"] == "user")
+        return ModelReply(f"My guess: [{self.solver.next_guess(text)}]")
+
+
+MICRO_CHAT = {"kind": "nerdle", "length": 5}
+
+
+def test_transcript_files(tmp_path: Path) -> None:
+    path = tmp_path / "valid.jsonl"
+    evaluate_chat(_Solver(), "guessgym/NerdleChat-v0", env_kwargs={"length": 5}, sample=3, transcripts=path)
+    header = json.loads(path.read_text().splitlines()[0])
+    header = {k: v for k, v in header.items() if k not in ("kind", "format")}
+    kwargs = header["env_kwargs"]
+
+    def read(p: Path) -> None:
+        TranscriptLog(p, header, replay_check(ChatGuessEnv(**kwargs), header["seed"])).close()
+
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), read, (LogError,),
+                       [mutate_bytes, mutate_lines, mutate_jsonl], rounds=ROUNDS, may_drop_torn_line=True)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_opener_search_checkpoints(tmp_path: Path) -> None:
+    path = tmp_path / "valid.jsonl"
+    openers = list(MICRO.guesses[:6])
+    search_openers(MICRO, openers, 400, checkpoint=path)
+    header = _header(MICRO, MICRO.max_attempts, 0)
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), lambda p: Checkpoint(p, header, MICRO).close(),
+                       (LogError,), [mutate_bytes, mutate_lines, mutate_jsonl], rounds=ROUNDS,
+                       may_drop_torn_line=True)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_worst_case_checkpoints(tmp_path: Path) -> None:
+    from guessgym.baselines.worst_case import _Checkpoint
+
+    game = nerdle(6)
+    path = tmp_path / "valid.jsonl"
+    solve_worst_case(game, "absurdle", checkpoint=path)
+    header = json.loads(path.read_text().splitlines()[0])
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), lambda p: _Checkpoint(p, header, game).close(),
+                       (LogError,), [mutate_bytes, mutate_lines, mutate_jsonl], rounds=ROUNDS,
+                       may_drop_torn_line=True)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_training_checkpoint_states(tmp_path: Path) -> None:
+    th = pytest.importorskip("torch")
+    from guessgym.training.checkpoints import CheckpointError, encode_state, load_checkpoint_state, rng_state
+
+    state = {"format": 2, "rng": rng_state(), "env": {"venv": {"state": np.arange(12).reshape(3, 4)}},
+             "model_extra": {"_last_obs": {"board": np.zeros((2, 5), dtype=np.int64)}}, "wall_time_s": 1.5,
+             "config": {"seed": 3}, "t": th.ones(3)}
+    arrays: dict[str, np.ndarray] = {}
+    document = json.dumps(encode_state(state, arrays)).encode()
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    folder = tmp_path / "step"
+    folder.mkdir()
+    (folder / "state.npz").write_bytes(buffer.getvalue())
+    counts = fuzz_file(folder / "state.json", document, lambda p: load_checkpoint_state(p.parent),
+                       (CheckpointError,), [mutate_bytes, mutate_json], rounds=ROUNDS)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+    (folder / "state.json").write_bytes(document)
+    counts = fuzz_file(folder / "state.npz", buffer.getvalue(), lambda p: load_checkpoint_state(p.parent),
+                       (CheckpointError,), [mutate_bytes], rounds=500)
+    assert counts["refused"] > 100, counts
+
+
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_training_configs(tmp_path: Path, suffix: str) -> None:
+    pytest.importorskip("torch")
+    from guessgym.training.config import load_config
+
+    source = Path(__file__).resolve().parent.parent / "configs" / "mini-nerdle.toml"
+    config = load_config(source)
+    valid = source.read_bytes() if suffix == ".toml" else json.dumps(config.to_dict()).encode()
+    mutations = [mutate_bytes, mutate_lines] + ([mutate_json] if suffix == ".json" else [])
+    counts = fuzz_file(tmp_path / f"fuzz{suffix}", valid, load_config, (ValueError,), mutations, rounds=ROUNDS)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_word_lists(tmp_path: Path) -> None:
+    valid = "\n".join(wordle().answers[:40]).encode() + b"\n"
+    counts = fuzz_file(tmp_path / "words.txt", valid, lambda p: wordle(answers=p), (ValueError,),
+                       [mutate_bytes, mutate_lines], rounds=ROUNDS)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_saved_results(tmp_path: Path) -> None:
+    from guessgym.agents.evaluate import evaluate
+
+    path = tmp_path / "valid.json"
+    evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=5).to_json(path)
+    counts = fuzz_file(tmp_path / "fuzz.json", path.read_bytes(), EvaluationResult.from_json, (ValueError,),
+                       [mutate_bytes, mutate_json], rounds=ROUNDS)
+    assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
