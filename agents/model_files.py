@@ -22,6 +22,7 @@ import json
 import math
 import re
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -222,7 +223,7 @@ def _read_entries(path: Path) -> dict[str, bytes]:
     except ModelFileError:
         raise
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, RuntimeError,
-            NotImplementedError) as exc:
+            NotImplementedError, zlib.error) as exc:
         raise ModelFileError(f"{path}: not a readable model zip ({type(exc).__name__}: {exc})") from None
     for required in ("data", "policy.pth"):
         if required not in entries:
