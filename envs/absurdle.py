@@ -12,7 +12,7 @@ from .env import check_render_mode, observation_space
 from .game import Game, make_game
 from .mask_pool import ConstantMasks
 from .matrix import PatternMatrix
-from .options import check_action, check_can_step, check_int, check_number
+from .options import check_action, check_can_step, check_int, check_number, check_penalty
 from .scoring import pattern_to_list
 
 #: Board rows in the observation of an uncapped game (the latest guesses are shown).
@@ -71,8 +71,9 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
 
     ## Rewards
     ``win_reward`` (1.0) for the winning guess; ``loss_reward`` (0.0) for the last guess of a
-    capped game that is lost; ``step_penalty`` (0.0) subtracted from every guess (with no cap,
-    a negative ``step_penalty`` is the only pressure to finish).
+    capped game that is lost; ``step_penalty`` (0.0, or negative: every penalty is added) on
+    every guess. With no cap, a negative ``step_penalty`` is the only pressure to finish; a
+    positive one is refused (it would pay an agent never to finish).
 
     ## Starting State
     An empty board, every answer possible. There is no answer to fix: ``reset(options={"answer":
@@ -108,7 +109,7 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         self.rows = self.max_attempts if self.max_attempts is not None else check_int("rows", rows, minimum=1)
         self.win_reward = check_number("win_reward", win_reward)
         self.loss_reward = check_number("loss_reward", loss_reward)
-        self.step_penalty = check_number("step_penalty", step_penalty)
+        self.step_penalty = check_penalty("step_penalty", step_penalty)
         if game is None:
             game = make_game(**game_options)
         elif game_options:
@@ -157,7 +158,7 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         self.candidates = kept
         won = pattern == self._solved
         lost = not won and self.max_attempts is not None and len(self.history) >= self.max_attempts
-        reward = -self.step_penalty + (self.win_reward if won else self.loss_reward if lost else 0.0)
+        reward = self.step_penalty + (self.win_reward if won else self.loss_reward if lost else 0.0)
         self._done = won or lost
         info = self._info(self.game.guesses[action], pattern)
         if self._done:

@@ -38,7 +38,7 @@ from .answer_stream import AnswerStream
 from .candidates import HardModeRule, filter_candidates
 from .game import GAME_KEYS, Game, make_game
 from .matrix import PatternMatrix
-from .options import check_bool, check_choice, check_number
+from .options import check_bool, check_choice, check_number, check_penalty
 from .scoring import pattern_to_tiles
 
 RewardMode = Literal["sparse", "shaped"]
@@ -64,8 +64,9 @@ class RewardConfig:
             consistent with the tiles; over a won game these add up to 1.
         win_reward: reward of the winning guess (1.0).
         loss_reward: reward of the last guess of a lost game (0.0).
-        step_penalty: subtracted from every valid guess, in both modes (0.0).
-        invalid_action_penalty: the whole reward of a rejected (hard-mode) guess (-0.1).
+        step_penalty: added to the reward of every valid guess, in both modes: 0 (default) or
+            negative, like every penalty (:func:`~guessgym.envs.options.check_penalty`).
+        invalid_action_penalty: the whole reward of a rejected (hard-mode) guess: 0 or negative (-0.1).
 
     Examples:
         >>> RewardConfig(reward_mode="shaped").reward_mode
@@ -84,8 +85,10 @@ class RewardConfig:
 
     def __post_init__(self) -> None:
         check_choice("reward_mode", self.reward_mode, REWARD_MODES)
-        for name in ("win_reward", "loss_reward", "step_penalty", "invalid_action_penalty"):
+        for name in ("win_reward", "loss_reward"):
             object.__setattr__(self, name, check_number(name, getattr(self, name)))
+        for name in ("step_penalty", "invalid_action_penalty"):
+            object.__setattr__(self, name, check_penalty(name, getattr(self, name)))
 
     @property
     def shaped(self) -> bool:
@@ -140,7 +143,7 @@ def _play_game(
     game[history + 1] = p
     turn += 1
     game[ATTEMPT] = turn
-    reward = 0.0 - params[_STEP]  # not -params[_STEP]: no reward of -0.0
+    reward = 0.0 + params[_STEP]  # step_penalty (0 or negative); 0.0 + x: no reward of -0.0
     if params[_TRACK] > 0.0:
         before = game[COUNT]
         after = filter_candidates(row, candidates[i], before, p)

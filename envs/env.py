@@ -79,7 +79,8 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     * ``reward_mode="shaped"``: in addition, every valid guess earns the fraction of information
       it revealed, ``(ln|C_before| - ln|C_after|) / ln|answers|`` where ``C`` is the set of
       answers still consistent with the tiles; over a won game these add up to 1.
-    * ``step_penalty`` (default 0) is subtracted for every valid guess, in both modes.
+    * ``step_penalty`` (default 0; 0 or negative, as every penalty) is added to the reward of every
+      valid guess, in both modes.
     * A rejected hard-mode guess earns ``invalid_action_penalty`` (default -0.1) and nothing else.
 
     ## Starting State

@@ -14,7 +14,7 @@ from .engine import COUNT, GameEngine
 from .env import check_render_mode
 from .game import Game
 from .mask_pool import ConstantMasks
-from .options import check_action, check_can_step, check_int, check_number
+from .options import check_action, check_can_step, check_int, check_number, check_penalty
 
 #: The real games' numbers of boards and attempts (attempts = boards + 5 for all of them).
 MULTIBOARD_DEFAULTS = {2: 7, 4: 9, 8: 13, 16: 21}
@@ -64,7 +64,7 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
     ## Rewards
     ``win_reward`` (1.0) when the last board is solved, ``loss_reward`` (0.0) when the attempts run
     out, ``board_reward`` (0.0) for each board a guess solves (shaping; the winning guess earns it
-    too), minus ``step_penalty`` (0.0) per guess.
+    too), plus ``step_penalty`` (0.0, or negative: every penalty is added) per guess.
 
     ## Starting State
     Empty boards; the answers are drawn without repetition from a child stream of the seed (as
@@ -115,8 +115,8 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
             raise ValueError("hard mode is not defined for multi-board games (each board would constrain the "
                              "same guess); play hard mode on the single-board ids")
         self.rewards = {name: check_number(name, value) for name, value in (
-            ("board_reward", board_reward), ("win_reward", win_reward), ("loss_reward", loss_reward),
-            ("step_penalty", step_penalty))}
+            ("board_reward", board_reward), ("win_reward", win_reward), ("loss_reward", loss_reward))}
+        self.rewards["step_penalty"] = check_penalty("step_penalty", step_penalty)
         self.engine = GameEngine.from_options(self.boards, max_attempts=attempts, **options)
         self.game: Game = self.engine.game
         if len(self.game.answers) < self.boards:
@@ -170,7 +170,7 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
         self._solved[newly] = 1
         won = bool(self._solved.all())
         lost = not won and self._attempt >= self.engine.game.max_attempts
-        reward = self.rewards["board_reward"] * len(newly) - self.rewards["step_penalty"]
+        reward = self.rewards["board_reward"] * len(newly) + self.rewards["step_penalty"]
         if won:
             reward += self.rewards["win_reward"]
         elif lost:

@@ -220,7 +220,7 @@ class BatchedMultiBoardEnv(VectorEnv):
         won = playing & self._solved.all(axis=1)
         lost = playing & ~won & (self._attempt >= self.max_attempts)
         r = self.rewards
-        rewards = np.where(playing, r["board_reward"] * newly.sum(axis=1) - r["step_penalty"], 0.0)
+        rewards = np.where(playing, r["board_reward"] * newly.sum(axis=1) + r["step_penalty"], 0.0)
         rewards += np.where(won, r["win_reward"], 0.0) + np.where(lost, r["loss_reward"], 0.0)
         terminated = won | lost
         self._done |= terminated

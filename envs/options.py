@@ -66,6 +66,25 @@ def check_number(name: str, value: Any) -> float:
     return float(value)
 
 
+#: The one sign convention of every reward option (documented once, in the README's Rewards).
+PENALTY_RULE = "every penalty is added to the reward, so it is 0 or negative"
+
+
+def check_penalty(name: str, value: Any) -> float:
+    """A penalty (``step_penalty``, ``invalid_action_penalty``, ``invalid_penalty``): a finite
+    number, 0 or negative, added to the reward of the step it applies to (:data:`PENALTY_RULE`).
+    A positive value would pay the agent for the very thing the penalty discourages (with
+    Absurdle's uncapped games, for never finishing; for an invalid reply, credit it never earns),
+    so it is refused."""
+    number = check_number(name, value)
+    if number > 0:
+        hint = (f"; guessgym 0.3 subtracted step_penalty: write {-number!r} for what {value!r} meant there"
+                if name == "step_penalty" else "; a positive one would pay for what it should discourage: "
+                "a penalty never earns credit")
+        raise ValueError(f"{name} must be 0 or negative ({PENALTY_RULE}), got {value!r}{hint}")
+    return number
+
+
 def check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     """``value`` if it is one of the strings ``allowed``."""
     if isinstance(value, str) and value in allowed:
@@ -95,4 +114,5 @@ def check_can_step(done: bool, started: bool) -> None:
         raise RuntimeError("step() was called after the game ended; call reset() to start a new game")
 
 
-__all__ = ["check_action", "check_bool", "check_can_step", "check_choice", "check_int", "check_number"]
+__all__ = ["PENALTY_RULE", "check_action", "check_bool", "check_can_step", "check_choice", "check_int", "check_number",
+           "check_penalty"]

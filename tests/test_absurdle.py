@@ -129,3 +129,25 @@ def test_with_commutative_answers_the_host_concedes_only_when_it_must() -> None:
     assert sorted(game.answers[a] for a in env.candidates) == ["1+2=3", "2+1=3"]
     _, reward, terminated, _, info = env.step(game.guess_index["2+1=3"])
     assert terminated and info["tiles"] == "GGGGG" and sorted(info["candidates_left"]) == ["1+2=3", "2+1=3"]
+
+
+@pytest.mark.parametrize("env_id", ["guessgym/Absurdle-v0", "guessgym/Wordle-v1", "guessgym/Quordle-v0",
+                                    "guessgym/MicroNerdle-v1"])
+def test_one_penalty_convention_for_every_env(env_id: str) -> None:
+    """Issue 22, item 9: the docs said a negative step_penalty rewards finishing sooner while the
+    code paid +0.1 a guess for -0.1 (and Absurdle has no cap: an agent learned never to finish).
+    Every penalty is now added, 0 or negative; a positive one is refused, naming the change."""
+    with pytest.raises(ValueError, match=r"step_penalty must be 0 or negative .*write -0.1"):
+        gym.make(env_id, step_penalty=0.1)
+    env = gym.make(env_id, step_penalty=-0.1)
+    _, info = env.reset(seed=0)
+    game = env.unwrapped.game
+    losing = next(g for g in range(len(game.guesses)) if not game.guess_is_answer[g]) \
+        if not game.guess_is_answer.all() else 0
+    _, reward, terminated, _, _ = env.step(losing)
+    assert not terminated and reward == pytest.approx(-0.1)
+    if "Quordle" not in env_id:
+        vec = gym.make_vec(env_id, 2, vectorization_mode="sync", step_penalty=-0.1)
+        vec.reset(seed=0)
+        _, rewards, _, _, _ = vec.step(np.array([losing, losing]))
+        assert rewards.tolist() == pytest.approx([-0.1, -0.1])

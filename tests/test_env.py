@@ -401,7 +401,7 @@ def test_hard_mode_masks_agree_with_the_rule(env_id_: str, kwargs: dict[str, Any
 
 def test_sparse_rewards_win_and_loss(env_id: str) -> None:
     rng = np.random.default_rng(3)
-    env = gym.make(env_id, win_reward=2.0, loss_reward=-1.0, step_penalty=0.25)
+    env = gym.make(env_id, win_reward=2.0, loss_reward=-1.0, step_penalty=-0.25)
     _, info = env.reset(seed=0, options={"answer": 5})
     target = answer_action(env, 5)
     for _ in range(2):

@@ -126,7 +126,7 @@ def test_micro_nerdle_by_id_matches_reference() -> None:
 
 
 def test_wrapped_env_uses_its_game_and_rules() -> None:
-    env = gym.make("guessgym/MicroNerdle-v1", reward_mode="shaped", step_penalty=0.5)
+    env = gym.make("guessgym/MicroNerdle-v1", reward_mode="shaped", step_penalty=-0.5)
     result = evaluate(FirstCandidate(), env, answers=["1+2=3"])
     assert result.env_id == "guessgym/MicroNerdle-v1"
     assert result.records[0].solved

@@ -39,7 +39,7 @@ def mixed_actions(venv: BatchedMultiBoardEnv, rng: np.random.Generator) -> np.nd
 
 @pytest.mark.parametrize("env_id,num_envs,kwargs", [
     ("guessgym/Quordle-v0", 4, {}),
-    ("guessgym/Dordle-v0", 3, {"board_reward": 0.25, "step_penalty": 0.01, "loss_reward": -1.0}),
+    ("guessgym/Dordle-v0", 3, {"board_reward": 0.25, "step_penalty": -0.01, "loss_reward": -1.0}),
     ("guessgym/DoubleNerdle-v0", 3, {"kind": "nerdle", "length": 6}),
 ])
 def test_equals_sync_vector_env(env_id: str, num_envs: int, kwargs: dict[str, Any]) -> None:

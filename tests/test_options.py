@@ -69,7 +69,7 @@ def test_numpy_scalars_are_accepted_as_plain_types() -> None:
     game = make_game(kind="nerdle", length=np.int64(5), max_attempts=np.int32(4), hard_mode=np.bool_(True))
     assert (game.length, game.max_attempts, game.hard_mode) == (5, 4, True)
     assert type(game.max_attempts) is int and type(game.hard_mode) is bool
-    assert RewardConfig(win_reward=np.float32(2.0), step_penalty=1).step_penalty == 1.0
+    assert RewardConfig(win_reward=np.float32(2.0), step_penalty=-1).step_penalty == -1.0
 
 
 def test_false_means_easy_mode() -> None:

@@ -49,7 +49,7 @@ def _random_actions(rng: np.random.Generator, masks: np.ndarray, p_masked: float
     "env_id, kwargs",
     [
         ("guessgym/MiniNerdle-v1", {}),
-        ("guessgym/MicroNerdle-v1", {"reward_mode": "shaped", "step_penalty": 0.05}),
+        ("guessgym/MicroNerdle-v1", {"reward_mode": "shaped", "step_penalty": -0.05}),
         ("guessgym/WordleHard-v1", {}),
         (
             "guessgym/Wordle-v1",
@@ -267,9 +267,9 @@ def test_make_vec_vector_entry_point() -> None:
 
 
 def test_single_env_like_matches_settings() -> None:
-    venv = BatchedGuessEnv(2, game=nerdle(5), reward_mode="shaped", step_penalty=0.2)
+    venv = BatchedGuessEnv(2, game=nerdle(5), reward_mode="shaped", step_penalty=-0.2)
     env = single_env_like(venv)
-    assert isinstance(env, GuessEnv) and env.rewards.reward_mode == "shaped" and env.rewards.step_penalty == 0.2
+    assert isinstance(env, GuessEnv) and env.rewards.reward_mode == "shaped" and env.rewards.step_penalty == -0.2
 
 
 def test_render_frames() -> None:

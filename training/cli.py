@@ -4,7 +4,7 @@
 handler as ``func`` (``args.func(args)`` returns the exit code)::
 
     guessgym train --config configs/mini-nerdle.toml
-    guessgym train --config configs/wordle.toml --set num_envs=64 --set env_kwargs.step_penalty=0.01
+    guessgym train --config configs/wordle.toml --set num_envs=64 --set env_kwargs.step_penalty=-0.01
     guessgym train --config configs/wordle.toml --resume --total-steps 30000000
 
 The first Ctrl-C asks the run to save a checkpoint at the next rollout boundary and stop

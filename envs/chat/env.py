@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import string
 from typing import Any, SupportsFloat
 
@@ -11,7 +10,7 @@ from gymnasium import spaces
 
 from ..engine import ANSWER
 from ..env import GuessEnv, check_render_mode
-from ..options import check_can_step, check_choice, check_int, check_number
+from ..options import check_can_step, check_choice, check_int, check_penalty
 from .feedback import FEEDBACK_STYLES, TileFeedback
 from .prompts import ChatPrompts
 from .replies import INVALID_KINDS, ReplyParser, Verdict
@@ -143,10 +142,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         self.render_mode = render_mode
         self.invalid = check_choice("invalid", invalid, INVALID_POLICIES)
         self.max_retries = check_int("max_retries", max_retries, minimum=0)
-        self.invalid_penalty = check_number("invalid_penalty", invalid_penalty)
-        if not math.isfinite(self.invalid_penalty) or self.invalid_penalty > 0:
-            raise ValueError(f"invalid_penalty must be 0 or negative (an invalid reply never earns credit), "
-                             f"got {invalid_penalty!r}")
+        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)  # never credit
         check_choice("feedback", feedback, FEEDBACK_STYLES)
         try:
             self.env = GuessEnv(**game_options)
