@@ -106,6 +106,22 @@ def is_absurdle_id(env_id: str) -> bool:
     return spec is not None and spec.entry_point == ABSURDLE_ENTRY_POINT
 
 
+#: The kinds of game, by the entry point their ids are registered with.
+KINDS = {"plain": "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)",
+         "chat": "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)",
+         "multiboard": "multi-board ids (guessgym/Quordle-v0, guessgym/DoubleNerdle-v0, ...)",
+         "absurdle": "Absurdle ids (guessgym/Absurdle-v0)"}
+
+
+def kind_of(env_id: str) -> str | None:
+    """``"plain"``, ``"chat"``, ``"multiboard"`` or ``"absurdle"`` for a guessgym id (from the
+    entry point it is registered with), ``None`` for any other id."""
+    spec = gym.registry.get(env_id)
+    entry = None if spec is None else spec.entry_point
+    return {ENTRY_POINT: "plain", CHAT_ENTRY_POINT: "chat", MULTIBOARD_ENTRY_POINT: "multiboard",
+            ABSURDLE_ENTRY_POINT: "absurdle"}.get(entry)  # type: ignore[arg-type]
+
+
 def is_guessgym_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's own environment class."""
     spec = gym.registry.get(env_id)
@@ -113,6 +129,7 @@ def is_guessgym_id(env_id: str) -> bool:
 
 
 __all__ = [
+    "KINDS", "kind_of",
     "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "is_absurdle_id",
     "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
     "MULTIBOARD_VECTOR_ENTRY_POINT",

@@ -137,6 +137,29 @@ def _check_env_id(env_id: str) -> None:
         raise UsageError(f"unknown environment {env_id!r}; known: {known}")
 
 
+#: The kinds of game (``envs.registration.KINDS``) each command plays; others are refused before any work.
+COMMAND_KINDS: dict[str, tuple[str, ...]] = {
+    "evaluate": ("plain", "chat", "multiboard", "absurdle"),
+    "play": ("plain",),
+    "tree": ("plain",),
+    "solve": ("plain",),
+    "worst-case": ("plain", "absurdle"),
+}
+
+
+def _check_kind(command: str, env_id: str) -> str:
+    """The kind of ``env_id``, if ``command`` plays it; else a one-line refusal naming the kinds it does."""
+    from .envs.registration import KINDS, kind_of
+
+    _check_env_id(env_id)
+    kind = kind_of(env_id)
+    supported = COMMAND_KINDS[command]
+    if kind not in supported:
+        what = f"one of the {KINDS[kind]}" if kind else "not a guessgym id"
+        raise UsageError(f"{command} plays the {' and the '.join(KINDS[k] for k in supported)}; {env_id} is {what}")
+    return kind
+
+
 def _progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm bar on stderr (silent when stderr is not a terminal)."""
     from tqdm.auto import tqdm
@@ -190,7 +213,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.env is None:  # a shipped model plays the game of its card unless told otherwise
         args.env, env_kwargs = _default_env(args.agent, env_kwargs)
-    _check_env_id(args.env)
+    _check_kind("evaluate", args.env)
     agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
     answers, sample = parse_answers(args.answers)
     if args.jobs < 1:
@@ -497,7 +520,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from guessgym.play import run_play
 
-    _check_env_id(args.env)
+    _check_kind("play", args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     color = None if args.color == "auto" else args.color == "always"
     try:
@@ -545,7 +568,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
     from .agents.trees import DecisionTree, record_tree, show_tree, verify_tree
 
-    _check_env_id(args.env)
+    _check_kind("tree", args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     try:
         env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
@@ -586,7 +609,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .baselines.optimal import ExactSearch
     from .envs.cache import cache_dir
 
-    _check_env_id(args.env)
+    _check_kind("solve", args.env)
     check_output_dir(Path(args.out).parent, "--out")
     if args.proof and (args.opener or args.openers or args.beam or args.time_budget):
         raise UsageError("--proof searches every opener exactly: leave out --opener, --openers, --beam and "
@@ -643,11 +666,9 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     from .baselines.worst_case import solve_worst_case
-    from .envs.absurdle import AbsurdleEnv
     from .envs.atomic import atomic_write_text
-    from .envs.multiboard import MultiBoardEnv
 
-    _check_env_id(args.env)
+    kind = _check_kind("worst-case", args.env)
     if args.out:
         check_output_dir(Path(args.out).parent, "--out")
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
@@ -655,11 +676,8 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
         env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
-    if isinstance(env.unwrapped, MultiBoardEnv):
-        raise UsageError(f"{args.env} is a multi-board game; the worst-case search covers one board (use the id "
-                         f"of its single-board game)")
     game = env.unwrapped.game  # type: ignore[attr-defined]
-    adversary = args.adversary or ("absurdle" if isinstance(env.unwrapped, AbsurdleEnv) else "any")
+    adversary = args.adversary or ("absurdle" if kind == "absurdle" else "any")
     update, close = _progress_bar("openers")
     try:
         result = solve_worst_case(game, adversary, checkpoint=args.checkpoint, time_budget=args.time_budget,

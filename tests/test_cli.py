@@ -595,3 +595,25 @@ def test_a_broken_stdout_never_costs_results_nor_reports_success(tmp_path: Path,
     assert done.returncode == 1, done.stderr
     assert sorted(p.suffix for p in out.iterdir() if p.suffix == ".json"), done.stderr
     assert "Traceback" not in done.stderr and "standard output was closed" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["tree", "record", "--env", "guessgym/Quordle-v0", "--agent", "least-worst", "--out", "{tmp}/t.txt"],
+    ["tree", "show", "{tmp}/t.txt", "--env", "guessgym/WordleChat-v0"],
+    ["tree", "verify", "{tmp}/t.txt", "--env", "guessgym/Absurdle-v0"],
+    ["solve", "--env", "guessgym/Dordle-v0", "--out", "{tmp}/t.txt"],
+    ["solve", "--env", "guessgym/Absurdle-v0", "--out", "{tmp}/t.txt"],
+    ["worst-case", "--env", "guessgym/NerdleChat-v0"],
+    ["worst-case", "--env", "guessgym/Octordle-v0"],
+    ["play", "--env", "guessgym/Absurdle-v0"],
+])
+def test_each_command_refuses_the_kinds_it_does_not_play_before_any_work(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22, item 10: ``tree record --env guessgym/Quordle-v0`` wrote a single-board tree and
+    exited 0; ``solve`` ran the whole Wordle search on such ids; ``tree verify`` gave tracebacks."""
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv, stdin=io.StringIO("")) == 2
+    err = capsys.readouterr().err
+    assert f"{argv[0]} plays the single-board" in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())
