@@ -371,3 +371,33 @@ def test_export_prompts_command(tmp_path, capsys: pytest.CaptureFixture[str]) ->
     plain = ["export-prompts", "--env", "guessgym/Nerdle-v1", "--out", str(out), "--answers-out", str(answers)]
     assert main(plain) == 2
     assert "is not a chat environment" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("length", [5, 6, 7])
+def test_the_commutative_rule_is_stated_and_its_example_wins(length: int) -> None:
+    """Issue 22, item 12: the commutative chat game did not tell the model that rearrangements win."""
+    from guessgym.envs.chat.rules import rearrangement_example
+
+    plain = ChatGuessEnv(kind="nerdle", length=length)
+    assert "Rearrangements win" not in plain.system_prompt
+    env = ChatGuessEnv(kind="nerdle", length=length, commutative=True)
+    assert "Rearrangements win" in env.system_prompt and "kept as written" in env.system_prompt
+    answer, guess = rearrangement_example(env.game)
+    assert answer != guess and f'if the answer is "{answer}", the guess "{guess}" wins' in env.system_prompt
+    env.reset(seed=0, options={"answer": answer})
+    _, reward, terminated, _, info = env.step(f"[{guess}]")
+    assert terminated and info["won"] and reward == 1.0
+
+
+@pytest.mark.parametrize("template, says", [
+    ("{rules:{width}}", "uses {width}"),
+    ("{rules.__class__}", "uses {rules.__class__}"),
+    ("{rules[0]}", "uses {rules[0]}"),
+    ("{rules:d}", "cannot be filled in"),
+    ("{rules", "not a valid format string"),
+])
+def test_prompt_templates_are_checked_to_the_last_nested_field(template: str, says: str) -> None:
+    """Issue 22, item 12: ``{rules:{width}}`` raised a raw KeyError at reset, ``{rules.__class__}`` passed."""
+    with pytest.raises(ValueError, match=re.escape(says)):
+        ChatGuessEnv(kind="nerdle", length=5, prompts={"system": template})
+    assert ChatGuessEnv(kind="nerdle", length=5, prompts={"system": "{rules:>10}\n{reply_format}"})

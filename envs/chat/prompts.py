@@ -46,6 +46,25 @@ TEMPLATE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: A value of the real type for each field (what a template is tried with when it is checked).
+SAMPLE_VALUES: dict[str, Any] = {"rules": "the rules", "reply_format": "[guess]", "attempts": 6, "length": 5,
+                                 "attempt": 1, "guess": "crane", "tiles": "G Y B B G", "words": "green, ...",
+                                 "status": "5 guesses left", "message": "unknown word", "consequence": "try again",
+                                 "answer": "crane"}
+
+
+def _fields(template: str) -> list[str]:
+    """Every replacement field of ``template``, those nested in format specs included
+    (``"{rules:{width}}"`` uses ``rules`` and ``width``)."""
+    found: list[str] = []
+    for _, field_name, spec, _ in string.Formatter().parse(template):
+        if field_name is not None:
+            found.append(field_name)
+        if spec:
+            found.extend(_fields(spec))
+    return found
+
+
 @dataclass(frozen=True)
 class ChatPrompts:
     """The templates of a chat game (the defaults are plain and complete; see the module docstring)."""
@@ -62,14 +81,19 @@ class ChatPrompts:
             template = getattr(self, name)
             if not isinstance(template, str):
                 raise ValueError(f"the {name} template must be a string, got {type(template).__name__}")
+            shown = ", ".join("{" + a + "}" for a in allowed)
             try:
-                used = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+                used = _fields(template)
             except ValueError as exc:
                 raise ValueError(f"the {name} template {template!r} is not a valid format string: {exc}") from None
             for used_field in used:
-                if used_field.split(".")[0].split("[")[0] not in allowed:
-                    shown = ", ".join("{" + a + "}" for a in allowed)
+                if used_field not in allowed:  # exact names only: no {rules.__class__}, no {guess[0]}
                     raise ValueError(f"the {name} template uses {{{used_field}}}; it may use {shown}")
+            try:  # a trial with values of the real types: "{attempts:>3}" passes, "{rules:d}" does not
+                template.format(**{k: SAMPLE_VALUES[k] for k in allowed})
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                raise ValueError(f"the {name} template {template!r} cannot be filled in ({exc}); it may use "
+                                 f"{shown}") from None
 
     @classmethod
     def from_value(cls, value: ChatPrompts | dict[str, str] | None) -> ChatPrompts:
@@ -91,4 +115,4 @@ class ChatPrompts:
         return template.format(**values)
 
 
-__all__ = ["TEMPLATE_FIELDS", "ChatPrompts"]
+__all__ = ["SAMPLE_VALUES", "TEMPLATE_FIELDS", "ChatPrompts"]

@@ -59,6 +59,27 @@ def _example(game: Game) -> str:
     return f' For example, guessing "{guess}" when the answer is "{answer}" gives: {marks}.'
 
 
+def rearrangement_example(game: Game) -> tuple[str, str] | None:
+    """An answer of ``game`` and a guess that wins it by the commutative rule (another spelling),
+    or None; the first in the game's answer order."""
+    for g, answers in game.commutative_wins.items():
+        return game.answers[int(answers[0])], game.guesses[g]
+    return None
+
+
+def _rearrangements(game: Game) -> str:
+    """The commutative rule (:func:`~guessgym.envs.equations.commutative_form`) in words."""
+    pair = rearrangement_example(game)
+    example = f' For example, if the answer is "{pair[0]}", the guess "{pair[1]}" wins.' if pair else ""
+    return (
+        "Rearrangements win: a guess that rearranges the answer's equation wins the game, and all its tiles are "
+        f"{TILE_NAMES['nerdle'][2]}. The left side is read as signed terms (split at + and -, the first term "
+        "positive): the terms may come in any order, each keeping its sign, and within a term whose only "
+        "operator is * the factors may come in any order. A term with a / is kept as written, and so is the "
+        "right side." + example
+    )
+
+
 def rules_text(game: Game) -> str:
     """The complete rules of ``game`` as plain text (several short paragraphs)."""
     names = TILE_NAMES[game.kind]
@@ -94,6 +115,8 @@ def rules_text(game: Game) -> str:
         f"the answer still has a copy of it that is not yet marked, and {names[0]} after that." + _example(game)
     )
     parts = [intro, tiles, repeats]
+    if game.commutative:
+        parts.append(_rearrangements(game))
     if game.hard_mode:
         parts.append(
             f"Hard mode is on: every green {symbol} must stay at its position in later guesses, and every "
@@ -102,4 +125,5 @@ def rules_text(game: Game) -> str:
     return "\n\n".join(parts)
 
 
-__all__ = ["TILE_EMOJI", "TILE_LETTERS", "TILE_NAMES", "repeated_symbol_example", "rules_text"]
+__all__ = ["TILE_EMOJI", "TILE_LETTERS", "TILE_NAMES", "rearrangement_example", "repeated_symbol_example",
+           "rules_text"]
