@@ -12,7 +12,7 @@ from .env import check_render_mode, observation_space
 from .game import Game, make_game
 from .mask_pool import ConstantMasks
 from .matrix import PatternMatrix
-from .options import check_action, check_can_step, check_int, check_number, check_penalty
+from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
 from .scoring import pattern_to_list
 
 #: Board rows in the observation of an uncapped game (the latest guesses are shown).
@@ -129,6 +129,8 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            check_reset_options(options, ())
         if options:
             if "answer" in options:
                 raise ValueError("Absurdle has no fixed answer: the host keeps every answer possible and chooses "

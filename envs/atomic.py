@@ -16,9 +16,11 @@ Examples:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import socket
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -27,12 +29,28 @@ from pathlib import Path
 from typing import IO, Any
 
 
+def check_replaceable(target: Path) -> None:
+    """Raise ``OSError`` (naming ``target``) unless ``target`` is missing or a regular file: an
+    atomic write renames over its target, so a directory, a device (``/dev/full``), a FIFO or a
+    socket in its place would be replaced, not written to."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory; an output here must be a file name", str(target))
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise OSError(errno.EINVAL, "is not a regular file (a device, FIFO or socket): outputs go to files",
+                      str(target))
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; whatever is written there replaces ``path`` on a
     clean exit (flushed to disk, with the permissions a new file would get), and is deleted on an
     exception. Use it for writers that take a file name (``savefig``, ``model.save``)."""
     target = Path(path)
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f"{target.name}.{_owner()}.", suffix=suffix, dir=target.parent)
     os.close(fd)

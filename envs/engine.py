@@ -287,10 +287,17 @@ class GameEngine:
         self.tile_strings: tuple[str, ...] = (*(pattern_to_tiles(int(p), length) for p in codes), "")
 
         self.cells = cells
-        self.state = np.zeros((n, BOARD + 2 * cells + 2 * game.max_attempts), dtype=np.int64)
+        width = BOARD + 2 * cells + 2 * game.max_attempts
+        kept = self.n_answers if self.track_candidates else 1
+        try:
+            self.state = np.zeros((n, width), dtype=np.int64)
+            # Game i's candidates are candidates[i, :status[i, COUNT]], in answer order.
+            self.candidates = np.zeros((n, kept), dtype=np.int32)
+        except MemoryError:
+            need = n * (8 * width + 4 * kept)
+            raise ValueError(f"{n:,} games of {game.name} need {need / 2**30:,.1f} GiB for their boards and "
+                             "candidates, more than can be allocated; use fewer games") from None
         self.state[:, DONE] = 1
-        # Game i's candidates are candidates[i, :status[i, COUNT]], in answer order.
-        self.candidates = np.zeros((n, self.n_answers if self.track_candidates else 1), dtype=np.int32)
         self.hard: list[HardModeRule | None] = [None] * n
         self.pool: np.ndarray | None = None
         self._pool_list = np.arange(self.n_answers, dtype=np.int32)

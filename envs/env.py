@@ -12,7 +12,7 @@ from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, GameEngine, RewardConfig
 from .game import Game
 from .mask_pool import ConstantMasks
-from .options import check_action
+from .options import check_action, check_reset_options
 
 #: The keys of ``info`` returned by ``reset`` and ``step``; ``"answer"`` only once the game ends.
 INFO_KEYS = (
@@ -183,10 +183,8 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         answer = None
+        options = check_reset_options(options, ("answer",))
         if options:
-            unknown = set(options) - {"answer"}
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answer'")
             if options.get("answer") is not None:
                 answer = self.game.answer_position(options["answer"])
         if answer is None:

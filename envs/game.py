@@ -45,6 +45,9 @@ GameKind = Literal["wordle", "nerdle"]
 NERDLE_NAMES = {5: "micro-nerdle", 6: "mini-nerdle", 7: "midi-nerdle", 8: "nerdle"}
 #: The named guess vocabularies of Nerdle (besides a custom list).
 NERDLE_GUESS_PRESETS = ("answers", "all")
+#: The most attempts a game may have: every board row is allocated up front (per game, and per
+#: game of a batch), so a limit in the billions would only end in an out-of-memory error.
+MAX_ATTEMPTS_LIMIT = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +83,9 @@ class Game:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_attempts", check_int("max_attempts", self.max_attempts, minimum=1))
+        if self.max_attempts > MAX_ATTEMPTS_LIMIT:
+            raise ValueError(f"max_attempts must be at most {MAX_ATTEMPTS_LIMIT} (every board row is allocated up "
+                             f"front), got {self.max_attempts:,}")
         object.__setattr__(self, "hard_mode", check_bool("hard_mode", self.hard_mode))
         object.__setattr__(self, "commutative", check_bool("commutative", self.commutative))
         if self.commutative and self.kind != "nerdle":
@@ -441,9 +447,6 @@ def _game_from_options(
 GAME_FIELDS = ("kind", "name", "length", "alphabet", "answers", "guesses", "max_attempts", "hard_mode",
                "guess_vocabulary", "commutative")
 
-#: The most attempts a game described in a file may have (the boards of every env grow with it).
-MAX_ATTEMPTS_LIMIT = 1000
-
 
 def game_to_dict(game: Game) -> dict[str, Any]:
     """The whole game as JSON-ready values: with :func:`game_from_dict`, a game can travel in a
@@ -471,9 +474,7 @@ def game_from_dict(data: Any) -> Game:
         if not isinstance(data[key], str) or not data[key]:
             raise ValueError(f"the game's {key} must be a non-empty string, got {data[key]!r}")
     length = check_int("length", data["length"], minimum=1)
-    max_attempts = check_int("max_attempts", data["max_attempts"], minimum=1)
-    if max_attempts > MAX_ATTEMPTS_LIMIT:
-        raise ValueError(f"max_attempts {max_attempts} is over the limit of {MAX_ATTEMPTS_LIMIT}")
+    max_attempts = data["max_attempts"]  # checked by Game
     lists = {}
     for key, what in (("answers", "answer"), ("guesses", "guess")):
         words = data[key]

@@ -14,7 +14,7 @@ from .engine import COUNT, GameEngine
 from .env import check_render_mode
 from .game import Game
 from .mask_pool import ConstantMasks
-from .options import check_action, check_can_step, check_int, check_number, check_penalty
+from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
 
 #: The real games' numbers of boards and attempts (attempts = boards + 5 for all of them).
 MULTIBOARD_DEFAULTS = {2: 7, 4: 9, 8: 13, 16: 21}
@@ -142,10 +142,8 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         answers = None
+        options = check_reset_options(options, ("answers",))
         if options:
-            unknown = set(options) - {"answers"}
-            if unknown:
-                raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answers'")
             if options.get("answers") is not None:
                 answers = self._check_answers(options["answers"])
         if answers is None:

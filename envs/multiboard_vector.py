@@ -38,6 +38,7 @@ from .answer_stream import AnswerStream
 from .engine import ANSWER, COUNT, GameEngine
 from .mask_pool import MaskPool
 from .multiboard import MultiBoardEnv, draw_distinct_answers
+from .options import check_reset_options
 
 
 class BatchedMultiBoardEnv(VectorEnv):
@@ -132,10 +133,7 @@ class BatchedMultiBoardEnv(VectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"a list of seeds must have num_envs={self.num_envs} entries, got {len(seeds)}")
         super().reset(seed=seeds[0])
-        options = dict(options or {})
-        unknown = set(options) - {"answers"}
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: 'answers'")
+        options = check_reset_options(options, ("answers",))
         for i, s in enumerate(seeds):
             if s is not None or self._streams[i] is None:
                 self._streams[i] = AnswerStream.from_seed(s)

@@ -24,7 +24,7 @@ Examples:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,6 +106,20 @@ def check_action(action: Any, n: int, indexing: str = "env.unwrapped.game.guesse
                      f"0..{n - 1} indexing {indexing}")
 
 
+def check_reset_options(options: Any, allowed: Sequence[str]) -> dict[str, Any]:
+    """``reset(options=...)`` as a dict (``None`` is empty): a ``TypeError`` for anything but a
+    mapping, a ``ValueError`` naming unknown keys and the ``allowed`` ones."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset(options=...) must be a dict or None, got {_shown(options)}; "
+                        f"keys it may have: {list(allowed) or 'none'}")
+    unknown = sorted(str(k) for k in set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; supported: {', '.join(map(repr, allowed)) or 'none'}")
+    return dict(options)
+
+
 def check_can_step(done: bool, started: bool) -> None:
     """A ``RuntimeError`` when ``step()`` comes before the first ``reset()`` or after the game ended."""
     if done:
@@ -115,4 +129,4 @@ def check_can_step(done: bool, started: bool) -> None:
 
 
 __all__ = ["PENALTY_RULE", "check_action", "check_bool", "check_can_step", "check_choice", "check_int", "check_number",
-           "check_penalty"]
+           "check_penalty", "check_reset_options"]

@@ -47,6 +47,7 @@ from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, DONE, GameEngine, StepResult
 from .env import EngineViews, GuessEnv, check_render_mode, observation_space
 from .mask_pool import MaskPool
+from .options import check_reset_options
 
 #: Reset options understood by :meth:`BatchedGuessEnv.reset`.
 RESET_OPTIONS = ("answer", "reset_mask")
@@ -210,10 +211,7 @@ class BatchedGuessEnv(EngineViews, VectorEnv):
         else:
             seeds = [int(seed) + i for i in range(self.num_envs)]
         super().reset(seed=None if seed is None else seeds[0])
-        options = dict(options or {})
-        unknown = set(options) - set(RESET_OPTIONS)
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; supported: {list(RESET_OPTIONS)}")
+        options = check_reset_options(options, RESET_OPTIONS)
         if options.get("reset_mask") is not None:
             mask = options["reset_mask"]
             if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_envs,):

@@ -27,7 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .envs.optional import DependencyNotInstalled
 from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
@@ -42,6 +42,30 @@ AGENT_SPEC_HELP = (
     "or module:Class for your own Agent subclass (module: imports and so runs that module's code; only an Agent "
     "subclass or an @agent_factory function is then called)"
 )
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number >= ``minimum`` (argparse names the option in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
+        return value
+
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``PROG CMD: error: ...``) and exit status 2;
+    ``--help`` still prints the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 class UsageError(Exception):
@@ -206,6 +230,18 @@ def check_output_dir(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: cannot write in {existing} ({exc.strerror or exc})") from None
 
 
+def check_output_file(path: Path, option: str) -> None:
+    """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
+    device, a FIFO or a socket, in a folder that can be created and written."""
+    from .envs.atomic import check_replaceable
+
+    try:
+        check_replaceable(path)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror}") from None
+    check_output_dir(path.parent, option)
+
+
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .agents.evaluate import Backend, evaluate, resolve_game, select_answers
@@ -261,6 +297,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         stem = _slug(args.env, _agent_slug(args.agent), *extras)
         default = Path("transcripts") / f"{stem}__seed{args.seed}__{which}.jsonl"
         transcripts = Path(args.transcripts) if args.transcripts else default
+        check_output_file(transcripts, "--transcripts")
         print(f"transcripts: {transcripts} (rerun the same command to resume)", file=sys.stderr)
     elif args.transcripts:
         raise UsageError("--transcripts is for language-model agents (--agent llm:MODEL)")
@@ -578,7 +615,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
     if args.action == "record":
         if not args.agent or not args.out:
             raise UsageError("tree record needs --agent and --out")
-        check_output_dir(Path(args.out).parent, "--out")
+        check_output_file(Path(args.out), "--out")
         try:
             tree = record_tree(make_agent(args.agent, parse_kwargs(args.agent_kwargs, "agent-kwargs")), game)
         except ValueError as exc:
@@ -610,7 +647,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .envs.cache import cache_dir
 
     _check_kind("solve", args.env)
-    check_output_dir(Path(args.out).parent, "--out")
+    check_output_file(Path(args.out), "--out")
     if args.proof and (args.opener or args.openers or args.beam or args.time_budget):
         raise UsageError("--proof searches every opener exactly: leave out --opener, --openers, --beam and "
                          "--time-budget")
@@ -670,7 +707,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
 
     kind = _check_kind("worst-case", args.env)
     if args.out:
-        check_output_dir(Path(args.out).parent, "--out")
+        check_output_file(Path(args.out), "--out")
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     try:
         env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
@@ -744,7 +781,7 @@ def _train_unavailable(reason: str) -> Callable[[argparse.Namespace], int]:
 # ---- the parser --------------------------------------------------------------------------------
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     """The argument parser. ``with_training`` imports ``guessgym.training.cli`` to add ``train``."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Wordle and Nerdle as Gymnasium environments: "
+    parser = OneLineParser(prog=PROG, description="Wordle and Nerdle as Gymnasium environments: "
                                      "evaluate and compare agents, get help with a real game, or play.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -756,9 +793,10 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help="agent arguments: key=value ... or one JSON object")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. guesses=all")
     p.add_argument("--answers", default="all", help="all (default), N for a seeded sample, w1,w2,... or @file")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sample and of randomised agents")
-    p.add_argument("--max-attempts", type=int, help="override the attempt limit (e.g. 25 for win-rate curves)")
-    p.add_argument("--jobs", "-j", type=int, default=1,
+    p.add_argument("--seed", type=whole_number(0), default=0, help="seed of the sample and of randomised agents")
+    p.add_argument("--max-attempts", type=whole_number(1),
+                   help="override the attempt limit (e.g. 25 for win-rate curves)")
+    p.add_argument("--jobs", "-j", type=whole_number(1), default=1,
                    help="worker processes; for a language model, games in flight (default: 1)")
     p.add_argument("--backend", choices=["auto", "serial", "process", "ray"], default="auto")
     p.add_argument("--base-url", help="llm:MODEL: the OpenAI-compatible API root (default http://127.0.0.1:8000/v1; "
@@ -775,10 +813,11 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                        description="Evaluate every baseline of guessgym.main_job.MAIN_JOB and write the "
                                    "leaderboard, per-agent JSON and plots.")
     p.add_argument("--out", help="results folder (default: results/main; results/tmp/quick for samples)")
-    p.add_argument("--jobs", "-j", type=int, default=2, help="worker processes for expensive agents (default: 2)")
+    p.add_argument("--jobs", "-j", type=whole_number(1), default=2,
+                   help="worker processes for expensive agents (default: 2)")
     p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")
-    p.add_argument("--sample", type=int, help="sample this many answers per game")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sample", type=whole_number(1), help="sample this many answers per game")
+    p.add_argument("--seed", type=whole_number(0), default=0)
     p.add_argument("--agents", help="only these agents (comma-separated)")
     p.add_argument("--envs", help="only these environment ids (comma-separated)")
     p.add_argument("--backend", choices=["auto", "process", "ray"], default="auto")
@@ -810,8 +849,10 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--env", default="guessgym/WordleChat-v0", help="chat environment id (default: %(default)s)")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
-    p.add_argument("--games", type=int, default=None, help="number of distinct answers (default: every answer)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the order and the ids (default: %(default)s)")
+    p.add_argument("--games", type=whole_number(1), default=None,
+                   help="number of distinct answers (default: every answer)")
+    p.add_argument("--seed", type=whole_number(0), default=0,
+                   help="seed of the order and the ids (default: %(default)s)")
     p.add_argument("--out", required=True, help="the prompts file (JSON lines)")
     p.add_argument("--answers-out", required=True, help="the answers file (JSON lines; keep it from the model)")
     p.set_defaults(func=cmd_export_prompts)
@@ -823,7 +864,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
-    p.add_argument("--seed", type=int, help="seed of the hidden answer")
+    p.add_argument("--seed", type=whole_number(0), help="seed of the hidden answer")
     p.add_argument("--answer", help="fix the hidden answer (for practice or a friend)")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="coloured tiles: auto (when writing to a terminal, default), always or never")
@@ -840,7 +881,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="the tree file (verify, show)")
     p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. word_list=original")
-    p.add_argument("--depth", type=int, default=2, help="levels shown by show (default: 2)")
+    p.add_argument("--depth", type=whole_number(0), default=2, help="levels shown by show (default: 2)")
     p.add_argument("--agent", help="record: the agent whose play becomes the tree")
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV")
     p.add_argument("--out", help="record: the tree file to write (.json for JSON, else text)")
@@ -858,12 +899,12 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--opener", help="fix the first guess")
     p.add_argument("--openers", help="openers to search: a number (the most promising first) or 'all' (default 20)")
     p.add_argument("--proof", action="store_true", help="prove the optimum over every opener")
-    p.add_argument("--beam", type=int, metavar="K", help="near-optimal: only the K best guesses per node")
+    p.add_argument("--beam", type=whole_number(1), metavar="K", help="near-optimal: only the K best guesses per node")
     p.add_argument("--time-budget", type=float, metavar="S", help="return the best tree found after S seconds")
     p.add_argument("--checkpoint", help="--proof: the resumable record (default: OUT.proof.jsonl)")
     p.add_argument("--backend", choices=["serial", "process", "ray"], default="serial",
                    help="--proof: where openers are searched (default: %(default)s)")
-    p.add_argument("--jobs", type=int, default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
+    p.add_argument("--jobs", type=whole_number(1), default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
     p.add_argument("--address", help="--proof with --backend ray: the cluster address (default: a local instance)")
     p.add_argument("--memo-dir", help="where solved subproblems are kept between runs, so an interrupted or "
                                       "timed-out search continues (default: the cache folder)")
@@ -952,6 +993,9 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
         _silence_stdout()
         _tell(f"{PROG} {args.command}: standard output was closed before everything was printed "
               "(results are always saved before they are printed)")
+        return 1
+    except MemoryError:
+        _tell(f"{PROG} {args.command}: error: out of memory; use a smaller game, fewer games or fewer jobs")
         return 1
     except OSError as exc:  # e.g. stdout on a full device
         where = f" ({exc.filename})" if exc.filename else ""

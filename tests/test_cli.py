@@ -114,7 +114,7 @@ def test_evaluate_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--env-kwargs", "colour=red"], "bad keyword arguments"),
         (["evaluate", "--env", MICRO, "--agent", "nosuchmodule:Agent"], "cannot import agent"),
         (["evaluate", "--env", MICRO, "--agent", "model:/no/such/model.zip"], "does not exist"),
-        (["evaluate", "--env", MICRO, "--agent", FIRST, "--jobs", "0"], "--jobs must be at least 1"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--jobs", "0"], "--jobs/-j: must be a whole number >= 1"),
         (["play", "--env", MICRO, "--answer", "1+1=3"], "not in this game's answer list"),
         (["assist", "--game", "tetris"], "unknown game 'tetris'"),
         (["assist", "--game", "wordle", "--length", "12", "--solver", FIRST], "length must be 3 to 9"),
@@ -617,3 +617,34 @@ def test_each_command_refuses_the_kinds_it_does_not_play_before_any_work(
     err = capsys.readouterr().err
     assert f"{argv[0]} plays the single-board" in err and len(err.strip().splitlines()) == 1, err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["evaluate", "--agent", FIRST, "--env", MICRO, "--seed", "-1"], "argument --seed: must be a whole number >= 0"),
+    (["evaluate", "--agent", FIRST, "--env", MICRO, "--max-attempts", "100000000000"],
+     "max_attempts must be at most 1000"),
+    (["evaluate", "--agent", FIRST, "--env", MICRO, "--env-kwargs", "max_attempts=10000000000"],
+     "max_attempts must be at most 1000"),
+    (["play", "--env", MICRO, "--seed", "-5"], "argument --seed: must be a whole number >= 0"),
+    (["tree", "record", "--env", MICRO, "--agent", FIRST, "--out", "{dir}"], "is a directory"),
+    (["tree", "record", "--env", MICRO, "--agent", FIRST, "--out", "{fifo}"], "is not a regular file"),
+    (["solve", "--env", MICRO, "--out", "{dir}"], "is a directory"),
+    (["worst-case", "--env", MICRO, "--out", "{fifo}"], "is not a regular file"),
+    (["worst-case", "--env", MICRO, "--checkpoint", "{dir}"], "is a directory, not a checkpoint"),
+    (["evaluate", "--agent", "llm:x", "--env", MICRO, "--transcripts", "{fifo}"], "--transcripts {fifo}: is not a regular"),
+])
+def test_hostile_paths_and_limits_are_one_line_before_any_work(argv: list[str], says: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 22, the CLI's promise: output paths that are folders or special files (an atomic write
+    renamed over /dev/full as root), limits that cannot be allocated, options named in errors."""
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    argv = [a.replace("{dir}", str(folder)).replace("{fifo}", str(fifo)) for a in argv]
+    says = says.replace("{fifo}", str(fifo))
+    extra = ["--no-progress", "--answers", "2"] if argv[0] == "evaluate" else []
+    assert main(argv + extra, stdin=io.StringIO("")) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert fifo.exists() and not fifo.is_file() and folder.is_dir() and not list(folder.iterdir())

@@ -110,3 +110,22 @@ def test_word_file_errors_name_the_file(tmp_path: Path) -> None:
         wordle(answers=tmp_path)
     with pytest.raises(FileNotFoundError, match=r"answer file .*nope.txt' does not exist"):
         wordle(answers=tmp_path / "nope.txt")
+
+
+@pytest.mark.parametrize("env_id", ["guessgym/Wordle-v1", "guessgym/Absurdle-v0", "guessgym/Quordle-v0",
+                                    "guessgym/WordleChat-v0"])
+@pytest.mark.parametrize("options", ["x", 5, ["answer"], ("answer", 1)])
+def test_reset_options_that_are_not_a_dict_are_a_type_error(env_id: str, options: object) -> None:
+    """Issue 22: ``reset(options=...)`` that is not a dict gave AttributeErrors and 'int is not iterable'."""
+    env = gym.make(env_id)
+    with pytest.raises(TypeError, match=r"reset\(options=\.\.\.\) must be a dict or None"):
+        env.reset(seed=0, options=options)
+
+
+def test_limits_that_cannot_be_allocated_are_refused_with_a_message() -> None:
+    from guessgym.envs.vector import BatchedGuessEnv
+
+    with pytest.raises(ValueError, match="max_attempts must be at most 1000"):
+        gym.make("guessgym/Wordle-v1", max_attempts=10**10)
+    with pytest.raises(ValueError, match="need .* GiB .* more than can be allocated; use fewer games"):
+        BatchedGuessEnv(10**10, game=make_game("guessgym/MicroNerdle-v1"))

@@ -554,7 +554,7 @@ def test_the_best_evaluated_model_is_kept_and_reproduces_its_score(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"references": "least-worst"}, "references must be a list"),
+    ({"references": "least-worst"}, "config key 'references' must be a list of strings"),
     ({"target_win_rate": 1.5}, "target_win_rate must be in"),
     ({"target_mean_guesses": 0.5}, "target_mean_guesses must be at least 1"),
     ({"split_features": True, "split_prior": {"expected left": -1.0}}, "split_prior must be a table of split feature"),

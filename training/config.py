@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,7 +165,8 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first invalid field."""
+        """Raise ``ValueError`` naming the first invalid field (its type first, then its value)."""
+        self._check_types()
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
         for name in ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "torch_threads"):
@@ -208,6 +211,39 @@ class TrainConfig:
             raise ValueError(f"numerics must be 'portable' or 'native', got {self.numerics!r}")
         if not self.run_name or "/" in self.run_name or self.run_name in (".", ".."):
             raise ValueError(f"run_name must be a plain directory name, got {self.run_name!r}")
+
+    def _check_types(self) -> None:
+        """Every key holds a value of its type (a config file or ``--set`` can hold anything)."""
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def is_number(v: Any) -> bool:
+            return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
+
+        kinds: dict[str, tuple[str, Callable[[Any], bool]]] = {
+            "str": ("a string", lambda v: isinstance(v, str)),
+            "int": ("a whole number", is_int),
+            "float": ("a finite number", is_number),
+            "bool": ("true or false", lambda v: isinstance(v, bool)),
+            "float | None": ("a finite number or null", lambda v: v is None or is_number(v)),
+            "int | None": ("a whole number or null", lambda v: v is None or is_int(v)),
+            "dict[str, Any]": ("a table", lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v)),
+            "dict[str, float]": ("a table of numbers",
+                                 lambda v: isinstance(v, dict) and all(is_number(x) for x in v.values())),
+            "dict[str, list[int]]": ("a table of lists of layer sizes (whole numbers >= 1)",
+                                     lambda v: isinstance(v, dict) and all(
+                                         isinstance(x, list) and all(is_int(n) and n >= 1 for n in x)
+                                         for x in v.values())),
+            "list[str]": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+            "list[CurriculumStage]": ("a list of stages", lambda v: isinstance(v, list)),
+        }
+        for f in dataclasses.fields(self):
+            what, ok = kinds[str(f.type)]
+            value = getattr(self, f.name)
+            if not ok(value):
+                raise ValueError(f"config key {f.name!r} must be {what}, got {value!r} ({type(value).__name__})")
+        if self.seed < 0:
+            raise ValueError(f"config key 'seed' must be a whole number >= 0, got {self.seed}")
 
     @property
     def run_dir(self) -> Path:

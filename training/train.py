@@ -225,7 +225,10 @@ def train(
             "state.npz); start the run without --resume")
     if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()):
         raise FileExistsError(f"{run_dir} already holds a run; resume it (--resume) or choose another run_name/log_dir")
-    game, env_kwargs = resolve_game(config)  # errors in the game settings leave no run folder behind
+    try:
+        game, env_kwargs = resolve_game(config)  # errors in the game settings leave no run folder behind
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"config key 'env_kwargs' (or 'env_id'): {exc}") from None
     if game.hard_mode and config.algorithm != "maskable_ppo":
         raise ValueError(
             "hard mode forbids guesses that ignore hints; without masks the policy would keep playing "
@@ -233,7 +236,11 @@ def train(
         )
     numerics = pin_numerics(config.numerics)  # before the run's first torch operation
     created = not run_dir.exists()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"config key 'log_dir' {config.log_dir!r}: cannot create the run folder {run_dir} "
+                         f"({exc.strerror or exc})") from None
     previous_threads = th.get_num_threads()
     th.set_num_threads(config.torch_threads)
     try:
