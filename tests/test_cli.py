@@ -631,7 +631,8 @@ def test_each_command_refuses_the_kinds_it_does_not_play_before_any_work(
     (["solve", "--env", MICRO, "--out", "{dir}"], "is a directory"),
     (["worst-case", "--env", MICRO, "--out", "{fifo}"], "is not a regular file"),
     (["worst-case", "--env", MICRO, "--checkpoint", "{dir}"], "is a directory, not a checkpoint"),
-    (["evaluate", "--agent", "llm:x", "--env", MICRO, "--transcripts", "{fifo}"], "--transcripts {fifo}: is not a regular"),
+    (["evaluate", "--agent", "llm:x", "--env", MICRO, "--transcripts", "{fifo}"],
+     "--transcripts {fifo}: is not a regular"),
 ])
 def test_hostile_paths_and_limits_are_one_line_before_any_work(argv: list[str], says: str, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
