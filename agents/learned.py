@@ -23,6 +23,7 @@ import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
 from ..envs.game import Game
+from ..envs.inputs import read_input
 from .base import Agent, UnsupportedGameError
 from .model_files import ModelFileError, manifest_algorithm, read_model, save_model
 from .policies import GuessPolicyMixin
@@ -202,7 +203,7 @@ def run_folder_game(model_path: Path) -> Game | None:
         config_path = folder / "config.json"
         if config_path.is_file():
             try:
-                config = json.loads(config_path.read_text(encoding="utf-8"))
+                config = json.loads(read_input(config_path, "run config").decode("utf-8"))
                 env_kwargs = config.get("env_kwargs") or {}
                 if not isinstance(env_kwargs, dict):
                     raise ValueError("env_kwargs is not an object")

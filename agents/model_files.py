@@ -32,6 +32,7 @@ from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
 
 from ..envs.env import observation_space
 from ..envs.game import Game, game_from_dict, game_to_dict
+from ..envs.inputs import InputFileError, read_input
 
 #: The name of guessgym's own entry in a model zip, and the version of its content.
 MANIFEST = "guessgym.json"
@@ -207,7 +208,7 @@ def save_model(model: BaseAlgorithm, target: str | Path | io.BytesIO) -> None:
 # ---- reading --------------------------------------------------------------------------------------
 def _read_entries(path: Path) -> dict[str, bytes]:
     try:
-        raw = path.read_bytes()
+        raw = read_input(path, "model file")
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             infos = archive.infolist()
             names = [i.filename for i in infos]
@@ -220,8 +221,11 @@ def _read_entries(path: Path) -> dict[str, bytes]:
             if big:
                 raise ModelFileError(f"{path}: entry {big[0]} is over {MAX_ENTRY_BYTES // 2**20} MiB")
             entries = {name: archive.read(name) for name in names}
-    except ModelFileError:
+            entries[""] = raw  # the whole zip, handed to SB3 (read once)
+    except (ModelFileError, FileNotFoundError):
         raise
+    except InputFileError as exc:
+        raise ModelFileError(str(exc)) from None
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, RuntimeError,
             NotImplementedError, zlib.error) as exc:
         raise ModelFileError(f"{path}: not a readable model zip ({type(exc).__name__}: {exc})") from None
@@ -354,7 +358,7 @@ def read_model(
                              "(opening it would run code from the file)")
     objects = {k: v for k, v in objects.items() if k in data}
     try:
-        return algorithm_class(algorithm).load(io.BytesIO(path.read_bytes()), env=env, device=device,
+        return algorithm_class(algorithm).load(io.BytesIO(entries[""]), env=env, device=device,
                                                custom_objects=objects, force_reset=force_reset)
     except Exception as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

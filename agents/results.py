@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..envs.atomic import atomic_write_text
+from ..envs.inputs import read_input
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
@@ -398,7 +399,7 @@ class EvaluationResult:
         where = "the text"
         if not text.lstrip().startswith("{"):
             where = str(source)
-            text = Path(source).read_text(encoding="utf-8")
+            text = read_input(source, "result file").decode("utf-8")
         try:
             data = json.loads(text)
             if not isinstance(data, dict):

@@ -30,8 +30,10 @@ Examples:
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import re
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,7 @@ import numpy as np
 
 from ..envs.atomic import atomic_write_bytes, atomic_write_text
 from ..envs.game import Game
+from ..envs.inputs import MAX_INPUT_BYTES, read_input
 from ..envs.scoring import pattern_to_tiles
 from .base import Agent, UnsupportedGameError
 from .registry import register
@@ -288,13 +291,15 @@ class DecisionTree:
     def load(cls, path: str | Path, game: Game) -> DecisionTree:
         """Read a tree file (JSON if it parses as a JSON object, else the text format)."""
         path = Path(path)
+        data = read_input(path, "tree file")
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"tree file {str(path)!r} does not exist") from None
-        try:
-            text = (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8")
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            if data[:2] == b"\x1f\x8b":
+                with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+                    data = unzipped.read(MAX_INPUT_BYTES + 1)
+                if len(data) > MAX_INPUT_BYTES:
+                    raise ValueError(f"{path}: over {MAX_INPUT_BYTES:,} bytes once decompressed")
+            text = data.decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
             raise ValueError(f"{path}: not a tree file (neither text nor gzip-compressed text: {exc})") from None
         if text.lstrip().startswith("{"):
             try:

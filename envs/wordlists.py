@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
+from .inputs import read_input
+
 WORDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 PRESETS = ("nyt", "original", "nyt2022", "nyt2023", "english")
 #: The 5-letter presets: (answers file, allowed-guesses file) under ``data/wordle``.
@@ -91,11 +93,7 @@ def load_words(source: WordSource, what: str) -> tuple[str, ...]:
 
 
 def _read_word_file(path: Path, what: str) -> tuple[str, ...]:
-    if path.is_dir():
-        raise IsADirectoryError(f"{what} file {str(path)!r} is a directory; expected a file with one entry per line")
-    if not path.is_file():
-        raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
-    data = path.read_bytes()
+    data = read_input(path, f"{what} file")
     encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
     try:
         text = data.decode(encoding)

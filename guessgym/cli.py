@@ -121,10 +121,13 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
             raise UsageError("--answers: a sample size must be at least 1")
         return None, n
     if text.startswith("@"):
-        path = Path(text[1:])
-        if not path.is_file():
-            raise UsageError(f"--answers: file {str(path)!r} does not exist")
-        words = [w.strip() for w in path.read_text(encoding="utf-8").splitlines()]
+        from .envs.inputs import read_input
+
+        try:
+            lines = read_input(text[1:], "--answers file").decode("utf-8").splitlines()
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        words = [w.strip() for w in lines]
         words = [w for w in words if w and not w.startswith("#")]
     else:
         words = [w.strip() for w in text.split(",") if w.strip()]

@@ -505,7 +505,7 @@ def test_a_truncated_model_file_is_a_one_line_error(tmp_path: Path, capsys: pyte
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ("answers=DIR", "is a directory; expected a file"),
+        ("answers=DIR", "is a directory; give a file"),
         ("answers=DIR/missing.txt", "does not exist"),
         ("guesses=all", "guesses='all' is a Nerdle preset"),
         ("hard_mode=maybe", "hard_mode must be a bool (True or False), got 'maybe' (str)"),

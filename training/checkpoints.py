@@ -31,6 +31,7 @@ import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
 from ..envs.atomic import atomic_directory, atomic_write_bytes, remove_stale_temporaries
+from ..envs.inputs import read_input
 
 CHECKPOINT_FORMAT = 2
 #: The attributes of the SB3 model that a checkpoint's state holds (the rest is in ``model.zip``).
@@ -183,8 +184,8 @@ def load_checkpoint_state(checkpoint: Path) -> dict[str, Any]:
     checkpoint = Path(checkpoint)
     path = checkpoint / "state.json"
     try:
-        document = json.loads(path.read_bytes().decode("utf-8"))
-        with np.load(checkpoint / "state.npz", allow_pickle=False) as npz:
+        document = json.loads(read_input(path, "checkpoint state").decode("utf-8"))
+        with np.load(io.BytesIO(read_input(checkpoint / "state.npz", "checkpoint arrays")), allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in npz.files}
         state = decode_state(document, arrays)
     except (OSError, ValueError, RecursionError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:

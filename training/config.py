@@ -25,6 +25,7 @@ from typing import Any
 
 from ..envs.engine import REWARD_KEYS
 from ..envs.game import GAME_KEYS
+from ..envs.inputs import read_input
 
 #: The algorithms a run may use (the same names as :data:`guessgym.agents.learned.ALGORITHMS`; kept here so
 #: that reading a config does not import torch).
@@ -264,7 +265,7 @@ def _stage(value: Any) -> CurriculumStage:
 def load_config(path: str | Path) -> TrainConfig:
     """Read a ``.json`` or ``.toml`` config file."""
     path = Path(path)
-    text = path.read_text()
+    text = read_input(path, "config file").decode("utf-8")
     if path.suffix == ".toml":
         if sys.version_info >= (3, 11):
             import tomllib
