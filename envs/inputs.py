@@ -9,9 +9,13 @@ message naming the path, before it is opened; a file over the size limit is refu
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NoReturn
 
 #: The default largest input (the largest shipped file, a model zip, is 2.3 MB).
 MAX_INPUT_BYTES = 1 << 30
@@ -49,4 +53,29 @@ def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_
         raise InputFileError(f"{what} {target}: cannot be read ({exc.strerror or exc})") from None
 
 
-__all__ = ["InputFileError", "MAX_INPUT_BYTES", "read_input"]
+def read_json(path: str | os.PathLike[str], what: str) -> Any:
+    """The JSON value in the file ``path``; an :class:`InputFileError` naming the file (and the
+    line of a syntax error) for anything else."""
+    try:
+        return json.loads(read_input(path, what).decode("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{what} {path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise InputFileError(f"{what} {path}: not JSON text ({type(exc).__name__})") from None
+
+
+def script_main(main: Callable[[], int | None]) -> NoReturn:
+    """Run a script's ``main`` with the command line's promise: a bad file or value is one line on
+    stderr and exit status 2, never a traceback."""
+    try:
+        code = main()
+    except (InputFileError, FileNotFoundError, ValueError, KeyError, TypeError) as exc:
+        name = Path(sys.argv[0]).name
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"{name}: error: {type(exc).__name__ + ': ' if isinstance(exc, (KeyError, TypeError)) else ''}{detail}",
+              file=sys.stderr)
+        raise SystemExit(2) from None
+    raise SystemExit(code or 0)
+
+
+__all__ = ["InputFileError", "MAX_INPUT_BYTES", "read_input", "read_json", "script_main"]

@@ -41,6 +41,7 @@ from guessgym.baselines.optimal import SolveResult, solve, static_lower_bound
 from guessgym.envs.atomic import atomic_write_text
 from guessgym.envs.cache import cache_dir
 from guessgym.envs.game import Game
+from guessgym.envs.inputs import read_json, script_main
 
 OUT = Path("results/optimal")
 RECORDS = OUT / "records"
@@ -185,7 +186,7 @@ def ship() -> None:
         if not found:
             print(f"{env_id}: no record yet ({', '.join(names)})")
             continue
-        record = json.loads(found[0].read_text())
+        record = read_json(found[0], "record")
         lower = record["lower_bound"]
         if record["scope"] != "every opener":  # its bound holds within its scope only: take the game's
             game = _env(env_id, {}).unwrapped.game
@@ -228,7 +229,7 @@ def progress_table(records: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def report() -> None:
-    records = {p.stem: json.loads(p.read_text()) for p in sorted(RECORDS.glob("*.json"))}
+    records = {p.stem: read_json(p, "record") for p in sorted(RECORDS.glob("*.json"))}
 
     def row(r: dict[str, Any], published: bool = False) -> str:
         if r["lower_bound"] == r["total"]:
@@ -316,4 +317,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    script_main(main)

@@ -35,6 +35,7 @@ from guessgym.agents.results import EvaluationResult
 from guessgym.baselines import make_baseline
 from guessgym.envs.atomic import atomic_path, atomic_write_text
 from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.inputs import script_main
 from guessgym.envs.matrix import PatternMatrix
 
 SECTIONS = ("wordle-minimax", "nerdle-min-average", "nerdle-entropy", "generalised-wordle", "unique-chars")
@@ -508,4 +509,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    script_main(main)

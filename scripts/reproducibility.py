@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from guessgym.envs.atomic import atomic_write_text
+from guessgym.envs.inputs import script_main
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +53,7 @@ digest = hashlib.sha256()
 for key, value in sorted(MaskablePPO.load(path).policy.state_dict().items()):
     digest.update(key.encode())
     digest.update(value.numpy().tobytes())
-final = json.loads((path.parent / "final.json").read_text())
+final = read_json(path.parent / "final.json", "run summary")
 print(json.dumps({"digest": digest.hexdigest()[:16], "mean": final["final_eval"]["mean_guesses"],
                   "win_rate": final["final_eval"]["win_rate"], "steps_per_s": final["steps_per_s"],
                   "numerics": final["numerics"]}))
@@ -112,4 +113,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    script_main(main)

@@ -52,6 +52,7 @@ from guessgym.agents.learned import load_agent  # noqa: E402
 from guessgym.agents.report import leaderboard  # noqa: E402
 from guessgym.agents.results import EvaluationResult  # noqa: E402
 from guessgym.envs.atomic import atomic_write_text, file_lock  # noqa: E402
+from guessgym.envs.inputs import read_json, script_main  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 from guessgym.training.plots import plot_curve, read_csv  # noqa: E402
 
@@ -92,7 +93,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         train(config, resume=latest_checkpoint(run_dir) is not None)  # resumed when rerun
         print(f"   training session took {time.perf_counter() - started:.0f} s", flush=True)
-    final = json.loads((run_dir / "final.json").read_text())
+    final = read_json(run_dir / "final.json", "run summary")
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -169,7 +170,7 @@ def saved_evaluation(path: Path, final: dict[str, Any]) -> EvaluationResult | No
 def reference_rows(run_dir: Path) -> list[dict[str, Any]]:
     """The baselines' and the optimum's means the run was measured against (its references.json)."""
     path = run_dir / "references.json"
-    means = json.loads(path.read_text())["means"] if path.is_file() else {}
+    means = read_json(path, "reference means")["means"] if path.is_file() else {}
     return [{"agent": name, "mean_guesses": mean} for name, mean in means.items()]
 
 
@@ -280,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = run_game(game, args)
         # Runs of other games (other processes) may write it too: read, merge and write under a lock.
         with file_lock(out / ".summary.lock"):
-            summaries: dict[str, Any] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
+            summaries: dict[str, Any] = read_json(summary_path, "summary") if summary_path.is_file() else {}
             summaries[game + (f"-{args.tag}" if args.tag else "")] = summary
             summaries["published_wordle_a2c"] = PUBLISHED_WORDLE
             atomic_write_text(summary_path, json.dumps(summaries, indent=2) + "\n")
@@ -297,4 +298,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    script_main(main)

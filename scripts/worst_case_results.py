@@ -34,6 +34,7 @@ from guessgym.baselines.worst_case import WorstCaseResult, solve_worst_case
 from guessgym.envs.absurdle import AbsurdleEnv
 from guessgym.envs.atomic import atomic_write_bytes, atomic_write_text
 from guessgym.envs.game import Game
+from guessgym.envs.inputs import read_json, script_main
 
 OUT = Path("results/worst_case")
 RECORDS, STRATEGIES, PROOFS = OUT / "records", OUT / "strategies", OUT / "proofs"
@@ -113,7 +114,7 @@ def run(name: str, env_id: str, kwargs: dict[str, Any], adversary: str, time_bud
 
 
 def report() -> None:
-    records = {p.stem: json.loads(p.read_text()) for p in sorted(RECORDS.glob("*.json"))}
+    records = {p.stem: read_json(p, "record") for p in sorted(RECORDS.glob("*.json"))}
     lines = [
         "# Worst-case optima",
         "",
@@ -175,7 +176,7 @@ def main() -> None:
             if (args.names and name not in args.names) or (not args.names and name in BY_NAME_ONLY):
                 continue
             done = RECORDS / f"{name}.json"
-            if done.exists() and json.loads(done.read_text())["proven"] and not args.redo:
+            if done.exists() and read_json(done, "record")["proven"] and not args.redo:
                 print(f"{name}: proven, kept (--redo to search again)")
                 continue
             run(name, env_id, kwargs, adversary, args.time_budget)
@@ -183,4 +184,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    script_main(main)

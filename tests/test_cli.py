@@ -649,3 +649,19 @@ def test_hostile_paths_and_limits_are_one_line_before_any_work(argv: list[str], 
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert fifo.exists() and not fifo.is_file() and folder.is_dir() and not list(folder.iterdir())
+
+
+def test_a_damaged_record_read_by_a_script_is_one_line(tmp_path: Path) -> None:
+    """Issue 22: the scripts that read saved records gave tracebacks for a malformed one."""
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "scripts", tmp_path / "scripts")
+    shutil.copytree(root / "results" / "worst_case", tmp_path / "results" / "worst_case")
+    record = sorted((tmp_path / "results" / "worst_case" / "records").glob("*.json"))[0]
+    record.write_text('{"proven": tru')
+    done = subprocess.run([sys.executable, "scripts/worst_case_results.py", "--report"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{record.relative_to(tmp_path)}: line 1: not valid JSON" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
