@@ -25,7 +25,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from ..envs.game import Game
 from ..envs.inputs import read_input
 from .base import Agent, UnsupportedGameError
-from .model_files import ModelFileError, manifest_algorithm, read_model, save_model
+from .model_files import ModelFileError, has_manifest, manifest_algorithm, read_model, save_model
 from .policies import GuessPolicyMixin
 
 logger = logging.getLogger(__name__)
@@ -262,7 +262,9 @@ def load_model(path: str | Path, *, device: str = "cpu", game: Game | None = Non
         ModelFileError: a file guessgym will not open (the message says why).
     """
     model_path = _resolve_model_path(Path(path))
-    return read_model(model_path, game=game or run_folder_game(model_path), device=device)
+    if game is None and not has_manifest(model_path):
+        game = run_folder_game(model_path)
+    return read_model(model_path, game=game, device=device)
 
 
 def read_model_bytes(data: bytes) -> BaseAlgorithm:

@@ -365,6 +365,16 @@ def read_model(
         raise ModelFileError(f"{path}: not a model guessgym can read ({type(exc).__name__}: {message[:300]})") from None
 
 
+def has_manifest(path: str | Path) -> bool:
+    """Whether the zip at ``path`` carries guessgym's manifest (``False`` for anything unreadable:
+    :func:`read_model` then says what is wrong)."""
+    try:
+        with zipfile.ZipFile(Path(path)) as archive:
+            return MANIFEST in archive.namelist()
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return False
+
+
 def manifest_algorithm(path: str | Path, game: Game | None = None) -> str:
     """The algorithm of a model zip (from its manifest, or from SB3's text for a 0.3 zip)."""
     path = Path(path)
@@ -398,5 +408,5 @@ def _legacy_algorithm(data: dict[str, Any]) -> str:
     raise ValueError(f"its policy class {name or '?'!r} is not one guessgym knows ({sorted(set(POLICIES.values()))})")
 
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "ModelFileError", "check_policy_kwargs", "describe", "manifest_algorithm",
-           "policy_kwargs_to_json", "read_model", "save_model"]
+__all__ = ["MANIFEST", "MANIFEST_FORMAT", "ModelFileError", "check_policy_kwargs", "describe", "has_manifest",
+           "manifest_algorithm", "policy_kwargs_to_json", "read_model", "save_model"]

@@ -250,7 +250,8 @@ class DecisionTree:
             raise ValueError(f"{source}: not a guessgym tree (format {TREE_FORMAT} with a root)")
         paths: dict[str, tuple[str, ...]] = {}
         for answer in game.answers:
-            node, path = data["root"], []
+            node: Any = data["root"]
+            path: list[str] = []
             while True:
                 if not isinstance(node, Mapping) or len(path) > len(game.answers):
                     raise ValueError(f"{source}: the path of {answer!r} reaches a node that is not "

@@ -19,7 +19,9 @@ import pytest
 
 from guessgym.cli import main
 
-CASES_PER_COMMAND = 40
+#: Argument lists per subcommand in the default suite, and in the long run (``pytest -m slow``).
+CASES_PER_COMMAND = 25
+SLOW_CASES_PER_COMMAND = 300
 
 ENVS = ["guessgym/MicroNerdle-v1", "guessgym/MiniNerdle-v1", "guessgym/Absurdle-v0", "guessgym/Dordle-v0",
         "guessgym/NerdleChat-v0", "guessgym/Nope-v1", "", "guessgym/Wordle-v0", "cartpole"]
@@ -109,9 +111,20 @@ def _argv(command: str, rng: random.Random, paths: dict[str, str]) -> list[str]:
 @pytest.mark.parametrize("command", sorted(OPTIONS))
 def test_random_arguments_never_give_a_traceback(command: str, sandbox: dict[str, str],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    rng = random.Random(f"{command}-22")
+    _fuzz(command, sandbox, capsys, CASES_PER_COMMAND, seed=22)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", sorted(OPTIONS))
+def test_many_random_arguments_never_give_a_traceback(command: str, sandbox: dict[str, str],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    _fuzz(command, sandbox, capsys, SLOW_CASES_PER_COMMAND, seed=2222)
+
+
+def _fuzz(command: str, sandbox: dict[str, str], capsys: pytest.CaptureFixture[str], cases: int, seed: int) -> None:
+    rng = random.Random(f"{command}-{seed}")
     codes: dict[int, int] = {}
-    for _ in range(CASES_PER_COMMAND):
+    for _ in range(cases):
         argv = _argv(command, rng, sandbox)
         try:
             code = main(argv, stdin=io.StringIO(""), stdout=io.StringIO())

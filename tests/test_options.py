@@ -3,6 +3,7 @@ which argument, what was given and what is allowed (``hard_mode="False"`` once m
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -106,8 +107,11 @@ def test_word_file_errors_name_the_file(tmp_path: Path) -> None:
     bad.write_bytes("cr\xe2ne\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"answer file .*latin1.txt' is not utf-8 text \(byte 2"):
         wordle(answers=bad)
-    with pytest.raises(IsADirectoryError, match=r"answer file .* is a directory"):
+    with pytest.raises(ValueError, match=r"answer file .* is a directory"):
         wordle(answers=tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(ValueError, match=r"answer file .*fifo is not a regular file"):  # it would block
+        wordle(answers=tmp_path / "fifo")
     with pytest.raises(FileNotFoundError, match=r"answer file .*nope.txt' does not exist"):
         wordle(answers=tmp_path / "nope.txt")
 
