@@ -196,9 +196,12 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
     else:
         if ":" in spec:
             module_name, _, attr = spec.partition(":")
+            if not all(part.isidentifier() for part in module_name.split(".")) or not attr.isidentifier():
+                raise AgentSpecError(f"module:NAME needs a module path and a name (Python identifiers), got {spec!r} "
+                                     "(e.g. myagents:MyAgent)")
             try:
                 factory = getattr(_import_user_module(module_name), attr)
-            except (ImportError, AttributeError) as exc:
+            except (ImportError, AttributeError, ValueError, TypeError) as exc:
                 raise AgentSpecError(
                     f"cannot import agent {spec!r}: {exc} (a module on the Python path: run from the folder that "
                     "holds it, or add that folder to PYTHONPATH)"

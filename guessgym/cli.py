@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .envs.game import MAX_ATTEMPTS_LIMIT
 from .envs.optional import DependencyNotInstalled
 from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
 
@@ -44,16 +45,21 @@ AGENT_SPEC_HELP = (
 )
 
 
-def whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number >= ``minimum`` (argparse names the option in its error)."""
+#: The largest count an option takes (beam widths, jobs, samples: well inside a C long).
+MAX_COUNT = 2**31 - 1
+
+
+def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``minimum`` to ``maximum`` (argparse names the
+    option in its error)."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = None
-        if value is None or value < minimum:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
+        if value is None or not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {minimum} to {maximum:,}, got {text!r}")
         return value
 
     parse.__name__ = f"whole number >= {minimum}"
@@ -796,8 +802,9 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help="agent arguments: key=value ... or one JSON object")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. guesses=all")
     p.add_argument("--answers", default="all", help="all (default), N for a seeded sample, w1,w2,... or @file")
-    p.add_argument("--seed", type=whole_number(0), default=0, help="seed of the sample and of randomised agents")
-    p.add_argument("--max-attempts", type=whole_number(1),
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0,
+                   help="seed of the sample and of randomised agents")
+    p.add_argument("--max-attempts", type=whole_number(1, MAX_ATTEMPTS_LIMIT),
                    help="override the attempt limit (e.g. 25 for win-rate curves)")
     p.add_argument("--jobs", "-j", type=whole_number(1), default=1,
                    help="worker processes; for a language model, games in flight (default: 1)")
@@ -820,7 +827,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                    help="worker processes for expensive agents (default: 2)")
     p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")
     p.add_argument("--sample", type=whole_number(1), help="sample this many answers per game")
-    p.add_argument("--seed", type=whole_number(0), default=0)
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0)
     p.add_argument("--agents", help="only these agents (comma-separated)")
     p.add_argument("--envs", help="only these environment ids (comma-separated)")
     p.add_argument("--backend", choices=["auto", "process", "ray"], default="auto")
@@ -854,7 +861,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
     p.add_argument("--games", type=whole_number(1), default=None,
                    help="number of distinct answers (default: every answer)")
-    p.add_argument("--seed", type=whole_number(0), default=0,
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=0,
                    help="seed of the order and the ids (default: %(default)s)")
     p.add_argument("--out", required=True, help="the prompts file (JSON lines)")
     p.add_argument("--answers-out", required=True, help="the answers file (JSON lines; keep it from the model)")
@@ -867,7 +874,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     )
     p.add_argument("--env", default="guessgym/Wordle-v1", help="environment id (default: %(default)s)")
     p.add_argument("--env-kwargs", nargs="+", metavar="KV", help="environment arguments, e.g. hard_mode=True")
-    p.add_argument("--seed", type=whole_number(0), help="seed of the hidden answer")
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), help="seed of the hidden answer")
     p.add_argument("--answer", help="fix the hidden answer (for practice or a friend)")
     p.add_argument("--color", choices=["auto", "always", "never"], default="auto",
                    help="coloured tiles: auto (when writing to a terminal, default), always or never")

@@ -114,7 +114,7 @@ def test_evaluate_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["evaluate", "--env", MICRO, "--agent", FIRST, "--env-kwargs", "colour=red"], "bad keyword arguments"),
         (["evaluate", "--env", MICRO, "--agent", "nosuchmodule:Agent"], "cannot import agent"),
         (["evaluate", "--env", MICRO, "--agent", "model:/no/such/model.zip"], "does not exist"),
-        (["evaluate", "--env", MICRO, "--agent", FIRST, "--jobs", "0"], "--jobs/-j: must be a whole number >= 1"),
+        (["evaluate", "--env", MICRO, "--agent", FIRST, "--jobs", "0"], "--jobs/-j: must be a whole number from 1 to"),
         (["play", "--env", MICRO, "--answer", "1+1=3"], "not in this game's answer list"),
         (["assist", "--game", "tetris"], "unknown game 'tetris'"),
         (["assist", "--game", "wordle", "--length", "12", "--solver", FIRST], "length must be 3 to 9"),
@@ -620,12 +620,13 @@ def test_each_command_refuses_the_kinds_it_does_not_play_before_any_work(
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["evaluate", "--agent", FIRST, "--env", MICRO, "--seed", "-1"], "argument --seed: must be a whole number >= 0"),
+    (["evaluate", "--agent", FIRST, "--env", MICRO, "--seed", "-1"],
+     "argument --seed: must be a whole number from 0 to"),
     (["evaluate", "--agent", FIRST, "--env", MICRO, "--max-attempts", "100000000000"],
-     "max_attempts must be at most 1000"),
+     "argument --max-attempts: must be a whole number from 1 to 1,000"),
     (["evaluate", "--agent", FIRST, "--env", MICRO, "--env-kwargs", "max_attempts=10000000000"],
      "max_attempts must be at most 1000"),
-    (["play", "--env", MICRO, "--seed", "-5"], "argument --seed: must be a whole number >= 0"),
+    (["play", "--env", MICRO, "--seed", "-5"], "argument --seed: must be a whole number from 0 to"),
     (["tree", "record", "--env", MICRO, "--agent", FIRST, "--out", "{dir}"], "is a directory"),
     (["tree", "record", "--env", MICRO, "--agent", FIRST, "--out", "{fifo}"], "is not a regular file"),
     (["solve", "--env", MICRO, "--out", "{dir}"], "is a directory"),

@@ -26,7 +26,7 @@ SLOW_CASES_PER_COMMAND = 300
 ENVS = ["guessgym/MicroNerdle-v1", "guessgym/MiniNerdle-v1", "guessgym/Absurdle-v0", "guessgym/Dordle-v0",
         "guessgym/NerdleChat-v0", "guessgym/Nope-v1", "", "guessgym/Wordle-v0", "cartpole"]
 AGENTS = ["least-worst", "random-consistent", "first", "nosuch", "os:system", "model:{garbage}", "model:{dir}",
-          "pretrained:nope", "llm:", "builtins:print", ":", "least-worst:"]
+          "pretrained:nope", "llm:", "builtins:print", ":", "least-worst:", ".:x", "a..b:c"]
 KWARGS = ["length=6", "length=99", "hard_mode=yes", "max_attempts=0", "max_attempts=100000000", "word_list=nope",
           "answers={garbage}", "answers={dir}", "answers={fifo}", "kind=nerdle", "=", "x", "depth=-1", "seed=-1",
           "commutative=true", "step_penalty=1", "boards=99", "rows=0"]
