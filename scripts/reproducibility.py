@@ -44,13 +44,14 @@ CASES: list[tuple[str, dict[str, str], str, int]] = [
 
 _CHILD = """
 import hashlib, json, sys
-from sb3_contrib import MaskablePPO
+from guessgym.agents.learned import load_model
+from guessgym.envs.inputs import read_json
 from guessgym.training.config import apply_overrides, load_config
 from guessgym.training.train import train
 config = apply_overrides(load_config("configs/mini-nerdle.toml"), json.loads(sys.argv[1]))
 path = train(config)
 digest = hashlib.sha256()
-for key, value in sorted(MaskablePPO.load(path).policy.state_dict().items()):
+for key, value in sorted(load_model(path).policy.state_dict().items()):
     digest.update(key.encode())
     digest.update(value.numpy().tobytes())
 final = read_json(path.parent / "final.json", "run summary")
