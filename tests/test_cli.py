@@ -666,3 +666,17 @@ def test_a_damaged_record_read_by_a_script_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{record.relative_to(tmp_path)}: line 1: not valid JSON" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_reproducibility_scripts_child_source_is_valid_python_with_its_names_imported() -> None:
+    """scripts/reproducibility.py runs a child process from a source string that no other test
+    executes; pyflakes' checks (ruff F) catch an undefined name there before a long run does."""
+    import re
+
+    pytest.importorskip("ruff")
+    source = (Path(__file__).resolve().parent.parent / "scripts" / "reproducibility.py").read_text()
+    child = re.search(r'_CHILD = """(.*?)"""', source, re.S)
+    assert child is not None
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F", "--stdin-filename", "child.py", "-"],
+                          input=child.group(1), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
