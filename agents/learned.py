@@ -25,13 +25,20 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from ..envs.game import Game
 from ..envs.inputs import read_input
 from .base import Agent, UnsupportedGameError
-from .model_files import ModelFileError, has_manifest, manifest_algorithm, read_model, save_model
+from .model_files import (
+    ALGORITHMS,
+    ModelFileError,
+    algorithm_class,
+    algorithm_name,
+    has_manifest,
+    manifest_algorithm,
+    read_model,
+    save_model,
+)
 from .policies import GuessPolicyMixin
 
 logger = logging.getLogger(__name__)
 
-#: The algorithms whose models :func:`load_agent` recognises (detected from the saved zip).
-ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
 
 
 class LearnedAgent(Agent):
@@ -217,37 +224,6 @@ def run_folder_game(model_path: Path) -> Game | None:
 def detect_algorithm(path: str | Path) -> str:
     """``"maskable_ppo"``, ``"ppo"`` or ``"a2c"`` for a saved model zip (read without unpickling)."""
     return manifest_algorithm(_resolve_model_path(Path(path)))
-
-
-def algorithm_class(name: str) -> type[BaseAlgorithm]:
-    """The SB3 class of an algorithm name in :data:`ALGORITHMS`."""
-    if name == "maskable_ppo":
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO
-    if name == "ppo":
-        from stable_baselines3 import PPO
-
-        return PPO
-    if name == "a2c":
-        from stable_baselines3 import A2C
-
-        return A2C
-    raise ValueError(f"unknown algorithm {name!r}; choose one of {ALGORITHMS}")
-
-
-def algorithm_name(model: BaseAlgorithm) -> str:
-    """The :data:`ALGORITHMS` name of a model instance."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3 import A2C, PPO
-
-    if isinstance(model, MaskablePPO):
-        return "maskable_ppo"
-    if isinstance(model, PPO):
-        return "ppo"
-    if isinstance(model, A2C):
-        return "a2c"
-    raise TypeError(f"unsupported algorithm {type(model).__name__}; expected one of MaskablePPO, PPO, A2C")
 
 
 def load_model(path: str | Path, *, device: str = "cpu", game: Game | None = None) -> BaseAlgorithm:

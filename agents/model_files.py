@@ -44,6 +44,9 @@ ZIP_ENTRIES = frozenset({"data", "policy.pth", "policy.optimizer.pth", "pytorch_
 #: The largest entry read into memory (the shipped models' largest is 2.2 MB).
 MAX_ENTRY_BYTES = 256 * 2**20
 
+#: The algorithms whose models guessgym reads and writes.
+ALGORITHMS = ("maskable_ppo", "ppo", "a2c")
+
 #: The guess policies a model may use, by algorithm.
 POLICIES = {"maskable_ppo": "MaskableGuessPolicy", "ppo": "GuessActorCriticPolicy", "a2c": "GuessActorCriticPolicy"}
 
@@ -55,6 +58,37 @@ REBUILT = frozenset({"policy_class", "policy_kwargs", "observation_space", "acti
 
 _CONSTANT = re.compile(r"(?:FloatSchedule\()?ConstantSchedule\(val=(-?[0-9.]+(?:e[+-]?[0-9]+)?)\)\)?")
 _OBS_KEYS = ("board", "tiles", "action_mask")
+
+
+def algorithm_class(name: str) -> type[BaseAlgorithm]:
+    """The SB3 class of an algorithm name in :data:`ALGORITHMS`."""
+    if name == "maskable_ppo":
+        from sb3_contrib import MaskablePPO
+
+        return MaskablePPO
+    if name == "ppo":
+        from stable_baselines3 import PPO
+
+        return PPO
+    if name == "a2c":
+        from stable_baselines3 import A2C
+
+        return A2C
+    raise ValueError(f"unknown algorithm {name!r}; choose one of {ALGORITHMS}")
+
+
+def algorithm_name(model: BaseAlgorithm) -> str:
+    """The :data:`ALGORITHMS` name of a model instance."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import A2C, PPO
+
+    if isinstance(model, MaskablePPO):
+        return "maskable_ppo"
+    if isinstance(model, PPO):
+        return "ppo"
+    if isinstance(model, A2C):
+        return "a2c"
+    raise TypeError(f"unsupported algorithm {type(model).__name__}; expected one of MaskablePPO, PPO, A2C")
 
 
 class ModelFileError(ValueError):
@@ -160,8 +194,6 @@ def _schedule(value: Any, what: str) -> float | None:
 # ---- the description of a model ----------------------------------------------------------------
 def describe(model: BaseAlgorithm) -> dict[str, Any]:
     """The manifest of a model whose policy is a guess policy (what :func:`save_model` writes)."""
-    from .learned import algorithm_name
-
     game = model.policy.game
     if not isinstance(game, Game):
         raise ModelFileError(f"{type(model.policy).__name__} is not a guessgym guess policy; save_model writes those")
@@ -338,8 +370,6 @@ def read_model(
         ModelFileError: the file is not a model zip, or needs a policy, setting or pickled object
             that guessgym does not rebuild itself (the message names the file and the reason).
     """
-    from .learned import algorithm_class
-
     path = Path(path)
     entries = _read_entries(path)
     try:
@@ -408,5 +438,6 @@ def _legacy_algorithm(data: dict[str, Any]) -> str:
     raise ValueError(f"its policy class {name or '?'!r} is not one guessgym knows ({sorted(set(POLICIES.values()))})")
 
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "ModelFileError", "check_policy_kwargs", "describe", "has_manifest",
-           "manifest_algorithm", "policy_kwargs_to_json", "read_model", "save_model"]
+__all__ = ["ALGORITHMS", "MANIFEST", "MANIFEST_FORMAT", "ModelFileError", "algorithm_class", "algorithm_name",
+           "check_policy_kwargs", "describe", "has_manifest", "manifest_algorithm", "policy_kwargs_to_json",
+           "read_model", "save_model"]
