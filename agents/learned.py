@@ -32,6 +32,7 @@ from .model_files import (
     algorithm_name,
     has_manifest,
     manifest_algorithm,
+    model_from_bytes,
     read_model,
     save_model,
 )
@@ -125,7 +126,7 @@ class LearnedAgent(Agent):
         zip_bytes = state.pop("_model_zip")
         current = state.pop("_current_game")
         self.__dict__.update(state)
-        self.model = read_model_bytes(zip_bytes)
+        self.model = model_from_bytes(zip_bytes)
         self.policy = self.model.policy  # type: ignore[assignment]
         if current.fingerprint != self.policy.game.fingerprint:
             self.policy.set_game(current)
@@ -243,16 +244,6 @@ def load_model(path: str | Path, *, device: str = "cpu", game: Game | None = Non
     return read_model(model_path, game=game, device=device)
 
 
-def read_model_bytes(data: bytes) -> BaseAlgorithm:
-    """A model from the bytes of a zip written by :func:`~guessgym.agents.model_files.save_model`."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="guessgym-model-") as folder:
-        path = Path(folder) / "model.zip"
-        path.write_bytes(data)
-        return read_model(path)
-
-
 def load_agent(
     path: str | Path, *, deterministic: bool = True, name: str | None = None, game: Game | None = None
 ) -> LearnedAgent:
@@ -272,6 +263,5 @@ __all__ = [
     "load_model",
     "policy_actions",
     "policy_logits_after",
-    "read_model_bytes",
     "run_folder_game",
 ]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 import zipfile
 import zlib
@@ -33,6 +32,7 @@ from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
 from ..envs.env import observation_space
 from ..envs.game import Game, game_from_dict, game_to_dict
 from ..envs.inputs import InputFileError, read_input
+from ..envs.options import check_bool, check_number
 
 #: The name of guessgym's own entry in a model zip, and the version of its content.
 MANIFEST = "guessgym.json"
@@ -97,12 +97,6 @@ class ModelFileError(ValueError):
 
 
 # ---- checking what the file says ---------------------------------------------------------------
-def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{what} must be a finite number, got {value!r}")
-    return float(value)
-
-
 def _net_arch(value: Any) -> dict[str, list[int]] | list[int]:
     def sizes(v: Any) -> list[int]:
         if not isinstance(v, list) or not all(type(n) is int and 1 <= n <= 65536 for n in v):
@@ -132,7 +126,7 @@ def _optimizer_class(value: Any) -> type:
 def _optimizer_kwargs(value: Any) -> dict[str, float]:
     if not isinstance(value, dict) or not set(value) <= {"alpha", "eps", "weight_decay", "betas", "lr"}:
         raise ValueError(f"optimizer settings {str(value)[:80]!r} are not ones guessgym knows")
-    return {k: _number(v, f"optimizer setting {k}") for k, v in value.items()}
+    return {k: check_number(f"optimizer setting {k}", v) for k, v in value.items()}
 
 
 def policy_kwargs_to_json(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -153,10 +147,10 @@ def check_policy_kwargs(kwargs: Any) -> dict[str, Any]:
     checks: dict[str, Callable[[Any], Any]] = {
         "optimizer_class": _optimizer_class,
         "optimizer_kwargs": _optimizer_kwargs,
-        "candidate_features": lambda v: v if isinstance(v, bool) else _bad("candidate_features", v),
-        "guess_bias": lambda v: v if isinstance(v, bool) else _bad("guess_bias", v),
-        "split_features": lambda v: v if isinstance(v, bool) else _bad("split_features", v),
-        "candidate_prior": lambda v: _number(v, "candidate_prior"),
+        "candidate_features": lambda v: check_bool("candidate_features", v),
+        "guess_bias": lambda v: check_bool("guess_bias", v),
+        "split_features": lambda v: check_bool("split_features", v),
+        "candidate_prior": lambda v: check_number("candidate_prior", v),
         "split_prior": _split_prior,
         "net_arch": _net_arch,
     }
@@ -166,16 +160,12 @@ def check_policy_kwargs(kwargs: Any) -> dict[str, Any]:
     return {k: checks[k](v) for k, v in kwargs.items()}
 
 
-def _bad(name: str, value: Any) -> Any:
-    raise ValueError(f"{name} must be true or false, got {value!r}")
-
-
 def _split_prior(value: Any) -> dict[str, float] | None:
     if value is None:
         return None
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise ValueError(f"split_prior must be an object of numbers, got {value!r}")
-    return {k: _number(v, f"split_prior[{k!r}]") for k, v in value.items()}
+    return {k: check_number(f"split_prior[{k!r}]", v) for k, v in value.items()}
 
 
 def _schedule(value: Any, what: str) -> float | None:
@@ -188,7 +178,7 @@ def _schedule(value: Any, what: str) -> float | None:
         if match is None:
             raise ValueError(f"{what} is not a constant schedule ({str(text)[:60]!r}); guessgym saves only constants")
         return float(match.group(1))
-    return _number(value, what)
+    return check_number(what, value)
 
 
 # ---- the description of a model ----------------------------------------------------------------
@@ -224,23 +214,29 @@ def save_model(model: BaseAlgorithm, target: str | Path | io.BytesIO) -> None:
     model from JSON alone. ``target`` is a path (written in place: wrap it in an atomic write) or
     a buffer."""
     manifest = json.dumps(describe(model)).encode()
+    model.save(target)
     if isinstance(target, io.BytesIO):
-        model.save(target)
         target.seek(0)
-        with zipfile.ZipFile(target, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(MANIFEST, manifest)
-        target.seek(0)
-        return
-    path = Path(target)
-    model.save(path)
-    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(target, "a", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(MANIFEST, manifest)
+    if isinstance(target, io.BytesIO):
+        target.seek(0)
 
 
 # ---- reading --------------------------------------------------------------------------------------
 def _read_entries(path: Path) -> dict[str, bytes]:
+    """The entries of the model zip at ``path`` (see :func:`_zip_entries`)."""
     try:
         raw = read_input(path, "model file")
+    except InputFileError as exc:
+        raise ModelFileError(str(exc)) from None
+    return _zip_entries(raw, str(path))
+
+
+def _zip_entries(raw: bytes, path: str) -> dict[str, bytes]:
+    """Every entry of a model zip by name, and the whole zip under ``""`` (handed to SB3, so the
+    file is read once); ``path`` names it in errors."""
+    try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             infos = archive.infolist()
             names = [i.filename for i in infos]
@@ -253,11 +249,9 @@ def _read_entries(path: Path) -> dict[str, bytes]:
             if big:
                 raise ModelFileError(f"{path}: entry {big[0]} is over {MAX_ENTRY_BYTES // 2**20} MiB")
             entries = {name: archive.read(name) for name in names}
-            entries[""] = raw  # the whole zip, handed to SB3 (read once)
-    except (ModelFileError, FileNotFoundError):
+            entries[""] = raw
+    except ModelFileError:
         raise
-    except InputFileError as exc:
-        raise ModelFileError(str(exc)) from None
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, RuntimeError,
             NotImplementedError, zlib.error) as exc:
         raise ModelFileError(f"{path}: not a readable model zip ({type(exc).__name__}: {exc})") from None
@@ -370,8 +364,16 @@ def read_model(
         ModelFileError: the file is not a model zip, or needs a policy, setting or pickled object
             that guessgym does not rebuild itself (the message names the file and the reason).
     """
-    path = Path(path)
-    entries = _read_entries(path)
+    return _model_from_entries(_read_entries(Path(path)), str(path), game, env, device, force_reset)
+
+
+def model_from_bytes(raw: bytes, *, game: Game | None = None, device: str = "cpu") -> BaseAlgorithm:
+    """:func:`read_model` for the bytes of a zip (e.g. a model sent to a worker process)."""
+    return _model_from_entries(_zip_entries(raw, "<model bytes>"), "<model bytes>", game, None, device, True)
+
+
+def _model_from_entries(entries: dict[str, bytes], path: str, game: Game | None, env: Any, device: str,
+                        force_reset: bool) -> BaseAlgorithm:
     try:
         data = _json(entries["data"], "data entry")
         manifest = (_json(entries[MANIFEST], MANIFEST) if MANIFEST in entries
@@ -405,7 +407,7 @@ def has_manifest(path: str | Path) -> bool:
         return False
 
 
-def manifest_algorithm(path: str | Path, game: Game | None = None) -> str:
+def manifest_algorithm(path: str | Path) -> str:
     """The algorithm of a model zip (from its manifest, or from SB3's text for a 0.3 zip)."""
     path = Path(path)
     entries = _read_entries(path)
@@ -439,5 +441,5 @@ def _legacy_algorithm(data: dict[str, Any]) -> str:
 
 
 __all__ = ["ALGORITHMS", "MANIFEST", "MANIFEST_FORMAT", "ModelFileError", "algorithm_class", "algorithm_name",
-           "check_policy_kwargs", "describe", "has_manifest", "manifest_algorithm", "policy_kwargs_to_json",
-           "read_model", "save_model"]
+           "check_policy_kwargs", "describe", "has_manifest", "manifest_algorithm", "model_from_bytes",
+           "policy_kwargs_to_json", "read_model", "save_model"]

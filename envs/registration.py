@@ -88,24 +88,6 @@ def current_id(env_id: str) -> str:
     return SUPERSEDED.get(env_id, env_id)
 
 
-def is_chat_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's chat environment class."""
-    spec = gym.registry.get(env_id)
-    return spec is not None and spec.entry_point == CHAT_ENTRY_POINT
-
-
-def is_multiboard_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's multi-board environment class."""
-    spec = gym.registry.get(env_id)
-    return spec is not None and spec.entry_point == MULTIBOARD_ENTRY_POINT
-
-
-def is_absurdle_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's Absurdle environment class."""
-    spec = gym.registry.get(env_id)
-    return spec is not None and spec.entry_point == ABSURDLE_ENTRY_POINT
-
-
 #: The kinds of game, by the entry point their ids are registered with.
 KINDS = {"plain": "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)",
          "chat": "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)",
@@ -123,9 +105,23 @@ def kind_of(env_id: str) -> str | None:
 
 
 def is_guessgym_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's own environment class."""
-    spec = gym.registry.get(env_id)
-    return spec is not None and spec.entry_point == ENTRY_POINT
+    """Whether ``env_id`` is registered with guessgym's own (single-board) environment class."""
+    return kind_of(env_id) == "plain"
+
+
+def is_chat_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's chat environment class."""
+    return kind_of(env_id) == "chat"
+
+
+def is_multiboard_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's multi-board environment class."""
+    return kind_of(env_id) == "multiboard"
+
+
+def is_absurdle_id(env_id: str) -> bool:
+    """Whether ``env_id`` is registered with guessgym's Absurdle environment class."""
+    return kind_of(env_id) == "absurdle"
 
 
 __all__ = [

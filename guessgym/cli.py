@@ -62,7 +62,6 @@ def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]
             raise argparse.ArgumentTypeError(f"must be a whole number from {minimum} to {maximum:,}, got {text!r}")
         return value
 
-    parse.__name__ = f"whole number >= {minimum}"
     return parse
 
 
@@ -258,14 +257,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.env is None:  # a shipped model plays the game of its card unless told otherwise
         args.env, env_kwargs = _default_env(args.agent, env_kwargs)
-    _check_kind("evaluate", args.env)
+    kind = _check_kind("evaluate", args.env)
     agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
     answers, sample = parse_answers(args.answers)
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.max_attempts is not None and args.max_attempts < 1:
-        raise UsageError("--max-attempts must be at least 1")
-    text_agent = args.agent.startswith("llm:") or _is_chat_env(args.env)
+    text_agent = args.agent.startswith("llm:") or kind == "chat"
     if args.agent.startswith("llm:"):
         if args.base_url:
             agent_kwargs.setdefault("base_url", args.base_url)
@@ -278,16 +273,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from .envs.chat import ChatGuessEnv
 
             game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
-        elif _is_multiboard_env(args.env) or _is_absurdle_env(args.env):
+        elif kind in ("multiboard", "absurdle"):
             from .agents.evaluate import resolve_absurdle, resolve_multiboard
 
-            resolve = resolve_absurdle if _is_absurdle_env(args.env) else resolve_multiboard
+            resolve = resolve_absurdle if kind == "absurdle" else resolve_multiboard
             game = resolve(args.env, env_kwargs, args.max_attempts)[0]
             if answers is not None:
                 raise UsageError(f"{args.env} chooses the answers itself: give --answers N (a number of games)")
         else:
             game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
-        if not (_is_multiboard_env(args.env) or _is_absurdle_env(args.env)):
+        if kind not in ("multiboard", "absurdle"):
             select_answers(game, answers, sample, args.seed)
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
@@ -347,24 +342,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if saved:
         print(f"\n{saved}")
     return 0
-
-
-def _is_absurdle_env(env_id: str) -> bool:
-    from .envs.registration import is_absurdle_id
-
-    return is_absurdle_id(env_id)
-
-
-def _is_multiboard_env(env_id: str) -> bool:
-    from .envs.registration import is_multiboard_id
-
-    return is_multiboard_id(env_id)
-
-
-def _is_chat_env(env_id: str) -> bool:
-    from .envs.registration import is_chat_id
-
-    return is_chat_id(env_id)
 
 
 def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -438,10 +415,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from . import main_job
     from .agents.evaluate import Backend
 
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.sample is not None and args.sample < 1:
-        raise UsageError(f"--sample must be at least 1 (answers per game), got {args.sample}")
     try:
         entries = main_job.select_entries(
             main_job.MAIN_JOB,

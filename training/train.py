@@ -43,8 +43,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-from ..agents.learned import algorithm_class, algorithm_name
-from ..agents.model_files import read_model, save_model
+from ..agents.model_files import algorithm_class, algorithm_name, read_model, save_model
 from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
 from ..envs.atomic import atomic_path, atomic_write_bytes
 from ..envs.game import Game, make_game, split_env_options

@@ -172,7 +172,12 @@ class ChatCompletionsClient:
             RequestCancelled: :meth:`cancel` was called.
         """
         body = {"model": self.model, "messages": messages, **{k: v for k, v in sampling.items() if v is not None}}
-        payload = json.dumps(body).encode()
+        try:
+            return self._complete(json.dumps(body).encode())
+        except ModelServerError as exc:  # the one place secrets leave: every failure passes here
+            raise ModelServerError(self.redact(str(exc))) from None
+
+    def _complete(self, payload: bytes) -> ModelReply:
         last = _Transient("")
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -181,9 +186,8 @@ class ChatCompletionsClient:
                 return self._request(payload)
             except _Transient as exc:
                 last = exc
-        raise ModelServerError(self.redact(
-            f"the model server at {self.base_url} failed {self.max_retries + 1} times in a row "
-            f"for model {self.model!r}; last: {last}"))
+        raise ModelServerError(f"the model server at {self.base_url} failed {self.max_retries + 1} times in a row "
+                               f"for model {self.model!r}; last: {last}")
 
     # ---- one request ------------------------------------------------------------------------------
     def _request(self, payload: bytes) -> ModelReply:
@@ -238,20 +242,19 @@ class ChatCompletionsClient:
         except httpx.TimeoutException:
             raise _Transient(f"no complete reply within the {self.timeout:g} s timeout") from None
         except httpx.TransportError as exc:
-            raise _Transient(self.redact(
-                f"cannot reach {self.url} ({type(exc).__name__}: {exc}); is the server running?")) from None
+            raise _Transient(f"cannot reach {self.url} ({type(exc).__name__}: {exc}); is the server running?") from None
         except httpx.StreamError as exc:
             raise _Transient(f"the reply broke off ({type(exc).__name__})") from None
 
     def _reply(self, status: int, headers: Any, body: bytes, latency: float) -> ModelReply:
         """The model's reply from a complete HTTP response, or the failure it says."""
-        error = self.redact(_error_text(body))
+        error = _error_text(body)
         if status in TRANSIENT_STATUSES:
             raise _Transient(f"HTTP {status}: {error}", _retry_after(headers))
         if 300 <= status < 400:
             raise ModelServerError(
                 f"the model server at {self.base_url} answered with a redirect (HTTP {status} to "
-                f"{self.redact(str(headers.get('location', '?')))}); give that address as base_url")
+                f"{headers.get('location', '?')}); give that address as base_url")
         if status in (401, 403):
             raise ModelServerError(
                 f"the model server at {self.base_url} refused the credentials (HTTP {status}: "
@@ -269,7 +272,7 @@ class ChatCompletionsClient:
             choice = data["choices"][0]
             text = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise _Transient(self.redact(f"a malformed response (HTTP {status}): {body[:200]!r}")) from None
+            raise _Transient(f"a malformed response (HTTP {status}): {body[:200]!r}") from None
         if not isinstance(text, str):
             text = "" if text is None else str(text)
         usage = data.get("usage") or {}
