@@ -38,7 +38,7 @@ from ..envs.absurdle import AbsurdleEnv
 from ..envs.env import GuessEnv
 from ..envs.game import Game
 from ..envs.multiboard import MultiBoardEnv
-from ..envs.optional import require
+from ..infra.optional import require
 from .base import Agent
 from .episodes import MAX_INVALID_ACTIONS, play_absurdle_game, play_game, play_multiboard_game
 from .results import GameRecord

@@ -18,7 +18,7 @@ rerun with the same path and the same evaluation skips the games already there, 
 one again from its saved replies to check it (a line whose record or tiles the game contradicts
 is refused, naming it); a different evaluation is refused (the message names what differs); a line
 cut short by a crash is dropped; a second evaluation on a file in use is refused. Nothing in a
-file is changed before its header shows it is this evaluation's (:mod:`guessgym.envs.resumable_log`).
+file is changed before its header shows it is this evaluation's (:mod:`guessgym.infra.resumable_log`).
 
 **Failures.** A failure that retrying does not fix
 (:class:`~guessgym.agents.llm.client.ModelServerError`: server unreachable, wrong model name,
@@ -41,7 +41,7 @@ import gymnasium as gym
 from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv
 from ..envs.game import GAME_KEYS
 from ..envs.registration import is_chat_id, is_guessgym_id
-from ..envs.resumable_log import ResumableLog
+from ..infra.resumable_log import ResumableLog
 from .evaluate import _progress_callback, select_answers
 from .optima import known_optimum
 from .results import EvaluationResult, GameRecord
@@ -124,7 +124,7 @@ def replay_check(env: ChatGuessEnv, seed: int) -> Callable[[Any], tuple[int, Gam
 
 class TranscriptLog:
     """The transcripts file of one evaluation (see the module docstring): a
-    :class:`~guessgym.envs.resumable_log.ResumableLog` whose saved games are checked by playing
+    :class:`~guessgym.infra.resumable_log.ResumableLog` whose saved games are checked by playing
     them again (``check``, e.g. :func:`replay_check`), locked while the evaluation runs."""
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any],

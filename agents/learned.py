@@ -23,7 +23,7 @@ import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
 from ..envs.game import Game
-from ..envs.inputs import read_input
+from ..infra.inputs import read_input
 from .base import Agent, UnsupportedGameError
 from .model_files import (
     ALGORITHMS,

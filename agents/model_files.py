@@ -31,8 +31,8 @@ from stable_baselines3.common.utils import ConstantSchedule, FloatSchedule
 
 from ..envs.env import observation_space
 from ..envs.game import Game, game_from_dict, game_to_dict
-from ..envs.inputs import InputFileError, read_input
 from ..envs.options import check_bool, check_number
+from ..infra.inputs import InputFileError, read_input
 
 #: The name of guessgym's own entry in a model zip, and the version of its content.
 MANIFEST = "guessgym.json"

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..envs.optional import require_extra
+from ..infra.optional import require_extra
 from .base import Agent
 from .text import TextAgent
 

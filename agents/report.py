@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..envs.atomic import atomic_path
-from ..envs.optional import require
+from ..infra.atomic import atomic_path
+from ..infra.optional import require
 from .results import FAIL, EvaluationResult
 
 # Colours of the real games' statistics pages.

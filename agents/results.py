@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..envs.atomic import atomic_write_text
-from ..envs.inputs import read_input
+from ..infra.atomic import atomic_write_text
+from ..infra.inputs import read_input
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1

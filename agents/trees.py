@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.atomic import atomic_write_bytes, atomic_write_text
 from ..envs.game import Game
-from ..envs.inputs import MAX_INPUT_BYTES, read_input
 from ..envs.scoring import pattern_to_tiles
+from ..infra.atomic import atomic_write_bytes, atomic_write_text
+from ..infra.inputs import MAX_INPUT_BYTES, read_input
 from .base import Agent, UnsupportedGameError
 from .registry import register
 

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..envs.atomic import atomic_path, file_lock
 from ..envs.game import Game
+from ..infra.atomic import atomic_path, file_lock
 from . import search_kernels as K
 
 if TYPE_CHECKING:

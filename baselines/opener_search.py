@@ -11,7 +11,7 @@ The checkpoint is a JSON-lines file: a header naming the game, the rules and the
 then one line per finished opener, appended and flushed to disk as soon as it is known. A run
 started again with the same file skips the openers already there (a line cut short by a kill is
 dropped and searched again); a file for another game or setting, or a line that contradicts the
-game, is refused naming the file and what differs (:mod:`guessgym.envs.resumable_log`).
+game, is refused naming the file and what differs (:mod:`guessgym.infra.resumable_log`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 from ..agents.backends import _limit_threads, check_not_bootstrapping, connect_ray
 from ..envs.game import Game
-from ..envs.resumable_log import ResumableLog
+from ..infra.resumable_log import ResumableLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult
 

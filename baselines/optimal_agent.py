@@ -26,9 +26,9 @@ from typing import Any
 from ..agents.base import SolverState
 from ..agents.optima import known_optimum
 from ..agents.trees import DecisionTree, TreeNode
-from ..envs.cache import cache_dir
 from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
+from ..infra.cache import cache_dir
 from .common import BaselineAgent
 from .optimal import solve
 

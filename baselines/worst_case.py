@@ -49,8 +49,8 @@ import numpy as np
 
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
-from ..envs.resumable_log import ResumableLog
 from ..envs.scoring import num_patterns, pattern_to_list
+from ..infra.resumable_log import ResumableLog
 from . import worst_case_kernels as W
 from .optimal import answer_classes
 
@@ -258,7 +258,7 @@ def _longest(paths: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
 
 class _Checkpoint:
     """Each opener's outcome at each depth, appended as a JSON line when known (a resumable
-    :class:`~guessgym.envs.resumable_log.ResumableLog`; rows are checked against the game)."""
+    :class:`~guessgym.infra.resumable_log.ResumableLog`; rows are checked against the game)."""
 
     def __init__(self, path: str | Path | None, header: dict[str, Any], game: Game) -> None:
         self.outcomes: dict[tuple[int, str], bool] = {}

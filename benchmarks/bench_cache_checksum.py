@@ -1,7 +1,7 @@
 """What verifying a pattern-matrix cache file costs, next to loading it.
 
 For each game's cached matrix (built first if missing), the best of ``--rounds`` timings of: a warm
-``np.load`` of the file, guessgym's checksum (:func:`guessgym.envs.checksum.array_checksum`, the
+``np.load`` of the file, guessgym's checksum (:func:`guessgym.infra.checksum.array_checksum`, the
 scheme the cache uses), and the standard library's SHA-256, BLAKE2b and CRC-32 of the same bytes.
 It prints each as seconds and as a ratio to the load, measured in one run; the point of the
 choice is that verification should add little to a warm load.
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from guessgym.envs.checksum import array_checksum
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix, cached_files
+from guessgym.infra.checksum import array_checksum
 
 
 def best(fn: Callable[[], Any], rounds: int) -> float:

@@ -126,7 +126,7 @@ def is_new_layout(tree: Path) -> bool:
     return (tree / "envs" / "engine.py").is_file() or "guessgym.envs" in (tree / "pyproject.toml").read_text()
 
 
-#: The root folders the new layout installs as ``guessgym.<name>`` (pyproject's package-dir).
+#: The root folders the 0.3 layout installed as ``guessgym.<name>`` (pyproject's package-dir).
 SUBPACKAGES = ("envs", "agents", "baselines", "training")
 
 
@@ -135,7 +135,10 @@ def import_root(tree: Path) -> Path:
 
     The new layout maps root folders to ``guessgym.*`` only through its (editable) install, so a
     worktree of another revision is not importable as it is: this builds ``<tree>.shim/guessgym``,
-    links to the tree's ``guessgym/`` files and its root subpackages, once per tree."""
+    links to the tree's ``guessgym/`` files and its root subpackages, once per tree. Since 0.4 the
+    tree holds those links itself (``guessgym/envs -> ../envs``) and is importable as it is."""
+    if (tree / "guessgym" / "envs").is_dir():
+        return tree
     shim = tree.parent / (tree.name + ".shim")
     package = shim / "guessgym"
     if not package.is_dir():

@@ -3,10 +3,10 @@
 ``PatternMatrix.for_game(game)`` is the one way the package obtains patterns in bulk. A full
 matrix is built by the numba kernel of :mod:`guessgym.envs.scoring` and stored under the cache directory as
 ``patterns-<fingerprint>.<checksum>.npy``, written to a temporary file and renamed into place so that a
-crash never leaves a truncated cache behind. The checksum (:mod:`guessgym.envs.checksum`) is part
+crash never leaves a truncated cache behind. The checksum (:mod:`guessgym.infra.checksum`) is part
 of the name, so file and checksum cannot get out of step, and is verified when the file is loaded
 (once per process and game); a file that fails is reported, deleted and rebuilt. Temporaries left
-by killed builds are removed before a build (:func:`~guessgym.envs.atomic.remove_stale_temporaries`).
+by killed builds are removed before a build (:func:`~guessgym.infra.atomic.remove_stale_temporaries`).
 When the matrix would exceed ``max_bytes`` (for example
 every valid classic Nerdle equation as a guess: 67,346 x 17,723), nothing is stored and rows or
 sub-matrices are computed on demand instead.
@@ -25,9 +25,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .atomic import atomic_open, remove_stale_temporaries
-from .cache import CACHE_NAME, cache_dir
-from .checksum import SCHEME, array_checksum
+from ..infra.atomic import atomic_open, remove_stale_temporaries
+from ..infra.cache import CACHE_NAME, cache_dir
+from ..infra.checksum import SCHEME, array_checksum
 from .game import Game
 from .scoring import pattern_dtype, pattern_matrix
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from .inputs import read_input
+from ..infra.inputs import read_input
 
 WORDLE_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 PRESETS = ("nyt", "original", "nyt2022", "nyt2023", "english")

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .envs.game import MAX_ATTEMPTS_LIMIT
-from .envs.optional import DependencyNotInstalled
 from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
+from .infra.optional import DependencyNotInstalled
 
 PROG = "guessgym"
 #: The environment of ``evaluate`` when ``--env`` is not given (and the agent is not a shipped model).
@@ -126,7 +126,7 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
             raise UsageError("--answers: a sample size must be at least 1")
         return None, n
     if text.startswith("@"):
-        from .envs.inputs import read_input
+        from .infra.inputs import read_input
 
         try:
             lines = read_input(text[1:], "--answers file").decode("utf-8").splitlines()
@@ -241,7 +241,7 @@ def check_output_dir(path: Path, option: str) -> None:
 def check_output_file(path: Path, option: str) -> None:
     """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
     device, a FIFO or a socket, in a folder that can be created and written."""
-    from .envs.atomic import check_replaceable
+    from .infra.atomic import check_replaceable
 
     try:
         check_replaceable(path)
@@ -567,7 +567,7 @@ def cmd_export_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from .envs.cache import clear_cache, describe_cache, format_size, parse_size, prune_cache
+    from .infra.cache import clear_cache, describe_cache, format_size, parse_size, prune_cache
 
     if args.clear and args.prune is not None:
         raise UsageError("give --clear or --prune SIZE, not both")
@@ -626,7 +626,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from .agents.trees import verify_tree
     from .baselines.opener_search import prove
     from .baselines.optimal import ExactSearch
-    from .envs.cache import cache_dir
+    from .infra.cache import cache_dir
 
     _check_kind("solve", args.env)
     check_output_file(Path(args.out), "--out")
@@ -685,7 +685,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
     from .baselines.worst_case import solve_worst_case
-    from .envs.atomic import atomic_write_text
+    from .infra.atomic import atomic_write_text
 
     kind = _check_kind("worst-case", args.env)
     if args.out:
@@ -747,7 +747,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for entry in MAIN_JOB:
         described = entry.describe()
         print(f"  {described}" + (f"  [{entry.label}]" if entry.label and entry.label not in described else ""))
-    from .envs.cache import cache_dir
+    from .infra.cache import cache_dir
 
     print(f"Cache: {cache_dir()} (guessgym cache shows, prunes or clears it; GUESSGYM_CACHE_DIR moves it)")
     return 0
@@ -919,7 +919,7 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="a shipped model (pretrained:NAME as an agent)")
     p.set_defaults(func=cmd_pretrained)
 
-    from .envs.cache import cache_dir
+    from .infra.cache import cache_dir
 
     p = sub.add_parser(
         "cache", help="show, prune or clear the cache (pattern matrices, solved trees and subproblems)",

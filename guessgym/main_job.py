@@ -34,8 +34,8 @@ from .agents.registry import make_agent as make_registered_agent
 from .agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves
 from .agents.results import EvaluationResult
 from .baselines import BASELINES
-from .envs.atomic import atomic_write_text
-from .envs.optional import DependencyNotInstalled
+from .infra.atomic import atomic_write_text
+from .infra.optional import DependencyNotInstalled
 
 logger = logging.getLogger(__name__)
 

@@ -33,10 +33,10 @@ from guessgym.agents.evaluate import evaluate
 from guessgym.agents.report import plot_win_rate_curves
 from guessgym.agents.results import EvaluationResult
 from guessgym.baselines import make_baseline
-from guessgym.envs.atomic import atomic_path, atomic_write_text
 from guessgym.envs.game import nerdle, wordle
-from guessgym.envs.inputs import script_main
 from guessgym.envs.matrix import PatternMatrix
+from guessgym.infra.atomic import atomic_path, atomic_write_text
+from guessgym.infra.inputs import script_main
 
 SECTIONS = ("wordle-minimax", "nerdle-min-average", "nerdle-entropy", "generalised-wordle", "unique-chars")
 

@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from guessgym.envs.atomic import atomic_write_text
-from guessgym.envs.inputs import script_main
+from guessgym.infra.atomic import atomic_write_text
+from guessgym.infra.inputs import script_main
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ CASES: list[tuple[str, dict[str, str], str, int]] = [
 _CHILD = """
 import hashlib, json, sys
 from guessgym.agents.learned import load_model
-from guessgym.envs.inputs import read_json
+from guessgym.infra.inputs import read_json
 from guessgym.training.config import apply_overrides, load_config
 from guessgym.training.train import train
 config = apply_overrides(load_config("configs/mini-nerdle.toml"), json.loads(sys.argv[1]))

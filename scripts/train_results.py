@@ -51,8 +51,8 @@ from guessgym.agents.evaluate import evaluate  # noqa: E402
 from guessgym.agents.learned import load_agent  # noqa: E402
 from guessgym.agents.report import leaderboard  # noqa: E402
 from guessgym.agents.results import EvaluationResult  # noqa: E402
-from guessgym.envs.atomic import atomic_write_text, file_lock  # noqa: E402
-from guessgym.envs.inputs import read_json, script_main  # noqa: E402
+from guessgym.infra.atomic import atomic_write_text, file_lock  # noqa: E402
+from guessgym.infra.inputs import read_json, script_main  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 from guessgym.training.plots import plot_curve, read_csv  # noqa: E402
 

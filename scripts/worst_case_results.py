@@ -32,9 +32,9 @@ import gymnasium as gym
 import guessgym  # noqa: F401
 from guessgym.baselines.worst_case import WorstCaseResult, solve_worst_case
 from guessgym.envs.absurdle import AbsurdleEnv
-from guessgym.envs.atomic import atomic_write_bytes, atomic_write_text
 from guessgym.envs.game import Game
-from guessgym.envs.inputs import read_json, script_main
+from guessgym.infra.atomic import atomic_write_bytes, atomic_write_text
+from guessgym.infra.inputs import read_json, script_main
 
 OUT = Path("results/worst_case")
 RECORDS, STRATEGIES, PROOFS = OUT / "records", OUT / "strategies", OUT / "proofs"

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from guessgym.cli import main
-from guessgym.envs.atomic import FOREIGN_STALE_SECONDS, _host, atomic_directory, atomic_path, remove_stale_temporaries
-from guessgym.envs.cache import cache_files, clear_cache, parse_size, prune_cache
 from guessgym.envs.game import Game, wordle
 from guessgym.envs.matrix import PatternMatrix, cached_files
+from guessgym.infra.atomic import FOREIGN_STALE_SECONDS, _host, atomic_directory, atomic_path, remove_stale_temporaries
+from guessgym.infra.cache import cache_files, clear_cache, parse_size, prune_cache
 
 
 def dead_pid() -> int:

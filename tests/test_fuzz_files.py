@@ -28,7 +28,7 @@ from guessgym.baselines.opener_search import Checkpoint, _header, search_openers
 from guessgym.baselines.worst_case import solve_worst_case
 from guessgym.envs.chat import ChatGuessEnv
 from guessgym.envs.game import nerdle, wordle
-from guessgym.envs.resumable_log import LogError
+from guessgym.infra.resumable_log import LogError
 
 ROUNDS = 2000
 MICRO = nerdle(5)

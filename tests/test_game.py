@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import guessgym.envs.matrix as matrix_module
-from guessgym.envs.atomic import _host
-from guessgym.envs.cache import cache_dir
 from guessgym.envs.candidates import Candidates
-from guessgym.envs.checksum import array_checksum
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix, atomic_save_npy, cached_files
 from guessgym.envs.scoring import all_green, pattern_dtype, pattern_matrix, score
+from guessgym.infra.atomic import _host
+from guessgym.infra.cache import cache_dir
+from guessgym.infra.checksum import array_checksum
 
 ENGLISH_SIZES = {3: (665, 1070), 4: (2442, 3459), 5: (4667, 6748), 6: (7352, 11180), 7: (9951, 15845),
                  8: (10500, 17836), 9: (9307, 17155)}

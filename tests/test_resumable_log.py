@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from guessgym.envs.resumable_log import LogError, ResumableLog
+from guessgym.infra.resumable_log import LogError, ResumableLog
 
 HEADER = {"format": 1, "game": "micro"}
 

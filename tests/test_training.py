@@ -23,10 +23,10 @@ from guessgym.agents import learned
 from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.episodes import play_batched
 from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
-from guessgym.envs.atomic import _host
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
+from guessgym.infra.atomic import _host
 from guessgym.training import cli
 from guessgym.training.checkpoints import CheckpointError, decode_state, encode_state, latest_checkpoint
 from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config

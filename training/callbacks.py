@@ -33,7 +33,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from ..agents.episodes import play_batched
 from ..agents.learned import policy_actions
 from ..agents.model_files import save_model
-from ..envs.atomic import atomic_open, atomic_path, atomic_write_bytes
+from ..infra.atomic import atomic_open, atomic_path, atomic_write_bytes
 from .checkpoints import MODEL_EXTRA, rng_state, save_checkpoint
 from .config import TrainConfig
 from .curriculum import CurriculumCallback

@@ -8,7 +8,7 @@ game's state and generator, the callbacks' progress, the wall time, the config) 
 in ``state.npz`` (read with ``allow_pickle=False``). Neither file can run code when read: tuples,
 arrays and tensors are tagged JSON objects (:func:`encode_state`). Checkpoints of guessgym 0.3
 (``state.pkl``, a pickle) are refused rather than read. It is written into a temporary folder that is
-renamed into place (:func:`guessgym.envs.atomic.atomic_directory`), and ``checkpoints/latest`` is
+renamed into place (:func:`guessgym.infra.atomic.atomic_directory`), and ``checkpoints/latest`` is
 replaced atomically afterwards, so an interruption at any moment leaves the previous checkpoint
 intact. :func:`latest_checkpoint` finds the newest complete one; :func:`load_checkpoint_state`
 reads it back.
@@ -30,8 +30,8 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
-from ..envs.atomic import atomic_directory, atomic_write_bytes, remove_stale_temporaries
-from ..envs.inputs import read_input
+from ..infra.atomic import atomic_directory, atomic_write_bytes, remove_stale_temporaries
+from ..infra.inputs import read_input
 
 CHECKPOINT_FORMAT = 2
 #: The attributes of the SB3 model that a checkpoint's state holds (the rest is in ``model.zip``).

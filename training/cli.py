@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..envs.optional import require_extra
+from ..infra.optional import require_extra
 from .config import TrainConfig, apply_overrides, load_config
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..envs.engine import REWARD_KEYS
 from ..envs.game import GAME_KEYS
-from ..envs.inputs import read_input
+from ..infra.inputs import read_input
 
 #: The algorithms a run may use (the same names as :data:`guessgym.agents.learned.ALGORITHMS`; kept here so
 #: that reading a config does not import torch).

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..envs.atomic import atomic_write_text
 from ..envs.game import Game
+from ..infra.atomic import atomic_write_text
 
 logger = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from ..agents.learned import algorithm_name, load_model
 from ..agents.model_files import save_model
 from ..agents.policies import count_parameters
 from ..agents.results import EvaluationResult
-from ..envs.atomic import atomic_write_bytes, atomic_write_text
 from ..envs.game import GAME_KEYS, Game
+from ..infra.atomic import atomic_write_bytes, atomic_write_text
 
 
 def slim_model_bytes(run_model: Path) -> tuple[bytes, Any]:

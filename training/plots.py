@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..envs.atomic import atomic_path
+from ..infra.atomic import atomic_path
 
 _REFERENCE_COLOURS = ["#222222", "#787c7e", "#3b73b5", "#b53b6e", "#3bb58a", "#8a3bb5"]
 

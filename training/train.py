@@ -45,9 +45,9 @@ from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
 from ..agents.model_files import algorithm_class, algorithm_name, read_model, save_model
 from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, default_candidate_prior
-from ..envs.atomic import atomic_path, atomic_write_bytes
 from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
+from ..infra.atomic import atomic_path, atomic_write_bytes
 from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, ProgressBarCallback, TrainingClock
 from .checkpoints import (
     MODEL_EXTRA,

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_open
+from ...infra.atomic import atomic_open
 
 
 def export_prompts(env_id: str, prompts_path: str | os.PathLike[str], answers_path: str | os.PathLike[str], *,
