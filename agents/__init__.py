@@ -1,38 +1,21 @@
-"""Agents: the one protocol every player implements, and the shared evaluation loop.
+"""Agents: the one protocol every player implements, the players, and the agent registry.
 
 * :class:`Agent`, :class:`CandidateAgent`, :class:`SolverState`, :class:`UnsupportedGameError`
   (:mod:`guessgym.agents.base`): the protocol and the base of the deterministic solvers;
-* :func:`evaluate` (:mod:`guessgym.agents.evaluate`): drive any agent through a real environment over
-  every answer (or a sample), serially, in worker processes or on Ray;
 * :func:`make_agent`, :func:`register` (:mod:`guessgym.agents.registry`): agents by name,
   ``model:PATH`` or ``module:Class``;
-* :mod:`guessgym.agents.episodes`: the episode loop (one game, or a batch of games);
-* :class:`EvaluationResult`, :class:`GameRecord` (:mod:`guessgym.agents.results`): the data,
-  statistics and JSON of evaluations; :func:`leaderboard` and the plots
-  (:mod:`guessgym.agents.report`) render them.
+* players: decision trees (:mod:`~guessgym.agents.trees`), the known optima
+  (:mod:`~guessgym.agents.optima`), text agents (:mod:`~guessgym.agents.text`), language models
+  (:mod:`~guessgym.agents.llm`, the ``llm`` extra), learned policies (:mod:`~guessgym.agents.learned`,
+  the ``train`` extra; not imported here) and their lookahead (:mod:`~guessgym.agents.lookahead`);
+  batched policy rollouts (:mod:`~guessgym.agents.rollout`).
 
-Learned agents live in :mod:`guessgym.agents.learned` (imports torch; not imported here).
+Players only: the evaluation loop that measures them is :mod:`guessgym.evaluation`.
 """
 
 from __future__ import annotations
 
 from .base import Agent, CandidateAgent, SolverState, UnsupportedGameError
-from .evaluate import evaluate
 from .registry import make_agent, register
-from .report import leaderboard, plot_leaderboard, plot_win_rate_curves
-from .results import EvaluationResult, GameRecord
 
-__all__ = [
-    "Agent",
-    "CandidateAgent",
-    "EvaluationResult",
-    "GameRecord",
-    "SolverState",
-    "UnsupportedGameError",
-    "evaluate",
-    "leaderboard",
-    "make_agent",
-    "plot_leaderboard",
-    "plot_win_rate_curves",
-    "register",
-]
+__all__ = ["Agent", "CandidateAgent", "SolverState", "UnsupportedGameError", "make_agent", "register"]

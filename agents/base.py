@@ -2,7 +2,7 @@
 
 An :class:`Agent` is told the game at the start of every episode (:meth:`Agent.begin`), then sees
 each observation and info dict from the environment and returns a guess index
-(:meth:`Agent.act`). The shared evaluation loop (:mod:`guessgym.agents.evaluate`) drives any Agent through
+(:meth:`Agent.act`). The shared evaluation loop (:mod:`guessgym.evaluation.evaluate`) drives any Agent through
 the environments, so baselines and learned agents are measured by the same code.
 
 :class:`CandidateAgent` is the base of the deterministic solvers: it keeps the candidate set from

@@ -144,7 +144,7 @@ class LearnedAgent(Agent):
 
 def policy_actions(policy: GuessPolicyMixin) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
     """The greedy (argmax of masked logits) action function of a guess policy, for a batch of
-    observations that carry ``"action_mask"`` (what :func:`~guessgym.agents.episodes.play_batched` calls)."""
+    observations that carry ``"action_mask"`` (what :func:`~guessgym.agents.rollout.play_batched` calls)."""
     keys = list(policy.observation_space.spaces)  # type: ignore[attr-defined]
 
     def act(obs: dict[str, np.ndarray]) -> np.ndarray:

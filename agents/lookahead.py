@@ -3,7 +3,7 @@
 :class:`LookaheadAgent` is the rollout algorithm (policy improvement by simulation): at each
 position it takes the ``top_k`` guesses the learned policy scores highest among those allowed,
 and for each one *plays the rest of the game with the policy itself* on every answer still
-possible (a batched rollout through :func:`~guessgym.agents.episodes.play_batched`, the same rules
+possible (a batched rollout through :func:`~guessgym.agents.rollout.play_batched`, the same rules
 as every other loop). It plays the guess whose rollouts need the fewest guesses in total, a lost
 game costing ``max_attempts + 1 + loss_cost``; ties go to the guess the policy ranks higher.
 
@@ -28,8 +28,8 @@ import numpy as np
 
 from ..envs.game import Game
 from .base import CandidateAgent, SolverState
-from .episodes import play_batched
 from .registry import make_agent, register
+from .rollout import play_batched
 
 if TYPE_CHECKING:
     from .learned import LearnedAgent

@@ -1,6 +1,6 @@
 """The agent registry: one place that turns an agent spec into an :class:`~guessgym.agents.base.Agent`.
 
-The command line, :func:`~guessgym.agents.evaluate.evaluate` and training all resolve agents here.
+The command line, :func:`~guessgym.evaluation.evaluate.evaluate` and training all resolve agents here.
 A spec is one of:
 
 * a registered name (``"least-worst"``): the baselines register themselves when

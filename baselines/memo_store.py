@@ -34,7 +34,7 @@ import time
 import warnings
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -42,8 +42,13 @@ from ..envs.game import Game
 from ..infra.atomic import atomic_path, file_lock
 from . import search_kernels as K
 
-if TYPE_CHECKING:
-    from .optimal import SearchKernel
+
+class SearchKernel(Protocol):
+    """What the store reads and fills: the two memo tables of a search
+    (:class:`guessgym.baselines.optimal.SearchKernel`)."""
+
+    exact: Any
+    floor: Any
 
 #: Format of the saved memo; bump when the keys or the packing of values change.
 MEMO_FORMAT = 1
@@ -70,10 +75,8 @@ class MemoStore:
 
     @property
     def meta(self) -> dict[str, object]:
-        from .optimal import _KEY_SEED
-
         return {"format": MEMO_FORMAT, "game": self.game.name, "fingerprint": self.game.fingerprint,
-                "hard_mode": self.game.hard_mode, "width": self.width, "key_seed": _KEY_SEED}
+                "hard_mode": self.game.hard_mode, "width": self.width, "key_seed": K.KEY_SEED}
 
     def _read(self) -> dict[str, np.ndarray] | None:
         if not self.path.is_file():

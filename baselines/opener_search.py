@@ -26,8 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..agents.backends import _limit_threads, check_not_bootstrapping, connect_ray
 from ..envs.game import Game
+from ..evaluation.backends import _limit_threads, check_not_bootstrapping, connect_ray
 from ..infra.resumable_log import ResumableLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult

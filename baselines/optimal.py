@@ -59,8 +59,6 @@ from .search_kernels import INF
 #: over the first openers of the order, whose total bounds (and so prunes) every exact search.
 SEED_WIDTH, SEED_OPENERS = 3, 20
 
-#: Seeds of the random set-hash keys (fixed, so memo keys are reproducible across runs).
-_KEY_SEED = 0x6F70_7469
 
 
 def answer_classes(game: Game) -> np.ndarray:
@@ -125,7 +123,7 @@ class SearchKernel:
 
     def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float,
                  cache_dir: str | os.PathLike[str] | None = None) -> None:
-        rng = np.random.default_rng(_KEY_SEED)
+        rng = np.random.default_rng(K.KEY_SEED)
         self.game = game
         self.mt = mt
         self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int32)

@@ -48,6 +48,10 @@ CHUNK = 64
 #: Bits of a memo value that hold the guess (the cost sits above them).
 GUESS_BITS = 24
 
+#: Seed of the random set-hash keys of the exact search (fixed, so memo keys, and the memo files
+#: of :mod:`guessgym.baselines.memo_store`, are reproducible across runs).
+KEY_SEED = 0x6F70_7469
+
 # stats slots
 NODES, ABORTED, SCANS, CHECK_EVERY = 0, 1, 2, 1024
 

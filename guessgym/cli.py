@@ -252,7 +252,7 @@ def check_output_file(path: Path, option: str) -> None:
 
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .agents.evaluate import Backend, evaluate, resolve_game, select_answers
+    from .evaluation.evaluate import Backend, evaluate, resolve_game, select_answers
 
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.env is None:  # a shipped model plays the game of its card unless told otherwise
@@ -269,12 +269,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--base-url is for language-model agents (--agent llm:MODEL)")
     try:  # validate the cheap things before building a possibly slow agent
         if text_agent:
-            from .agents.chat_eval import chat_env_kwargs
             from .envs.chat import ChatGuessEnv
+            from .evaluation.chat import chat_env_kwargs
 
             game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
         elif kind in ("multiboard", "absurdle"):
-            from .agents.evaluate import resolve_absurdle, resolve_multiboard
+            from .evaluation.evaluate import resolve_absurdle, resolve_multiboard
 
             resolve = resolve_absurdle if kind == "absurdle" else resolve_multiboard
             game = resolve(args.env, env_kwargs, args.max_attempts)[0]
@@ -307,7 +307,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--transcripts is for language-model agents (--agent llm:MODEL)")
     callback, close = (None, lambda: None) if args.no_progress else _progress_bar(f"{agent.name} on {game.name}")
     from .agents.base import UnsupportedGameError
-    from .agents.chat_eval import EvaluationStopped
+    from .evaluation.chat import EvaluationStopped
 
     try:
         result = evaluate(
@@ -381,7 +381,7 @@ def cmd_pretrained(args: argparse.Namespace) -> int:
 
 def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
     """Connect to Ray before any game is played; an unreachable cluster is a one-line error."""
-    from .agents.backends import connect_ray
+    from .evaluation.backends import connect_ray
 
     try:
         connect_ray(address, n_jobs)
@@ -402,8 +402,10 @@ def save_result(result: Any, out: Path, stem: str) -> str:
         result.to_json(fallback)
         raise UsageError(f"--out: could not write {path} ({exc.strerror or exc}); "
                          f"the results were saved to {fallback} instead") from None
+    from .evaluation.report import plot_histogram
+
     try:
-        result.plot_histogram(out / f"{stem}.png")
+        plot_histogram(result, out / f"{stem}.png")
     except DependencyNotInstalled as exc:
         return f"wrote {path} (no histogram: {exc})"
     except OSError as exc:
@@ -413,7 +415,7 @@ def save_result(result: Any, out: Path, stem: str) -> str:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from . import main_job
-    from .agents.evaluate import Backend
+    from .evaluation.evaluate import Backend
 
     try:
         entries = main_job.select_entries(
@@ -474,8 +476,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _included_outcome(main_job: Any, path: str) -> Any:
     """A saved result (e.g. a learned agent's, written by scripts/train_results.py) as a row of the
     leaderboard, labelled so nobody mistakes it for a run of this job."""
-    from .agents.results import EvaluationResult
     from .envs.registration import SUPERSEDED, V1_CHANGE
+    from .evaluation.results import EvaluationResult
 
     try:
         result = EvaluationResult.from_json(path)
@@ -585,7 +587,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
 def cmd_tree(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    from .agents.trees import DecisionTree, record_tree, show_tree, verify_tree
+    from .agents.trees import DecisionTree, show_tree
+    from .evaluation.trees import record_tree, verify_tree
 
     _check_kind("tree", args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
@@ -623,9 +626,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    from .agents.trees import verify_tree
     from .baselines.opener_search import prove
     from .baselines.optimal import ExactSearch
+    from .evaluation.trees import verify_tree
     from .infra.cache import cache_dir
 
     _check_kind("solve", args.env)

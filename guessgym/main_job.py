@@ -29,11 +29,11 @@ from types import MappingProxyType
 from typing import Any
 
 from .agents.base import Agent, UnsupportedGameError
-from .agents.evaluate import Backend, evaluate
 from .agents.registry import make_agent as make_registered_agent
-from .agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves
-from .agents.results import EvaluationResult
 from .baselines import BASELINES
+from .evaluation.evaluate import Backend, evaluate
+from .evaluation.report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
+from .evaluation.results import EvaluationResult
 from .infra.atomic import atomic_write_text
 from .infra.optional import DependencyNotInstalled
 
@@ -196,7 +196,7 @@ def run_main_job(
         progress: ``progress(entry) -> (callback(done, total), close())`` for a progress bar per
             entry.
         on_outcome: called after each entry (e.g. to print a line as the job goes).
-        backend, ray_address: passed to :func:`~guessgym.agents.evaluate.evaluate` for parallel entries.
+        backend, ray_address: passed to :func:`~guessgym.evaluation.evaluate.evaluate` for parallel entries.
     """
     outcomes: list[Outcome] = []
     for entry in entries:
@@ -290,7 +290,7 @@ def write_report(
             stem = o.entry.slug
             o.result.to_json(out / f"{stem}.json")
             try:
-                o.result.plot_histogram(out / f"{stem}.png")
+                plot_histogram(o.result, out / f"{stem}.png")
             except DependencyNotInstalled:
                 pass  # reported once below
     if keep_earlier:

@@ -29,12 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 from guessgym import envs  # noqa: F401  (registers the environments)
-from guessgym.agents.evaluate import evaluate
-from guessgym.agents.report import plot_win_rate_curves
-from guessgym.agents.results import EvaluationResult
 from guessgym.baselines import make_baseline
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.matrix import PatternMatrix
+from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.report import plot_histogram, plot_win_rate_curves
+from guessgym.evaluation.results import EvaluationResult
 from guessgym.infra.atomic import atomic_path, atomic_write_text
 from guessgym.infra.inputs import script_main
 
@@ -73,7 +73,7 @@ class Report:
 
     def save_result(self, result: EvaluationResult, slug: str) -> None:
         result.to_json(self.out / f"{slug}.json")
-        result.plot_histogram(self.out / f"{slug}.png")
+        plot_histogram(result, self.out / f"{slug}.png")
 
     def write(self, header: str) -> Path:
         path = self.out / "REPRODUCTIONS.md"

@@ -7,9 +7,9 @@ For each game (Mini Nerdle, classic Nerdle, Wordle nyt easy and hard by default)
    run again, so an interrupted reproduction continues where it stopped and a finished one is
    not retrained;
 2. evaluates the trained model on every answer through the shared evaluation loop
-   (:func:`guessgym.agents.evaluate.evaluate`, the same code that ranks the baselines);
+   (:func:`guessgym.evaluation.evaluate.evaluate`, the same code that ranks the baselines);
 3. writes into ``--out`` (default ``results/learned/``): ``learned-<game>.json`` (the
-   :class:`~guessgym.agents.results.EvaluationResult`, loadable by the leaderboard), ``learned-<game>.png``
+   :class:`~guessgym.evaluation.results.EvaluationResult`, loadable by the leaderboard), ``learned-<game>.png``
    (guess histogram), ``learned-<game>-curve.png`` (learning curve from the run's ``eval.csv`` and
    ``curve.csv``, with the baselines and the optimum as lines), ``summary.json`` (steps, training
    wall time, steps/s, untrained and final figures, config) and ``leaderboard.md``;
@@ -47,10 +47,10 @@ _ROOT = Path(__file__).resolve().parents[1]
 if str(_ROOT) not in sys.path:  # run as a file from a checkout without installing
     sys.path.insert(0, str(_ROOT))
 
-from guessgym.agents.evaluate import evaluate  # noqa: E402
 from guessgym.agents.learned import load_agent  # noqa: E402
-from guessgym.agents.report import leaderboard  # noqa: E402
-from guessgym.agents.results import EvaluationResult  # noqa: E402
+from guessgym.evaluation.evaluate import evaluate  # noqa: E402
+from guessgym.evaluation.report import leaderboard, plot_histogram  # noqa: E402
+from guessgym.evaluation.results import EvaluationResult  # noqa: E402
 from guessgym.infra.atomic import atomic_write_text, file_lock  # noqa: E402
 from guessgym.infra.inputs import read_json, script_main  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
@@ -102,7 +102,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     if result is None:
         agent = load_agent(run_dir / "model.zip",
                            name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
-        print(f"   evaluating on every answer through guessgym.agents.evaluate ({config.env_id})", flush=True)
+        print(f"   evaluating on every answer through guessgym.evaluation.evaluate ({config.env_id})", flush=True)
         result = evaluate(
             agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
         )
@@ -111,7 +111,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     else:
         print(f"   reusing {out / f'{stem}.json'}: the evaluation of this run's final model", flush=True)
     result.to_json(out / f"{stem}.json")
-    result.plot_histogram(out / f"{stem}.png")
+    plot_histogram(result, out / f"{stem}.png")
     plot_curve(run_dir, f"{config.algorithm} guess policy on {final['game']}", out / f"{stem}-curve.png")
     evals = read_csv(run_dir / "eval.csv")
     untrained = next((r for r in evals if r["step"] == "0"), None)
@@ -202,7 +202,7 @@ def run_lookahead(game: str, run_dir: Path, config: TrainConfig, env_kwargs: dic
     result = evaluate(agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress)
     result.meta.update({"policy": f"{run_dir}/model.zip", "top_k": args.lookahead, "rollout_games": agent.rollouts})
     result.to_json(out / f"{stem}-lookahead.json")
-    result.plot_histogram(out / f"{stem}-lookahead.png")
+    plot_histogram(result, out / f"{stem}-lookahead.png")
     seconds = time.perf_counter() - started
     print(f"   {agent.name}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.4f} guesses "
           f"({seconds:.0f} s, {agent.rollouts:,} rollout games)", flush=True)

@@ -13,11 +13,11 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import guessgym  # noqa: F401
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.registry import make_agent
 from guessgym.envs.absurdle import AbsurdleEnv, host_choice
 from guessgym.envs.game import wordle
 from guessgym.envs.scoring import pattern_to_tiles, score, tiles_to_pattern
+from guessgym.evaluation.evaluate import evaluate
 
 WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "plane", "spare"]
 

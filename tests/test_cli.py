@@ -332,7 +332,7 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         "MicroNerdle-v1__random-consistent__seed-1.json", "MicroNerdle-v1__random-consistent__seed-1.png",
         "MiniNerdle-v1__least-worst__m3.json", "MiniNerdle-v1__least-worst__m3.png",
     ])
-    from guessgym.agents.results import EvaluationResult
+    from guessgym.evaluation.results import EvaluationResult
 
     mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v1__least-worst__m3.json")
     assert mini.max_attempts == 3 and mini.n_games == 206
@@ -344,7 +344,7 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
                                         capsys: pytest.CaptureFixture[str]) -> None:
     """A saved result (e.g. a learned agent's) joins the leaderboard, labelled as such."""
     from guessgym import main_job
-    from guessgym.agents.evaluate import evaluate
+    from guessgym.evaluation.evaluate import evaluate
 
     saved = evaluate(FirstAgent(), MICRO, sample=20)
     saved.agent = "learned-test"
@@ -452,7 +452,7 @@ def test_output_folders_are_checked_before_playing(tmp_path: Path, capsys: pytes
 
 def test_finished_games_survive_an_output_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from guessgym.agents.results import EvaluationResult
+    from guessgym.evaluation.results import EvaluationResult
 
     real_to_json = EvaluationResult.to_json
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import guessgym  # noqa: F401
 from guessgym.agents.base import CandidateAgent
-from guessgym.agents.evaluate import evaluate
 from guessgym.envs.equations import commutative_form, generate_equations
 from guessgym.envs.game import make_game, nerdle
 from guessgym.envs.matrix import PatternMatrix
 from guessgym.envs.scoring import score
+from guessgym.evaluation.evaluate import evaluate
 
 
 @pytest.mark.parametrize(("a", "b", "same"), [

@@ -1,8 +1,8 @@
 """The docstring examples of every module of the installed package, run as tests.
 
-The library folders (``envs/``, ``agents/``...) install as ``guessgym.envs``, ``guessgym.agents``...;
-pytest's own ``--doctest-modules`` would import them by their folder names instead, so the modules
-are imported here by their package names and their examples run with :mod:`doctest`.
+The library folders (``envs/``, ``agents/``...) are the subpackages ``guessgym.envs``,
+``guessgym.agents``...; pytest's own ``--doctest-modules`` would import them by their folder names,
+so the modules are imported here by their package names and their examples run with :mod:`doctest`.
 """
 
 from __future__ import annotations
@@ -16,25 +16,19 @@ import pytest
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 
 
-#: The packages of the distribution. Listed rather than discovered from ``guessgym.__path__``: an
-#: editable install maps the subpackages to the root folders, which that path does not contain.
-PACKAGES = ("guessgym", "guessgym.envs", "guessgym.envs.chat", "guessgym.agents", "guessgym.baselines",
-            "guessgym.training")
-
-
 def _modules() -> list[str]:
-    names = set(PACKAGES)
-    for package in PACKAGES:
-        path = importlib.import_module(package).__path__
-        names.update(f"{package}.{info.name}" for info in pkgutil.iter_modules(path) if not info.ispkg)
-    return sorted(names)
+    """Every module of the package, found from ``guessgym.__path__`` (the checkout is laid out as
+    the package installs, so the subpackages are found there)."""
+    import guessgym
+
+    return sorted({"guessgym"} | {info.name for info in pkgutil.walk_packages(guessgym.__path__, "guessgym.")})
 
 
 MODULES = _modules()
 
 
 def test_every_library_module_is_collected() -> None:
-    for module in ("guessgym.envs.game", "guessgym.agents.evaluate", "guessgym.baselines.minimax",
+    for module in ("guessgym.envs.game", "guessgym.evaluation.evaluate", "guessgym.baselines.minimax",
                    "guessgym.training.config", "guessgym.cli"):
         assert module in MODULES
 

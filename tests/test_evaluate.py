@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from guessgym import envs  # noqa: F401  (registers the ids)
-from guessgym.agents.backends import WorkerDied
 from guessgym.agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
-from guessgym.agents.evaluate import evaluate, select_answers
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
+from guessgym.evaluation.backends import WorkerDied
+from guessgym.evaluation.evaluate import evaluate, select_answers
 
 WORDS = ("crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share")
 EXTRA = ("zzzzz", "lucky", "stomp")
@@ -306,7 +306,7 @@ def test_a_script_without_a_main_guard_fails_fast(tmp_path: Path) -> None:
     """The spawned workers import the script; each would run the evaluation again."""
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from guessgym.agents.evaluate import evaluate\n"
+        "from guessgym.evaluation.evaluate import evaluate\n"
         "from guessgym.agents.registry import make_agent\n"
         "evaluate(make_agent('least-worst'), 'guessgym/MicroNerdle-v1', n_jobs=2, backend='process', progress=False)\n"
     )
@@ -318,7 +318,7 @@ def test_a_script_without_a_main_guard_fails_fast(tmp_path: Path) -> None:
 def test_a_program_read_from_stdin_is_told_it_cannot_spawn_workers_instead_of_hanging(tmp_path: Path) -> None:
     """Workers re-import the main program; ``<stdin>`` is no file, and the pool once waited for ever."""
     program = (
-        "from guessgym.agents.evaluate import evaluate\n"
+        "from guessgym.evaluation.evaluate import evaluate\n"
         "from guessgym.agents.registry import make_agent\n"
         "evaluate(make_agent('least-worst'), 'guessgym/MicroNerdle-v1', sample=50, n_jobs=2, backend='process')\n"
     )

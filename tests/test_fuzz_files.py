@@ -19,15 +19,16 @@ import numpy as np
 import pytest
 from fuzzing import fuzz_file, mutate_bytes, mutate_json, mutate_jsonl, mutate_lines
 
-from guessgym.agents.chat_eval import TranscriptLog, evaluate_chat, replay_check
 from guessgym.agents.registry import make_agent
-from guessgym.agents.results import EvaluationResult
 from guessgym.agents.text import ModelReply, TextAgent
-from guessgym.agents.trees import DecisionTree, record_tree
+from guessgym.agents.trees import DecisionTree
 from guessgym.baselines.opener_search import Checkpoint, _header, search_openers
 from guessgym.baselines.worst_case import solve_worst_case
 from guessgym.envs.chat import ChatGuessEnv
 from guessgym.envs.game import nerdle, wordle
+from guessgym.evaluation.chat import TranscriptLog, evaluate_chat, replay_check
+from guessgym.evaluation.results import EvaluationResult
+from guessgym.evaluation.trees import record_tree
 from guessgym.infra.resumable_log import LogError
 
 ROUNDS = 2000
@@ -149,7 +150,7 @@ def test_word_lists(tmp_path: Path) -> None:
 
 
 def test_saved_results(tmp_path: Path) -> None:
-    from guessgym.agents.evaluate import evaluate
+    from guessgym.evaluation.evaluate import evaluate
 
     path = tmp_path / "valid.json"
     evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=5).to_json(path)

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from guessgym.agents.chat_eval import EvaluationStopped, evaluate_chat
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.llm import LLMAgent
 from guessgym.agents.llm.client import ModelServerError
 from guessgym.agents.llm.scripted_server import ScriptedServer
 from guessgym.agents.registry import make_agent
 from guessgym.cli import main
 from guessgym.envs.game import nerdle, wordle
+from guessgym.evaluation.chat import EvaluationStopped, evaluate_chat
+from guessgym.evaluation.evaluate import evaluate
 
 MINI = "guessgym/MiniNerdle-v1"
 
@@ -134,7 +134,7 @@ def test_an_evaluation_killed_mid_run_resumes_without_replaying_finished_games(t
     transcripts = tmp_path / "t.jsonl"
     with ScriptedServer(nerdle(6), delay=0.05) as server:
         script = (
-            "from guessgym.agents.chat_eval import evaluate_chat\n"
+            "from guessgym.evaluation.chat import evaluate_chat\n"
             "from guessgym.agents.llm import LLMAgent\n"
             f"evaluate_chat(LLMAgent('solver', {server.base_url!r}, concurrency=2), {MINI!r}, sample=40, seed=4,"
             f" transcripts={str(transcripts)!r})\n"

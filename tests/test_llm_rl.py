@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.llm.scripted_server import ScriptedSolver
 from guessgym.agents.registry import make_agent
 from guessgym.envs.chat.tools import GuessToolEnv, tool_dataset
 from guessgym.envs.game import nerdle
+from guessgym.evaluation.evaluate import evaluate
 
 MINI_CHAT = "guessgym/NerdleChat-v0"
 

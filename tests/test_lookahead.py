@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch as th
 
-from guessgym.agents.episodes import play_game
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.learned import LearnedAgent, load_agent
 from guessgym.agents.lookahead import LookaheadAgent
 from guessgym.agents.registry import AgentSpecError, make_agent
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle
+from guessgym.evaluation.episodes import play_game
+from guessgym.evaluation.evaluate import evaluate
 from guessgym.training.config import TrainConfig
 from guessgym.training.train import train
 

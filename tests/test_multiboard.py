@@ -150,9 +150,9 @@ def test_the_multi_board_baseline_wins_and_solves_known_boards_at_once() -> None
 
 # ---- the shared evaluation loop ----------------------------------------------------------------------
 def test_the_shared_loop_plays_multiboard_games_the_same_on_every_backend(capsys: pytest.CaptureFixture[str]) -> None:
-    from guessgym.agents.evaluate import evaluate
     from guessgym.agents.registry import make_agent
     from guessgym.cli import main
+    from guessgym.evaluation.evaluate import evaluate
 
     agent = make_agent("multi-expected-size")
     serial = evaluate(agent, "guessgym/Quordle-v0", sample=12, seed=3, record_guesses=True)

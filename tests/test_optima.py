@@ -9,14 +9,14 @@ import gymnasium as gym
 import pytest
 
 import guessgym  # noqa: F401
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.optima import known_optima, known_optimum
 from guessgym.agents.registry import make_agent
-from guessgym.agents.report import leaderboard
-from guessgym.agents.results import EvaluationResult
-from guessgym.agents.trees import verify_tree
 from guessgym.envs.game import make_game
 from guessgym.envs.registration import ENV_SPECS
+from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.report import leaderboard
+from guessgym.evaluation.results import EvaluationResult
+from guessgym.evaluation.trees import verify_tree
 
 
 def test_every_registered_id_has_a_shipped_optimum() -> None:

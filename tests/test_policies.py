@@ -267,7 +267,7 @@ def test_split_features_learn_and_retarget(tmp_path) -> None:  # type: ignore[no
     model.save(tmp_path / "plain.zip")  # SB3's own save: no game inside, so the game is given
     assert load_agent(tmp_path / "plain.zip", game=game).model.num_timesteps == agent.model.num_timesteps
     assert agent.model.policy.action_net.split_features
-    from guessgym.agents.evaluate import evaluate
+    from guessgym.evaluation.evaluate import evaluate
 
     serial = evaluate(agent, game, sample=12, seed=3)
     in_processes = evaluate(agent, game, sample=12, seed=3, n_jobs=2, backend="process")  # the agent is pickled
@@ -285,9 +285,9 @@ def test_split_features_need_candidate_features() -> None:
 
 
 def test_a_split_prior_starts_the_policy_at_the_greedy_expected_left_choice(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from guessgym.agents.evaluate import evaluate
     from guessgym.agents.learned import LearnedAgent
     from guessgym.agents.split_features import FEATURES, SplitFeatures
+    from guessgym.evaluation.evaluate import evaluate
 
     game = nerdle(6)
     env = BatchedVecEnv(BatchedGuessEnv(2, game=game, track_candidates=False))
@@ -326,8 +326,8 @@ def test_the_shipped_split_prior_makes_the_sampled_policy_play_the_last_candidat
     # configs/wordle.toml: most buckets, then fewest candidates left. Most buckets alone is as good
     # greedily, but every guess ties on it once one candidate is left, so a *sampled* policy (what
     # PPO's rollouts play) rarely plays the answer; the second term fixes that.
-    from guessgym.agents.evaluate import evaluate
     from guessgym.agents.learned import LearnedAgent
+    from guessgym.evaluation.evaluate import evaluate
 
     game = nerdle(6)
     env = BatchedVecEnv(BatchedGuessEnv(2, game=game, track_candidates=False))

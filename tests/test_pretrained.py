@@ -13,11 +13,11 @@ import torch as th
 
 from guessgym import cli
 from guessgym.agents import pretrained
-from guessgym.agents.evaluate import evaluate
 from guessgym.agents.learned import LearnedAgent, load_model
 from guessgym.agents.pretrained import PretrainedError, available, load_pretrained, model_card, model_path
 from guessgym.agents.registry import AgentSpecError, make_agent
 from guessgym.envs.game import nerdle
+from guessgym.evaluation.evaluate import evaluate
 from guessgym.training.config import TrainConfig
 from guessgym.training.model_card import answer_string, ship
 from guessgym.training.train import train

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from guessgym.agents.base import CandidateAgent, SolverState
-from guessgym.agents.evaluate import evaluate
+from guessgym.evaluation.evaluate import evaluate
 
 ray = pytest.importorskip("ray")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from guessgym.agents.report import leaderboard, plot_leaderboard, plot_win_rate_curves, rank
-from guessgym.agents.results import EvaluationResult, GameRecord
+from guessgym.evaluation.report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves, rank
+from guessgym.evaluation.results import EvaluationResult, GameRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -146,10 +146,10 @@ def test_plots_are_written(result: EvaluationResult, tmp_path: Path) -> None:
     nerd = make("nerd", [3, 3, 4], game="nerdle-like", max_attempts=6)
     long = make("long", [3, 9, 12], max_attempts=25)
     paths = [
-        result.plot_histogram(tmp_path / "hist.png"),
+        plot_histogram(result, tmp_path / "hist.png"),
         plot_leaderboard([result, other, nerd], tmp_path / "board.png"),
         plot_win_rate_curves([result, other, nerd, long], tmp_path / "curves.png"),
-        make("failed", [None]).plot_histogram(tmp_path / "failed.png"),
+        plot_histogram(make("failed", [None]), tmp_path / "failed.png"),
     ]
     for path in paths:
         data = path.read_bytes()

@@ -21,8 +21,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from guessgym.agents import learned
 from guessgym.agents.base import UnsupportedGameError
-from guessgym.agents.episodes import play_batched
 from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
+from guessgym.agents.rollout import play_batched
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
@@ -415,7 +415,7 @@ def test_cli_train_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 # ---- learned agents and the shared evaluation loop ---------------------------------------------------
 def test_learned_agent_in_the_shared_evaluation_loop(tmp_path: Path) -> None:
-    evaluate = pytest.importorskip("guessgym.agents.evaluate").evaluate
+    evaluate = pytest.importorskip("guessgym.evaluation.evaluate").evaluate
     path = train(tiny_config(tmp_path, "ev", total_steps=1024, curriculum=[]))
     agent = load_agent(path, name="ppo-micro")
     result = evaluate(agent, "guessgym/MicroNerdle-v1")
@@ -577,8 +577,8 @@ def test_split_features_train_through_a_curriculum(tmp_path: Path) -> None:
 def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_path: Path) -> None:
     import importlib.util
 
-    from guessgym.agents.evaluate import evaluate
     from guessgym.baselines import make_baseline
+    from guessgym.evaluation.evaluate import evaluate
 
     script = Path(__file__).resolve().parents[1] / "scripts" / "train_results.py"
     spec = importlib.util.spec_from_file_location("train_results_script", script)

@@ -11,7 +11,7 @@ evaluation step, rows written to its CSV file...) is saved in checkpoints too. T
 the :class:`~stable_baselines3.common.callbacks.CallbackList` matters and is fixed by
 :func:`guessgym.training.train.train`: curriculum, curve, evaluation, then checkpoint (which
 records what the others have written). Evaluations play through
-:func:`guessgym.agents.episodes.play_batched`, the shared batched episode loop.
+:func:`guessgym.agents.rollout.play_batched`, the shared batched episode loop.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from ..agents.episodes import play_batched
 from ..agents.learned import policy_actions
 from ..agents.model_files import save_model
+from ..agents.rollout import play_batched
 from ..infra.atomic import atomic_open, atomic_path, atomic_write_bytes
 from .checkpoints import MODEL_EXTRA, rng_state, save_checkpoint
 from .config import TrainConfig

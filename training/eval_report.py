@@ -31,9 +31,9 @@ def reference_means(game: Game, names: Sequence[str], run_dir: Path) -> dict[str
 
     Computed once per run and kept in ``run_dir/references.json`` (recomputed when the names or
     the game change)."""
-    from ..agents.evaluate import evaluate
     from ..agents.optima import known_optimum
     from ..agents.registry import make_agent
+    from ..evaluation.evaluate import evaluate
 
     path = run_dir / "references.json"
     key = {"fingerprint": game.fingerprint, "hard_mode": game.hard_mode, "names": list(names)}

@@ -19,8 +19,8 @@ from typing import Any
 from ..agents.learned import algorithm_name, load_model
 from ..agents.model_files import save_model
 from ..agents.policies import count_parameters
-from ..agents.results import EvaluationResult
 from ..envs.game import GAME_KEYS, Game
+from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
 
 

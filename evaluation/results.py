@@ -1,6 +1,6 @@
 """The result of an evaluation, its statistics, and its renderings (Markdown, JSON, plots).
 
-:func:`guessgym.agents.evaluate.evaluate` returns an :class:`EvaluationResult`: one :class:`GameRecord`
+:func:`guessgym.evaluation.evaluate.evaluate` returns an :class:`EvaluationResult`: one :class:`GameRecord`
 per answer played, plus what was played (agent, game, attempt limit). Every figure in a report is
 a property computed from the records, so a result loaded from JSON gives the same table as the
 run that produced it.
@@ -34,7 +34,6 @@ import math
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..infra.atomic import atomic_write_text
@@ -333,11 +332,51 @@ class EvaluationResult:
         return _compact(self.distribution)
 
     def to_markdown(self, hardest: int = 10) -> str:
-        """A one-row Markdown table, the distribution, and the hardest answers
-        (:func:`guessgym.agents.report.result_markdown`)."""
-        from .report import result_markdown
+        """A one-row Markdown table, the distribution, and the hardest answers."""
+        lines = [f"### {self.label} on {self.game}", ""]
+        if self.description:
+            lines += [self.description, ""]
+        lines += [
+            "| agent | game | games | win % | mean (solved) | mean (X = "
+            f"{self.max_attempts + 1}) | std | max | s/game |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {self.label} | {self.game} | {self.n_games} | {format_percent(self.win_rate)} | "
+            f"{format_number(self.mean_guesses, 4)} | {format_number(self.mean_guesses_with_failures, 4)} | "
+            f"{format_number(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
+            f"{format_seconds(self.seconds_per_game)} |",
+            "",
+            "| guesses | " + " | ".join(str(k) for k in self.distribution) + " |",
+            "|---|" + "---:|" * len(self.distribution),
+            "| games | " + " | ".join(str(v) for v in self.distribution.values()) + " |",
+        ]
+        if hardest and self.records:
+            worst = self.hardest(hardest)
+            shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
+            lines += ["", f"Hardest answers: {shown}"]
+        accounting = self.accounting_line()
+        if accounting:
+            lines += ["", accounting]
+        notes = sorted({r.note for r in self.records if r.note})
+        if notes:
+            lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
+        return "\n".join(lines)
 
-        return result_markdown(self, hardest)
+    def accounting_line(self) -> str:
+        """Invalid moves by kind, turns, lost turns, tokens and latency per game, when there is any
+        to report (``""`` for an agent that never made an invalid move and calls no model)."""
+        parts = []
+        kinds = self.invalid_by_kind
+        tokens = self.tokens_per_game
+        latency = self.latency_per_game
+        if kinds or tokens is not None or latency is not None:
+            by_kind = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items()) or "none"
+            parts.append(f"Invalid moves: {self.invalid_per_game:.3f} per game ({by_kind}); "
+                         f"turns per game {self.turns_per_game:.3f}, retries included; turns lost {self.n_forfeits:,}")
+        if tokens is not None:
+            parts.append(f"tokens per game: {tokens['prompt']:,.0f} prompt, {tokens['completion']:,.0f} completion")
+        if latency is not None:
+            parts.append(f"model latency per game: {latency:.2f} s")
+        return "; ".join(parts) + ("." if parts else "")
 
     # ---- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -410,14 +449,6 @@ class EvaluationResult:
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
             message = str(exc).splitlines()[0][:200] if str(exc) else ""
             raise ValueError(f"{where}: not an evaluation result ({type(exc).__name__}: {message})") from None
-
-    # ---- plots ---------------------------------------------------------------------------------
-    def plot_histogram(self, path: str | os.PathLike[str]) -> Path:
-        """Save a PNG guess distribution in the style of the game's statistics page
-        (:func:`guessgym.agents.report.plot_histogram`; needs the ``plots`` extra)."""
-        from .report import plot_histogram
-
-        return plot_histogram(self, path)
 
 
 def records_to_columns(records: Sequence[GameRecord]) -> dict[str, Any]:
@@ -506,4 +537,22 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "records_from_columns", "records_to_columns"]
+def format_percent(x: float) -> str:
+    """``x`` as a percentage with two decimals (``"-"`` for NaN)."""
+    return "-" if math.isnan(x) else f"{100 * x:.2f}"
+
+
+def format_number(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals (``"-"`` for NaN)."""
+    return "-" if math.isnan(x) else f"{x:.{digits}f}"
+
+
+def format_seconds(x: float) -> str:
+    """Seconds: two decimals from 10 s up, four below (``"-"`` for NaN)."""
+    if math.isnan(x):
+        return "-"
+    return f"{x:.2f}" if x >= 10 else f"{x:.4f}"
+
+
+__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "format_number", "format_percent", "format_seconds",
+           "records_from_columns", "records_to_columns"]

@@ -1,9 +1,9 @@
 """The evaluation loop for text agents: games in the chat environment, several in flight, every
 transcript saved as it finishes, an interrupted evaluation resumed without replaying a game.
 
-:func:`evaluate_chat` is what :func:`guessgym.agents.evaluate.evaluate` runs for a
+:func:`evaluate_chat` is what :func:`guessgym.evaluation.evaluate.evaluate` runs for a
 :class:`~guessgym.agents.text.TextAgent`; it returns the same
-:class:`~guessgym.agents.results.EvaluationResult` as every other agent gets (so the same
+:class:`~guessgym.evaluation.results.EvaluationResult` as every other agent gets (so the same
 tables, plots and distance from the optimum), with the accounting of each game filled in:
 invalid replies by kind, turns with retries, lost turns, tokens and latency.
 
@@ -38,14 +38,15 @@ from typing import Any
 
 import gymnasium as gym
 
+from ..agents.optima import known_optimum
+from ..agents.text import ModelReply, TextAgent
 from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv
 from ..envs.game import GAME_KEYS
 from ..envs.registration import is_chat_id, is_guessgym_id
 from ..infra.resumable_log import ResumableLog
+from .episodes import play_chat_game
 from .evaluate import _progress_callback, select_answers
-from .optima import known_optimum
 from .results import EvaluationResult, GameRecord
-from .text import ModelReply, TextAgent, play_chat_game
 
 #: Version of the transcripts file layout.
 TRANSCRIPT_FORMAT = 1
@@ -169,7 +170,7 @@ def evaluate_chat(
             conversation with the default chat options).
         env_kwargs: game and chat options (``hard_mode``, ``length``, ``invalid``, ``max_retries``,
             ``feedback``, ``reply_format``, ``prompts``...).
-        answers, sample, seed, max_attempts: which games, as in :func:`guessgym.agents.evaluate.evaluate`.
+        answers, sample, seed, max_attempts: which games, as in :func:`guessgym.evaluation.evaluate.evaluate`.
         concurrency: games in flight (default: the agent's ``concurrency`` attribute, else 1).
         transcripts: the JSON-lines file of the games (resumed if it holds this evaluation).
         record_guesses: keep each game's valid guesses in its record.

@@ -1,15 +1,15 @@
-"""Reports of evaluation results: Markdown tables and plots.
+"""Reports of evaluation results: plots and tables.
 
-The data (:class:`~guessgym.agents.results.EvaluationResult`, its statistics and its JSON) lives in
-:mod:`guessgym.agents.results`; this module renders one result (:func:`result_markdown`,
-:func:`plot_histogram`, also reachable as ``result.to_markdown()`` and ``result.plot_histogram()``)
-or several (:func:`leaderboard`, :func:`plot_leaderboard`, :func:`plot_win_rate_curves`).
+The data (:class:`~guessgym.evaluation.results.EvaluationResult`, its statistics, its JSON and its
+one-result Markdown) lives in :mod:`guessgym.evaluation.results`; this module draws one result
+(:func:`plot_histogram`) and renders several (:func:`leaderboard`, :func:`plot_leaderboard`,
+:func:`plot_win_rate_curves`).
 
 Plots use matplotlib with the Agg backend and are optional (the ``plots`` extra): a missing
 matplotlib is a one-line ``ImportError`` naming the extra.
 
 Examples:
-    >>> from guessgym.agents.results import GameRecord
+    >>> from guessgym.evaluation.results import GameRecord
     >>> r = EvaluationResult("demo", "", None, "x", 6, [GameRecord("aa", 2, True), GameRecord("ab", 6, False)])
     >>> print(leaderboard([r]).splitlines()[-1])
     | 1 | demo | x | 2 | 50.00 | 2.0000 | 4.5000 | 0.000 | 2 | 2:1 3:0 4:0 5:0 6:0 X:1 | - | 0.0000 |
@@ -25,7 +25,7 @@ from typing import Any
 
 from ..infra.atomic import atomic_path
 from ..infra.optional import require
-from .results import FAIL, EvaluationResult
+from .results import FAIL, EvaluationResult, format_number, format_percent, format_seconds
 
 # Colours of the real games' statistics pages.
 _BAR_GREEN = "#6aaa64"
@@ -34,56 +34,7 @@ _BAR_FAIL = "#b0413e"
 
 
 # ---- one result --------------------------------------------------------------------------------
-def result_markdown(self: EvaluationResult, hardest: int = 10) -> str:
-    """A one-row Markdown table, the distribution, and the hardest answers."""
-    lines = [f"### {self.label} on {self.game}", ""]
-    if self.description:
-        lines += [self.description, ""]
-    lines += [
-        "| agent | game | games | win % | mean (solved) | mean (X = "
-        f"{self.max_attempts + 1}) | std | max | s/game |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-        f"| {self.label} | {self.game} | {self.n_games} | {_pct(self.win_rate)} | "
-        f"{_num(self.mean_guesses, 4)} | {_num(self.mean_guesses_with_failures, 4)} | "
-        f"{_num(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
-        f"{_seconds(self.seconds_per_game)} |",
-        "",
-        "| guesses | " + " | ".join(str(k) for k in self.distribution) + " |",
-        "|---|" + "---:|" * len(self.distribution),
-        "| games | " + " | ".join(str(v) for v in self.distribution.values()) + " |",
-    ]
-    if hardest and self.records:
-        worst = self.hardest(hardest)
-        shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
-        lines += ["", f"Hardest answers: {shown}"]
-    accounting = accounting_line(self)
-    if accounting:
-        lines += ["", accounting]
-    notes = sorted({r.note for r in self.records if r.note})
-    if notes:
-        lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
-    return "\n".join(lines)
-
-
-def accounting_line(self: EvaluationResult) -> str:
-    """Invalid moves by kind, turns, lost turns, tokens and latency per game, when there is any
-    to report (``""`` for an agent that never made an invalid move and calls no model)."""
-    parts = []
-    kinds = self.invalid_by_kind
-    tokens = self.tokens_per_game
-    latency = self.latency_per_game
-    if kinds or tokens is not None or latency is not None:
-        by_kind = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items()) or "none"
-        parts.append(f"Invalid moves: {self.invalid_per_game:.3f} per game ({by_kind}); "
-                     f"turns per game {self.turns_per_game:.3f}, retries included; turns lost {self.n_forfeits:,}")
-    if tokens is not None:
-        parts.append(f"tokens per game: {tokens['prompt']:,.0f} prompt, {tokens['completion']:,.0f} completion")
-    if latency is not None:
-        parts.append(f"model latency per game: {latency:.2f} s")
-    return "; ".join(parts) + ("." if parts else "")
-
-
-def plot_histogram(self: EvaluationResult, path: str | os.PathLike[str]) -> Path:
+def plot_histogram(result: EvaluationResult, path: str | os.PathLike[str]) -> Path:
     """Save a PNG guess distribution in the style of the game's statistics page.
 
     Horizontal bars, one per number of guesses (1..max_attempts) and one ``X`` bar for
@@ -91,7 +42,7 @@ def plot_histogram(self: EvaluationResult, path: str | os.PathLike[str]) -> Path
     the game, the subtitle gives the win rate and the means.
     """
     plt = _pyplot()
-    dist = self.distribution
+    dist = result.distribution
     keys = [str(k) for k in dist]
     counts = list(dist.values())
     height = 1.2 + 0.42 * len(keys)
@@ -123,10 +74,11 @@ def plot_histogram(self: EvaluationResult, path: str | os.PathLike[str]) -> Path
     ax.set_xlim(0, peak * 1.03)
     ax.tick_params(axis="y", length=0, labelsize=10)
     ax.set_ylabel("guesses")
-    fig.suptitle(f"{self.label} on {self.game}", fontsize=12, fontweight="bold", x=0.02, ha="left")
+    fig.suptitle(f"{result.label} on {result.game}", fontsize=12, fontweight="bold", x=0.02, ha="left")
     ax.set_title(
-        f"{self.n_games:,} games · win {_pct(self.win_rate)}% · mean {_num(self.mean_guesses, 3)} "
-        f"(solved), {_num(self.mean_guesses_with_failures, 3)} (X = {self.max_attempts + 1})",
+        f"{result.n_games:,} games · win {format_percent(result.win_rate)}% · "
+        f"mean {format_number(result.mean_guesses, 3)} "
+        f"(solved), {format_number(result.mean_guesses_with_failures, 3)} (X = {result.max_attempts + 1})",
         fontsize=9, loc="left", color="#555555",
     )
     fig.tight_layout()
@@ -180,10 +132,10 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
     for group in groups:
         for i, r in enumerate(group, 1):
             rows.append(
-                f"| {i} | {r.label} | {r.game} | {r.n_games} | {_pct(r.win_rate)} | "
-                f"{_num(r.mean_guesses, 4)} | {_num(r.mean_guesses_with_failures, 4)} | "
-                f"{_num(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {gap_text(r)} | {_seconds(r.seconds_per_game)} |"
+                f"| {i} | {r.label} | {r.game} | {r.n_games} | {format_percent(r.win_rate)} | "
+                f"{format_number(r.mean_guesses, 4)} | {format_number(r.mean_guesses_with_failures, 4)} | "
+                f"{format_number(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
+                f"{r.compact_distribution()} | {gap_text(r)} | {format_seconds(r.seconds_per_game)} |"
             )
     notes = [_optimum_note(r) for r in results if r.gap_to_optimum is not None]
     notes = list(dict.fromkeys(notes))
@@ -257,7 +209,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.set_xticks(range(cols + 1), labels)
         ax.set_yticks(
             range(len(rs)),
-            [f"{r.label}  ·  {_pct(r.win_rate)}%  ·  {_num(r.mean_guesses, 3)}"
+            [f"{r.label}  ·  {format_percent(r.win_rate)}%  ·  {format_number(r.mean_guesses, 3)}"
              + (f"  ·  {gap_text(r)} vs opt." if r.gap_to_optimum is not None else "") for r in rs],
             fontsize=9,
         )
@@ -293,7 +245,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
             curve = r.win_rate_curve()
             limit = f"{r.max_attempts} allowed: " if len(limits) > 1 else ""
             ax.plot([m for m, _ in curve], [100 * w for _, w in curve], marker="o", markersize=3,
-                    linewidth=1.4, label=f"{r.label} ({limit}{_pct(r.win_rate)}%)")
+                    linewidth=1.4, label=f"{r.label} ({limit}{format_percent(r.win_rate)}%)")
         top = max(r.max_attempts for r in rs)
         ax.set_xlim(0.8, top + 0.2)
         ax.set_ylim(-2, 102)
@@ -328,25 +280,10 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
     return Path(path)
 
 
-def _pct(x: float) -> str:
-    return "-" if math.isnan(x) else f"{100 * x:.2f}"
-
-
-def _num(x: float, digits: int) -> str:
-    return "-" if math.isnan(x) else f"{x:.{digits}f}"
-
-
-def _seconds(x: float) -> str:
-    if math.isnan(x):
-        return "-"
-    return f"{x:.2f}" if x >= 10 else f"{x:.4f}"
-
-
 __all__ = [
     "leaderboard",
     "plot_histogram",
     "plot_leaderboard",
     "plot_win_rate_curves",
     "rank",
-    "result_markdown",
 ]

@@ -3,7 +3,7 @@
 Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen answer it
 resets a :class:`~guessgym.envs.env.GuessEnv` on that answer (``reset(options={"answer": ...})``), calls
 ``agent.begin(game)``, then alternates ``agent.act(obs, info)`` and ``env.step(action)`` until the
-game ends. The result is an :class:`~guessgym.agents.results.EvaluationResult` (statistics, Markdown,
+game ends. The result is an :class:`~guessgym.evaluation.results.EvaluationResult` (statistics, Markdown,
 JSON, plots).
 
 Examples:
@@ -36,16 +36,16 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
+from ..agents.base import Agent, UnsupportedGameError
+from ..agents.optima import known_optimum
+from ..agents.text import TextAgent
 from ..envs.engine import REWARD_KEYS, RewardConfig
 from ..envs.env import GuessEnv
 from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
 from ..envs.options import check_bool
 from ..envs.registration import is_absurdle_id, is_multiboard_id
 from . import backends
-from .base import Agent, UnsupportedGameError
-from .optima import known_optimum
 from .results import EvaluationResult
-from .text import TextAgent
 
 logger = logging.getLogger(__name__)
 
@@ -267,7 +267,7 @@ def evaluate(
             (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used.
         answers: play only these answers (strings or indices into ``game.answers``).
         sample: play a seeded random sample of this many answers (of ``answers`` if given).
-        seed: seed of the sample and of every game (see :func:`guessgym.agents.episodes.episode_seed`).
+        seed: seed of the sample and of every game (see :func:`guessgym.evaluation.episodes.episode_seed`).
         max_attempts: override the game's attempt limit (a game not solved within it is lost).
         record_guesses: keep each game's guesses in the records.
         n_jobs: worker processes (or Ray CPUs) for the parallel backends.
@@ -281,26 +281,26 @@ def evaluate(
         max_invalid_actions: rejected actions allowed in one game before it counts as lost (an
             agent stuck on a move the rules refuse would otherwise never finish).
         transcripts: text agents only: the JSON-lines file of every game's conversation, written
-            as games finish and resumed from (see :mod:`guessgym.agents.chat_eval`).
+            as games finish and resumed from (see :mod:`guessgym.evaluation.chat`).
 
     A :class:`~guessgym.agents.text.TextAgent` (a language model) plays the game in conversation
-    through :func:`guessgym.agents.chat_eval.evaluate_chat`, ``n_jobs`` games at once in threads
+    through :func:`guessgym.evaluation.chat.evaluate_chat`, ``n_jobs`` games at once in threads
     (``env`` must then be a registered id: a chat id, or a plain id played in conversation;
     ``env_kwargs`` may hold the chat options). The result has the same statistics, with each
     game's invalid replies, turns, tokens and latency.
 
     Returns:
-        An :class:`~guessgym.agents.results.EvaluationResult` with one record per answer, in order of play.
+        An :class:`~guessgym.evaluation.results.EvaluationResult` with one record per answer, in order of play.
 
     Raises:
         guessgym.agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
         ValueError: unknown env id or answers, bad sample size, bad backend.
-        guessgym.agents.backends.WorkerDied: a worker process ended without its games (the
+        guessgym.evaluation.backends.WorkerDied: a worker process ended without its games (the
             message says what to do, e.g. add an ``if __name__ == "__main__":`` guard).
         ConnectionError: ``backend="ray"`` and the cluster at ``ray_address`` cannot be reached.
     """
     if isinstance(agent, TextAgent):
-        from .chat_eval import evaluate_chat
+        from .chat import evaluate_chat
 
         if not isinstance(env, str):
             raise ValueError("a text agent plays a registered environment id (the chat env is built from it), "

@@ -1,38 +1,39 @@
-"""The episode loop, once: one game through a :class:`~guessgym.envs.env.GuessEnv`, or many games at
-once through the batched vector env.
+"""The episode loops: one game of an :class:`~guessgym.agents.base.Agent` through an env, and one
+game of a :class:`~guessgym.agents.text.TextAgent` through the chat env.
 
-* :func:`play_game` drives any :class:`~guessgym.agents.base.Agent` through one game and returns
-  its :class:`~guessgym.agents.results.GameRecord`. The evaluation loop (every backend) plays each
+* :func:`play_game` drives any Agent through one game and returns its
+  :class:`~guessgym.evaluation.results.GameRecord`. The evaluation loop (every backend) plays each
   game with it.
-* :func:`play_batched` plays a batch policy (a function from a batch of observations to actions)
-  on many answers at once with :class:`~guessgym.envs.vector.BatchedGuessEnv`, with the same
-  rules; training evaluates learned policies with it, as stable-baselines3's ``EvalCallback``
-  calls ``evaluate_policy`` instead of owning a loop.
+* :func:`play_chat_game` plays one conversation and returns the record (with the invalid replies
+  by kind, the turns, the lost turns, the tokens and the latency) and its transcript.
 
 Examples:
-    >>> import numpy as np
-    >>> from guessgym.envs.game import nerdle
-    >>> game = nerdle(5)
-    >>> always_the_first = lambda obs: np.zeros(len(obs["board"]), dtype=np.int64)
-    >>> result = play_batched(always_the_first, game, np.arange(3))  # wins only on the first answer
-    >>> result["wins"], result["guesses"].tolist()
-    (1, [1, 0, 0])
+    >>> from guessgym.agents.text import ModelReply, TextAgent
+    >>> from guessgym.envs.chat import ChatGuessEnv
+    >>> class AlwaysCrane(TextAgent):
+    ...     name = "crane"
+    ...     def reply(self, messages):
+    ...         return ModelReply("[crane]")
+    >>> env = ChatGuessEnv(answers=["crane", "slate"])
+    >>> record, transcript = play_chat_game(env, AlwaysCrane(), 0)
+    >>> record.solved, record.guesses, len(transcript["messages"])
+    (True, 1, 4)
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..agents.base import Agent
+from ..agents.text import ModelReply, TextAgent
 from ..envs.absurdle import AbsurdleEnv
+from ..envs.chat.env import ChatGuessEnv
 from ..envs.env import GuessEnv
-from ..envs.game import Game
 from ..envs.multiboard import MultiBoardEnv
-from .base import Agent
 from .results import GameRecord
 
 #: Default cap on rejected actions in one game before it is declared lost.
@@ -176,60 +177,57 @@ def play_absurdle_game(env: AbsurdleEnv, agent: Agent, game_index: int, *, seed:
     )
 
 
-def play_batched(
-    act: Callable[[dict[str, np.ndarray]], np.ndarray],
-    game: Game,
-    answers: np.ndarray | None = None,
-    *,
-    batch_size: int = 256,
-    prefix: Sequence[int] = (),
-) -> dict[str, Any]:
-    """Play ``act`` once on each answer, ``batch_size`` games at a time.
-
-    ``act`` maps a batch of observations (the Gymnasium vector dict, with ``"action_mask"``) to
-    one action per game; it should respect the mask. The games are stepped by
-    :class:`~guessgym.envs.vector.BatchedGuessEnv` with the rules of every other loop. Uses no
-    global random state. ``prefix``: guesses every game plays first, before ``act`` takes over
-    (a rollout from a position: the lookahead agent's estimate of a guess); a game won by one of
-    them ends there.
+def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, seed: int = 0,
+                   record_guesses: bool = False) -> tuple[GameRecord, dict[str, Any]]:
+    """Play one game of ``env`` on answer ``answer_index`` with ``agent``.
 
     Returns:
-        ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
-        a loss)}``.
+        The game's record and its transcript: ``{"answer_index", "answer", "messages",
+        "replies"}``, ``replies`` holding, per reply, the tokens, latency and finish reason.
     """
-    from ..envs.vector import BatchedGuessEnv
-
-    answers = np.arange(len(game.answers)) if answers is None else np.asarray(answers, dtype=np.int64)
-    guesses = np.zeros(len(answers), dtype=np.int64)
-    envs: dict[int, BatchedGuessEnv] = {}
-    for start in range(0, len(answers), batch_size):
-        chunk = answers[start : start + batch_size]
-        venv = envs.get(len(chunk)) or envs.setdefault(
-            len(chunk), BatchedGuessEnv(len(chunk), game=game, track_candidates=False)
-        )
-        obs, _ = venv.reset(seed=0, options={"answer": chunk})
-        active = np.ones(len(chunk), dtype=bool)
-        result = np.zeros(len(chunk), dtype=np.int64)
-        forced = iter(prefix)
-        while active.any():
-            guess = next(forced, None)
-            actions = np.full(len(chunk), guess, dtype=np.int64) if guess is not None else np.asarray(act(obs))
-            obs, _, terminated, _, info = venv.step(actions)
-            won = terminated & active & (info["pattern"] == game.solved_pattern)
-            result[won] = info["attempt"][won]
-            active &= ~terminated
-        guesses[start : start + len(chunk)] = result
-    wins = int((guesses > 0).sum())
-    return {
-        "games": int(len(answers)),
-        "wins": wins,
-        "win_rate": wins / max(len(answers), 1),
-        "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan"),
-        "guesses": guesses,
-    }
+    game = env.game
+    start = time.perf_counter()
+    _, info = env.reset(seed=episode_seed(seed, answer_index), options={"answer": int(answer_index)})
+    replies: list[dict[str, Any]] = []
+    played: list[str] = []
+    prompt = completion = None
+    latency = None
+    terminated = False
+    while not terminated:
+        reply = agent.reply(info["messages"])
+        if not isinstance(reply, ModelReply):
+            raise TypeError(f"{type(agent).__name__}.reply() must return a ModelReply, got {type(reply).__name__}")
+        replies.append({"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                        "latency": None if reply.latency is None else round(reply.latency, 6),
+                        "finish_reason": reply.finish_reason})
+        if reply.prompt_tokens is not None:
+            prompt = (prompt or 0) + reply.prompt_tokens
+        if reply.completion_tokens is not None:
+            completion = (completion or 0) + reply.completion_tokens
+        if reply.latency is not None:
+            latency = (latency or 0.0) + reply.latency
+        _, _, terminated, _, info = env.step(reply.text)
+        if info["guess"]:
+            played.append(info["guess"])
+    record = GameRecord(
+        answer=game.answers[int(answer_index)],
+        guesses=int(info["attempt"]),
+        solved=bool(info["won"]),
+        played=tuple(played) if record_guesses else None,
+        seconds=time.perf_counter() - start,
+        invalid=dict(info["invalid_counts"]),
+        turns=int(info["turn"]),
+        forfeits=int(info["forfeits"]),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        latency=latency,
+    )
+    transcript = {"answer_index": int(answer_index), "answer": record.answer, "messages": info["messages"],
+                  "replies": replies}
+    return record, transcript
 
 
 __all__ = [
     "MAX_ABSURDLE_GUESSES", "MAX_INVALID_ACTIONS", "board_answers", "episode_seed", "play_absurdle_game",
-    "play_batched", "play_game", "play_multiboard_game",
+    "play_chat_game", "play_game", "play_multiboard_game",
 ]

@@ -1,8 +1,8 @@
 """Where the games of an evaluation run: in this process, in worker processes, or on Ray.
 
 All three backends run the same function, :func:`play_chunk` (each game played by
-:func:`guessgym.agents.episodes.play_game`), on contiguous chunks of the answer list and hand back
-``(position, GameRecord)`` pairs that :func:`guessgym.agents.evaluate.evaluate` puts back in answer
+:func:`guessgym.evaluation.episodes.play_game`), on contiguous chunks of the answer list and hand back
+``(position, GameRecord)`` pairs that :func:`guessgym.evaluation.evaluate.evaluate` puts back in answer
 order, so a serial and a parallel run of a deterministic agent give identical
 records.
 
@@ -34,12 +34,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.base import Agent
 from ..envs.absurdle import AbsurdleEnv
 from ..envs.env import GuessEnv
 from ..envs.game import Game
 from ..envs.multiboard import MultiBoardEnv
 from ..infra.optional import require
-from .base import Agent
 from .episodes import MAX_INVALID_ACTIONS, play_absurdle_game, play_game, play_multiboard_game
 from .results import GameRecord
 

@@ -1,0 +1,28 @@
+"""Evaluation: the one shared loop that measures any player, and what it reports.
+
+* :func:`evaluate` (:mod:`guessgym.evaluation.evaluate`): drive any agent through a real environment
+  over every answer (or a sample), serially, in worker processes or on Ray
+  (:mod:`~guessgym.evaluation.backends`); text agents play in conversation
+  (:mod:`~guessgym.evaluation.chat`);
+* :mod:`guessgym.evaluation.episodes`: the episode loops;
+* :class:`EvaluationResult`, :class:`GameRecord` (:mod:`guessgym.evaluation.results`): the data,
+  statistics, JSON and Markdown of evaluations; :func:`leaderboard` and the plots
+  (:mod:`guessgym.evaluation.report`) render several;
+* :func:`~guessgym.evaluation.trees.record_tree`, :func:`~guessgym.evaluation.trees.verify_tree`: the
+  tree an agent plays, and a tree checked against the environment.
+
+Examples:
+    >>> from guessgym.agents import make_agent
+    >>> result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1")
+    >>> result.n_games, result.win_rate
+    (127, 1.0)
+"""
+
+from __future__ import annotations
+
+from .evaluate import evaluate
+from .report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
+from .results import EvaluationResult, GameRecord
+
+__all__ = ["EvaluationResult", "GameRecord", "evaluate", "leaderboard", "plot_histogram", "plot_leaderboard",
+           "plot_win_rate_curves"]
