@@ -2,7 +2,7 @@
 
 Proving that a total ``T`` is the optimum of a game means showing that no opener has a tree
 below ``T``. Openers are independent, so :func:`search_openers` hands them out in chunks to the
-backends of the evaluation loop (``serial``, ``process``, ``ray``), each worker keeping one
+one worker pool (:func:`guessgym.infra.pool.run_tasks`: ``serial``, ``process``, ``ray``), each worker keeping one
 search kernel (and its memo of solved sets, which openers share) for the whole run. Each opener is
 searched with the bound ``T``: it is either *refuted* (a proven lower bound of at least ``T``) or
 it yields a complete cheaper tree, which becomes the new bound of the chunks handed out after it.
@@ -16,18 +16,15 @@ game, is refused naming the file and what differs (:mod:`guessgym.infra.resumabl
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from ..envs.game import Game
-from ..evaluation.backends import _limit_threads, check_not_bootstrapping, connect_ray
+from ..infra.pool import BACKENDS, run_tasks
 from ..infra.resumable_log import ResumableLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult
@@ -145,13 +142,18 @@ def search_chunk(game: Game, max_attempts: int, width: int, openers: Sequence[st
     return out
 
 
-def _init_process(game: Game, max_attempts: int, width: int, cache_dir: str | None) -> None:
-    _limit_threads()
+def _worker_setup(game: Game, max_attempts: int, width: int,
+                  cache_dir: str | None) -> tuple[Game, int, int, str | None]:
+    """A worker's state: the search's settings (its kernel is built on first use and kept across
+    runs, see :func:`_worker`)."""
     _worker(game, max_attempts, width, cache_dir)
+    return game, max_attempts, width, cache_dir
 
 
-def _process_chunk(args: tuple[Game, int, int, Sequence[str], int, str | None]) -> list[OpenerOutcome]:
-    return search_chunk(*args)
+def _search_task(state: tuple[Game, int, int, str | None], task: tuple[list[str], int]) -> list[OpenerOutcome]:
+    game, max_attempts, width, cache_dir = state
+    openers, bound = task
+    return search_chunk(game, max_attempts, width, openers, bound, cache_dir)
 
 
 def _chunks(words: Sequence[str], size: int) -> Iterator[list[str]]:
@@ -182,7 +184,7 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
         cache_dir: the solved-subproblem cache (:mod:`~guessgym.baselines.memo_store`) the workers
             load at the start and save to every minute (they share it: on a cluster, a shared folder).
     """
-    if backend not in ("serial", "process", "ray"):
+    if backend not in BACKENDS:
         raise ValueError(f"backend must be 'serial', 'process' or 'ray', not {backend!r}")
     if n_jobs < 1 or chunk_size < 1:
         raise ValueError(f"n_jobs and chunk_size must be at least 1, not {n_jobs} and {chunk_size}")
@@ -215,37 +217,11 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
 
         if progress is not None:
             progress(n_done, len(openers))
-        chunks = list(_chunks(todo, chunk_size))
-        if backend == "serial" or not chunks:
-            for chunk in chunks:
-                finish(search_chunk(game, attempts, width, chunk, bound, memo))
-        elif backend == "process":
-            check_not_bootstrapping()
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context, initializer=_init_process,
-                                     initargs=(game, attempts, width, memo)) as pool:
-                queue = deque(chunks)
-                pending = {pool.submit(_process_chunk, (game, attempts, width, queue.popleft(), bound, memo))
-                           for _ in range(min(2 * n_jobs, len(queue)))}
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        finish(future.result())
-                        if queue:  # handed out with the bound as it is now
-                            task = (game, attempts, width, queue.popleft(), bound, memo)
-                            pending.add(pool.submit(_process_chunk, task))
-        else:
-            ray = connect_ray(address, n_jobs)
-            remote = ray.remote(num_cpus=1)(search_chunk)
-            game_ref = ray.put(game)
-            queue = deque(chunks)
-            refs = [remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo)
-                    for _ in range(min(2 * n_jobs, len(queue)))]
-            while refs:
-                ready, refs = ray.wait(refs, num_returns=1)
-                finish(ray.get(ready[0]))
-                if queue:
-                    refs.append(remote.remote(game_ref, attempts, width, queue.popleft(), bound, memo))
+        # Each chunk is handed out with the bound as it is when a worker takes it.
+        tasks = ((chunk, bound) for chunk in _chunks(todo, chunk_size))
+        for outcomes in run_tasks(_search_task, tasks, setup=_worker_setup, setup_args=(game, attempts, width, memo),
+                                  backend=backend, n_jobs=n_jobs, address=address):  # type: ignore[arg-type]
+            finish(outcomes)
         return [done[w] for w in openers]
     finally:
         if record is not None:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .env import check_render_mode, observation_space
-from .game import Game, make_game
+from .game import GAME_KEYS, Game, make_game
+from .kinds import GameKind, GameSetup, registered_kwargs, take_cache_option
 from .mask_pool import ConstantMasks
 from .matrix import PatternMatrix
 from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
@@ -99,6 +100,8 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
+    kind: ClassVar[GameKind]
 
     def __init__(self, render_mode: str | None = None, *, max_attempts: int | None = None, rows: int = DEFAULT_ROWS,
                  win_reward: float = 1.0, loss_reward: float = 0.0, step_penalty: float = 0.0,
@@ -197,4 +200,52 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         }
 
 
-__all__ = ["DEFAULT_ROWS", "AbsurdleEnv", "host_choice"]
+#: Options of :class:`AbsurdleEnv` that play no part in an evaluation.
+PLAY_OPTIONS = ("win_reward", "loss_reward", "step_penalty", "rows")
+
+
+class AbsurdleKind(GameKind):
+    """Absurdle: the host keeps every answer possible, so an evaluation plays seeded game numbers
+    (one is enough for a deterministic agent); the record's answer is the one the host conceded."""
+
+    name = "absurdle"
+    description = "Absurdle ids (guessgym/Absurdle-v0)"
+    plays_answers = False
+    commands = frozenset({"evaluate", "worst-case"})
+    #: Guesses after which an uncapped game is counted as lost (an agent may never win).
+    max_guesses = 100
+    no_answers = ("has no answers to choose: the host keeps every answer possible; give sample=N (games; one "
+                  "is enough for a deterministic agent)")
+
+    def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                max_attempts: int | None = None) -> GameSetup:
+        kwargs = registered_kwargs(env_id, env_kwargs)
+        cap = kwargs.pop("max_attempts", None) if max_attempts is None else max_attempts
+        for key in PLAY_OPTIONS:
+            kwargs.pop(key, None)
+        options = take_cache_option(env_id, kwargs, f"{', '.join(GAME_KEYS)}, {', '.join(PLAY_OPTIONS)}")
+        probe = AbsurdleEnv(max_attempts=cap, **options, **kwargs)
+        game = probe.game
+        return GameSetup(self, game, env_id, {**options, "max_attempts": probe.max_attempts},
+                         label=f"absurdle-{game.name}", meta={"absurdle": {"max_attempts": probe.max_attempts}},
+                         max_attempts=probe.max_attempts)
+
+    def make_env(self, setup: GameSetup) -> AbsurdleEnv:
+        return AbsurdleEnv(game=setup.game, **setup.env_options)
+
+    def default_games(self, game: Game) -> int:
+        return 1
+
+    def reset(self, env: gym.Env[Any, Any], index: int, seed: int) -> tuple[Any, dict[str, Any]]:
+        return env.reset(seed=seed)
+
+    def outcome(self, env: gym.Env[Any, Any], index: int, info: dict[str, Any],
+                played: list[str]) -> tuple[str, int, bool]:
+        answer = info.get("answer", "") or ""
+        return answer, len(played), bool(info.get("answer"))
+
+
+AbsurdleEnv.kind = AbsurdleKind()
+
+
+__all__ = ["DEFAULT_ROWS", "PLAY_OPTIONS", "AbsurdleEnv", "AbsurdleKind", "host_choice"]

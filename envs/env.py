@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from .answer_stream import AnswerStream
-from .engine import ANSWER, ATTEMPT, COUNT, GameEngine, RewardConfig
-from .game import Game
+from .engine import ANSWER, ATTEMPT, COUNT, REWARD_KEYS, GameEngine, RewardConfig
+from .game import GAME_KEYS, Game, make_game, split_env_options
+from .kinds import GameKind, GameSetup
 from .mask_pool import ConstantMasks
-from .options import check_action, check_reset_options
+from .options import check_action, check_bool, check_reset_options
 
 #: The keys of ``info`` returned by ``reset`` and ``step``; ``"answer"`` only once the game ends.
 INFO_KEYS = (
@@ -138,6 +139,8 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
+    kind: ClassVar[GameKind]
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -268,6 +271,58 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
         self._tiles = self.engine.tiles[0]
 
 
+class PlainKind(GameKind):
+    """Single-board Wordle and Nerdle: the evaluation plays each chosen answer once."""
+
+    name = "plain"
+    description = "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)"
+    commands = frozenset({"evaluate", "play", "tree", "solve", "worst-case"})
+
+    def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                max_attempts: int | None = None) -> GameSetup:
+        env_kwargs = dict(env_kwargs or {})
+        options = self._common_options(env_kwargs)
+        game_kwargs, rest = split_env_options(env_kwargs)
+        extra = sorted(set(rest) - {"matrix_cache", "render_mode", *REWARD_KEYS})
+        if extra:
+            raise ValueError(f"bad keyword arguments for {env_id}: unknown {extra}; allowed: {', '.join(GAME_KEYS)}, "
+                             f"{', '.join(REWARD_KEYS)}, matrix_cache")
+        try:
+            game = make_game(env_id, **game_kwargs)
+        except TypeError as exc:
+            raise ValueError(f"bad keyword arguments for {env_id}: {exc}") from exc
+        return self.setup(game, env_id, options, max_attempts)
+
+    def setup(self, game: Game, env_id: str | None, env_options: dict[str, Any],
+              max_attempts: int | None = None) -> GameSetup:
+        """The setup of a ready game (given directly, or as an env object's)."""
+        if max_attempts is not None and max_attempts != game.max_attempts:
+            if int(max_attempts) < 1:
+                raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+            game = game.replace(max_attempts=int(max_attempts))
+        return GameSetup(self, game, env_id, env_options, label=game.name, max_attempts=game.max_attempts)
+
+    @staticmethod
+    def _common_options(env_kwargs: dict[str, Any]) -> dict[str, Any]:
+        """``matrix_cache`` as the env option; reward options are checked (they play no part)."""
+        options: dict[str, Any] = {}
+        if "matrix_cache" in env_kwargs:
+            options["matrix_cache"] = check_bool("matrix_cache", env_kwargs["matrix_cache"])
+        RewardConfig(**{k: v for k, v in env_kwargs.items() if k in REWARD_KEYS})
+        return options
+
+    def make_env(self, setup: GameSetup) -> GuessEnv:
+        return GuessEnv(game=setup.game, **setup.env_options)
+
+    def outcome(self, env: gym.Env[Any, Any], index: int, info: dict[str, Any],
+                played: list[str]) -> tuple[str, int, bool]:
+        game: Game = env.unwrapped.game  # type: ignore[attr-defined]
+        return game.answers[index], len(played), int(info["pattern"]) == game.solved_pattern
+
+
+GuessEnv.kind = PlainKind()
+
+
 def observation_space(game: Game) -> spaces.Dict:
     """The observation space of one game (shared by :class:`GuessEnv` and the batched vector env)."""
     cells = game.max_attempts * game.length
@@ -286,4 +341,5 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
         raise ValueError(f"render_mode {render_mode!r} is not supported; choose one of {allowed} or None")
 
 
-__all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "check_render_mode", "observation_space"]
+__all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "PlainKind", "check_render_mode",
+           "observation_space"]

@@ -3,7 +3,7 @@ on every unsolved board."""
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -12,7 +12,8 @@ from gymnasium import spaces
 from .answer_stream import AnswerStream
 from .engine import COUNT, GameEngine
 from .env import check_render_mode
-from .game import Game
+from .game import GAME_KEYS, Game
+from .kinds import GameKind, GameSetup, registered_kwargs, take_cache_option
 from .mask_pool import ConstantMasks
 from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
 
@@ -95,6 +96,8 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
+    kind: ClassVar[GameKind]
 
     def __init__(self, render_mode: str | None = None, *, boards: int = 4, max_attempts: int | None = None,
                  board_reward: float = 0.0, win_reward: float = 1.0, loss_reward: float = 0.0,
@@ -228,4 +231,67 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
         return obs, info
 
 
-__all__ = ["MULTIBOARD_DEFAULTS", "MultiBoardEnv", "default_attempts", "draw_distinct_answers"]
+#: The reward options of :class:`MultiBoardEnv` (no part in an evaluation).
+REWARD_OPTIONS = ("board_reward", "win_reward", "loss_reward", "step_penalty")
+
+
+def board_answers(n_answers: int, boards: int, seed: int) -> np.ndarray:
+    """The answers of one game of a multi-board evaluation: ``boards`` distinct answer indices
+    drawn from the game's own seed (so every backend and chunking plays the same games)."""
+    rng = np.random.default_rng(seed)
+    return rng.choice(n_answers, size=boards, replace=False).astype(np.int64)
+
+
+class MultiBoardKind(GameKind):
+    """Several boards, one guess for all: an evaluation plays seeded game numbers, each game's
+    answers drawn from its own seed; the record's answer is the boards' answers joined by ``+``."""
+
+    name = "multiboard"
+    description = "multi-board ids (guessgym/Quordle-v0, guessgym/DoubleNerdle-v0, ...)"
+    plays_answers = False
+    commands = frozenset({"evaluate"})
+    no_answers = "draws each game's answers from its own seed; give sample=N (the number of games), not answers"
+
+    def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                max_attempts: int | None = None) -> GameSetup:
+        kwargs = registered_kwargs(env_id, env_kwargs)
+        boards = kwargs.pop("boards")
+        rewards = {k: kwargs.pop(k) for k in REWARD_OPTIONS if k in kwargs}
+        options = take_cache_option(env_id, kwargs, f"boards, {', '.join(GAME_KEYS)}, {', '.join(REWARD_OPTIONS)}")
+        if max_attempts is not None:
+            kwargs["max_attempts"] = max_attempts
+        try:
+            probe = MultiBoardEnv(None, boards=boards, **rewards, **options, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"bad keyword arguments for {env_id}: {exc}") from exc
+        game = probe.game
+        return GameSetup(self, game, env_id, {**options, "boards": probe.boards},
+                         label=f"{game.name}-{probe.boards}boards", meta={"boards": probe.boards},
+                         max_attempts=game.max_attempts)
+
+    def make_env(self, setup: GameSetup) -> MultiBoardEnv:
+        return MultiBoardEnv(game=setup.game, **setup.env_options)
+
+    def reset(self, env: gym.Env[Any, Any], index: int, seed: int) -> tuple[Any, dict[str, Any]]:
+        base: MultiBoardEnv = env.unwrapped  # type: ignore[assignment]
+        answers = board_answers(len(base.game.answers), base.boards, seed)
+        return env.reset(seed=seed, options={"answers": answers})
+
+    def outcome(self, env: gym.Env[Any, Any], index: int, info: dict[str, Any],
+                played: list[str]) -> tuple[str, int, bool]:
+        base: MultiBoardEnv = env.unwrapped  # type: ignore[assignment]
+        answers = "+".join(base.game.answers[int(a)] for a in base.engine.answer)
+        return answers, int(info["attempt"]), bool(info["solved"].all())
+
+    def agent_problem(self, agent: Any) -> str | None:
+        if getattr(agent, "multiboard", False):
+            return None
+        return ("plays one board at a time; multi-board games need an agent that plays every board "
+                "(multi-expected-size, or an Agent with multiboard = True)")
+
+
+MultiBoardEnv.kind = MultiBoardKind()
+
+
+__all__ = ["MULTIBOARD_DEFAULTS", "REWARD_OPTIONS", "MultiBoardEnv", "MultiBoardKind", "board_answers",
+           "default_attempts", "draw_distinct_answers"]

@@ -88,16 +88,10 @@ def current_id(env_id: str) -> str:
     return SUPERSEDED.get(env_id, env_id)
 
 
-#: The kinds of game, by the entry point their ids are registered with.
-KINDS = {"plain": "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)",
-         "chat": "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)",
-         "multiboard": "multi-board ids (guessgym/Quordle-v0, guessgym/DoubleNerdle-v0, ...)",
-         "absurdle": "Absurdle ids (guessgym/Absurdle-v0)"}
-
-
-def kind_of(env_id: str) -> str | None:
-    """``"plain"``, ``"chat"``, ``"multiboard"`` or ``"absurdle"`` for a guessgym id (from the
-    entry point it is registered with), ``None`` for any other id."""
+def _kind_name(env_id: str) -> str | None:
+    """The name of ``env_id``'s kind of game, from the entry point it is registered with (what the
+    game core asks without loading an env class; :func:`guessgym.envs.kinds.kind_of` gives the
+    kind's description itself)."""
     spec = gym.registry.get(env_id)
     entry = None if spec is None else spec.entry_point
     return {ENTRY_POINT: "plain", CHAT_ENTRY_POINT: "chat", MULTIBOARD_ENTRY_POINT: "multiboard",
@@ -106,26 +100,25 @@ def kind_of(env_id: str) -> str | None:
 
 def is_guessgym_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's own (single-board) environment class."""
-    return kind_of(env_id) == "plain"
+    return _kind_name(env_id) == "plain"
 
 
 def is_chat_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's chat environment class."""
-    return kind_of(env_id) == "chat"
+    return _kind_name(env_id) == "chat"
 
 
 def is_multiboard_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's multi-board environment class."""
-    return kind_of(env_id) == "multiboard"
+    return _kind_name(env_id) == "multiboard"
 
 
 def is_absurdle_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's Absurdle environment class."""
-    return kind_of(env_id) == "absurdle"
+    return _kind_name(env_id) == "absurdle"
 
 
 __all__ = [
-    "KINDS", "kind_of",
     "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "is_absurdle_id",
     "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
     "MULTIBOARD_VECTOR_ENTRY_POINT",

@@ -36,16 +36,12 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-import gymnasium as gym
-
 from ..agents.optima import known_optimum
 from ..agents.text import ModelReply, TextAgent
-from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv
-from ..envs.game import GAME_KEYS
-from ..envs.registration import is_chat_id, is_guessgym_id
+from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv, ChatKind
 from ..infra.resumable_log import ResumableLog
 from .episodes import play_chat_game
-from .evaluate import _progress_callback, select_answers
+from .games import progress_callback, select_answers
 from .results import EvaluationResult, GameRecord
 
 #: Version of the transcripts file layout.
@@ -60,20 +56,6 @@ class EvaluationStopped(RuntimeError):
 class EvaluationInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped the evaluation: the games in flight were cancelled, every finished one is
     saved (with a transcripts file), and the message says how to resume."""
-
-
-def chat_env_kwargs(env: str, env_kwargs: dict[str, Any] | None, max_attempts: int | None) -> dict[str, Any]:
-    """The keyword arguments of the :class:`ChatGuessEnv` that plays ``env``: a chat id, or a
-    plain guessgym id whose game is then played in conversation."""
-    if not isinstance(env, str) or not (is_chat_id(env) or is_guessgym_id(env)):
-        known = sorted(k for k in gym.registry if is_chat_id(k) or is_guessgym_id(k))
-        raise ValueError(f"a text agent plays a registered guessgym id, got {env!r}; ids: {', '.join(known)}")
-    spec = gym.registry[env]
-    base = {k: v for k, v in spec.kwargs.items() if is_chat_id(env) or k in GAME_KEYS}
-    kwargs = {**base, **(env_kwargs or {})}
-    if max_attempts is not None:
-        kwargs["max_attempts"] = max_attempts
-    return kwargs
 
 
 class _Replay(TextAgent):
@@ -181,7 +163,7 @@ def evaluate_chat(
             how many games are saved); the underlying error is its ``__cause__``.
         ValueError: bad options, or a transcripts file of another evaluation.
     """
-    kwargs = chat_env_kwargs(env, env_kwargs, max_attempts)
+    kwargs = ChatKind.chat_kwargs(env, env_kwargs, max_attempts)
     probe = ChatGuessEnv(**kwargs)
     game = probe.game
     indices = [int(i) for i in select_answers(game, answers, sample, seed)]
@@ -219,7 +201,7 @@ def evaluate_chat(
                 callback(len(done), len(indices))
 
     counter_lock = threading.Lock()
-    callback, close = _progress_callback(progress, len(indices), f"{agent.name} on {game.name}")
+    callback, close = progress_callback(progress, len(indices), f"{agent.name} on {game.name}")
     if callback is not None:
         callback(len(done), len(indices))
     failure: BaseException | None = None
@@ -274,5 +256,5 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=repr))
 
 
-__all__ = ["TRANSCRIPT_FORMAT", "EvaluationInterrupted", "EvaluationStopped", "TranscriptLog", "chat_env_kwargs",
+__all__ = ["TRANSCRIPT_FORMAT", "EvaluationInterrupted", "EvaluationStopped", "TranscriptLog",
            "evaluate_chat"]

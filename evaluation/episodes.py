@@ -26,14 +26,14 @@ import sys
 import time
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from ..agents.base import Agent
 from ..agents.text import ModelReply, TextAgent
-from ..envs.absurdle import AbsurdleEnv
 from ..envs.chat.env import ChatGuessEnv
-from ..envs.env import GuessEnv
-from ..envs.multiboard import MultiBoardEnv
+from ..envs.game import Game
+from ..envs.kinds import GameKind
 from .results import GameRecord
 
 #: Default cap on rejected actions in one game before it is declared lost.
@@ -46,39 +46,43 @@ def episode_seed(seed: int, answer_index: int) -> int:
 
 
 def play_game(
-    env: GuessEnv,
+    env: gym.Env[Any, Any],
     agent: Agent,
-    answer_index: int,
+    index: int,
     *,
     seed: int = 0,
     record_guesses: bool = False,
     max_invalid: int = MAX_INVALID_ACTIONS,
 ) -> GameRecord:
-    """Play one game to the end through ``env`` and return its record.
+    """Play game ``index`` (an answer index, or a game number for kinds that draw their games from
+    a seed) to the end through ``env`` and return its record.
 
-    If the agent has a ``seed_episode(seed: int)`` method it is called first with a seed that
-    depends only on ``seed`` and the answer index, so a randomised agent plays each game
-    identically whatever the backend or chunking. A game in which the agent's actions are
-    rejected ``max_invalid`` times is lost, with a note saying why.
+    The env's kind of game (:mod:`guessgym.envs.kinds`) resets it for that game and reads what the
+    finished game records; the loop is the same for every kind. If the agent has a
+    ``seed_episode(seed: int)`` method it is called first with a seed that depends only on
+    ``seed`` and ``index``, so a randomised agent plays each game identically whatever the
+    backend or chunking. A game in which the agent's actions are rejected ``max_invalid`` times,
+    or that runs past its kind's ``max_guesses``, is lost, with a note saying why.
     """
-    game = env.game
-    answer = game.answers[answer_index]
-    game_seed = episode_seed(seed, answer_index)
+    kind: GameKind = env.unwrapped.kind  # type: ignore[attr-defined]
+    game: Game = env.unwrapped.game  # type: ignore[attr-defined]
+    game_seed = episode_seed(seed, index)
     start = time.perf_counter()
     seed_episode = getattr(agent, "seed_episode", None)
     if callable(seed_episode):
         seed_episode(game_seed)
-    obs, info = env.reset(seed=game_seed, options={"answer": int(answer_index)})
+    obs, info = kind.reset(env, index, game_seed)
     played: list[str] = []
     invalid = 0
     note = ""
-    solved = False
     try:
         agent.begin(game)
         while True:
-            action = agent.act(obs, info)
-            obs, _, terminated, _, info = env.step(action)
-            if info["invalid_action"]:
+            if kind.max_guesses is not None and len(played) >= kind.max_guesses:
+                note = f"no win in {kind.max_guesses} guesses"
+                break
+            obs, _, terminated, _, info = env.step(agent.act(obs, info))
+            if info.get("invalid_action"):
                 invalid += 1
                 if invalid >= max_invalid:
                     note = f"lost after {invalid} rejected actions (last: {info['invalid_reason']})"
@@ -86,94 +90,22 @@ def play_game(
                 continue
             played.append(info["guess"])
             if terminated:
-                solved = int(info["pattern"]) == game.solved_pattern
                 break
     except Exception as exc:
         if sys.version_info >= (3, 11):  # add_note is new in 3.11
-            exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played answer {answer!r} "
+            what = f"answer {game.answers[index]!r}" if kind.plays_answers else f"game {index}"
+            exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played {what} "
                          f"of {game.name} (after guesses {played})")
         raise
-    seconds = time.perf_counter() - start
+    answer, guesses, solved = kind.outcome(env, index, info, played)
     return GameRecord(
         answer=answer,
-        guesses=len(played),
-        solved=solved,
-        played=tuple(played) if record_guesses else None,
-        seconds=seconds,
-        note=note,
-        invalid={"hard_mode": invalid},  # the only action GuessEnv rejects is a hard-mode violation
-    )
-
-
-def board_answers(n_answers: int, boards: int, seed: int, game_index: int) -> np.ndarray:
-    """The answers of game ``game_index`` of a multi-board evaluation: ``boards`` distinct answer
-    indices drawn from the game's own seed (so every backend and chunking plays the same games)."""
-    rng = np.random.default_rng(episode_seed(seed, game_index))
-    return rng.choice(n_answers, size=boards, replace=False).astype(np.int64)
-
-
-def play_multiboard_game(env: MultiBoardEnv, agent: Agent, game_index: int, *, seed: int = 0,
-                         record_guesses: bool = False) -> GameRecord:
-    """Play game ``game_index`` of a multi-board evaluation (answers from :func:`board_answers`).
-
-    The record's ``answer`` is the boards' answers joined by ``+``; ``guesses`` is the attempts
-    used; ``solved`` means every board was solved.
-    """
-    game = env.game
-    answers = board_answers(len(game.answers), env.boards, seed, game_index)
-    start = time.perf_counter()
-    seed_episode = getattr(agent, "seed_episode", None)
-    if callable(seed_episode):
-        seed_episode(episode_seed(seed, game_index))
-    obs, info = env.reset(seed=episode_seed(seed, game_index), options={"answers": answers})
-    played: list[str] = []
-    agent.begin(game)
-    terminated = False
-    while not terminated:
-        obs, _, terminated, _, info = env.step(agent.act(obs, info))
-        played.append(info["guess"])
-    return GameRecord(
-        answer="+".join(game.answers[int(a)] for a in answers),
-        guesses=int(info["attempt"]),
-        solved=bool(info["solved"].all()),
-        played=tuple(played) if record_guesses else None,
-        seconds=time.perf_counter() - start,
-    )
-
-
-#: Guesses after which an uncapped Absurdle game is counted as lost (an agent may never win).
-MAX_ABSURDLE_GUESSES = 100
-
-
-def play_absurdle_game(env: AbsurdleEnv, agent: Agent, game_index: int, *, seed: int = 0,
-                       record_guesses: bool = False) -> GameRecord:
-    """Play game ``game_index`` of an Absurdle evaluation (the host is deterministic, so only a
-    randomised agent plays the games differently). The record's ``answer`` is the answer the host
-    conceded (``""`` if it never did); a game with no cap that reaches
-    :data:`MAX_ABSURDLE_GUESSES` guesses is counted as lost, with a note."""
-    game = env.game
-    start = time.perf_counter()
-    seed_episode = getattr(agent, "seed_episode", None)
-    if callable(seed_episode):
-        seed_episode(episode_seed(seed, game_index))
-    obs, info = env.reset(seed=episode_seed(seed, game_index))
-    agent.begin(game)
-    played: list[str] = []
-    terminated, note = False, ""
-    while not terminated:
-        if len(played) >= MAX_ABSURDLE_GUESSES:
-            note = f"no win in {MAX_ABSURDLE_GUESSES} guesses"
-            break
-        obs, _, terminated, _, info = env.step(agent.act(obs, info))
-        played.append(info["guess"])
-    won = terminated and bool(info.get("answer"))
-    return GameRecord(
-        answer=info.get("answer", "") or "",
-        guesses=len(played),
-        solved=won,
+        guesses=guesses,
+        solved=solved and not note,
         played=tuple(played) if record_guesses else None,
         seconds=time.perf_counter() - start,
         note=note,
+        invalid={"hard_mode": invalid} if kind.name == "plain" else {},
     )
 
 
@@ -227,7 +159,4 @@ def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, se
     return record, transcript
 
 
-__all__ = [
-    "MAX_ABSURDLE_GUESSES", "MAX_INVALID_ACTIONS", "board_answers", "episode_seed", "play_absurdle_game",
-    "play_chat_game", "play_game", "play_multiboard_game",
-]
+__all__ = ["MAX_INVALID_ACTIONS", "episode_seed", "play_chat_game", "play_game"]

@@ -27,24 +27,20 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import gymnasium as gym
-import numpy as np
 
 from ..agents.base import Agent, UnsupportedGameError
 from ..agents.optima import known_optimum
 from ..agents.text import TextAgent
-from ..envs.engine import REWARD_KEYS, RewardConfig
-from ..envs.env import GuessEnv
-from ..envs.game import GAME_KEYS, Game, make_game, split_env_options
-from ..envs.options import check_bool
-from ..envs.registration import is_absurdle_id, is_multiboard_id
+from ..envs.game import Game
+from ..infra.pool import check_not_bootstrapping
 from . import backends
+from .games import progress_callback, resolve_setup, select_games
 from .results import EvaluationResult
 
 logger = logging.getLogger(__name__)
@@ -52,193 +48,6 @@ logger = logging.getLogger(__name__)
 Backend = Literal["auto", "serial", "process", "ray"]
 BACKENDS = ("auto", "serial", "process", "ray")
 
-
-
-def resolve_game(
-    env: str | Game | gym.Env, env_kwargs: dict[str, Any] | None = None, max_attempts: int | None = None
-) -> tuple[Game, str | None, dict[str, Any]]:
-    """The game to play, the registered id (if any) and the extra GuessEnv options.
-
-    Args:
-        env: a registered id such as ``"guessgym/Wordle-v1"``, a :class:`~guessgym.envs.game.Game`, or a
-            (possibly wrapped) :class:`~guessgym.envs.env.GuessEnv` whose game and rules are used (its
-            reward settings play no part in an evaluation).
-        env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); reward
-            options are accepted and play no part in an evaluation; only ``matrix_cache`` (and
-            reward options) are accepted with a Game or an env.
-        max_attempts: overrides the game's attempt limit.
-
-    Raises:
-        ValueError: unknown id, bad keyword arguments, or an env that is not a GuessEnv.
-    """
-    env_kwargs = dict(env_kwargs or {})
-    options: dict[str, Any] = {}
-    if "matrix_cache" in env_kwargs:
-        options["matrix_cache"] = check_bool("matrix_cache", env_kwargs["matrix_cache"])
-    # reward options play no part in an evaluation, but a wrong one is still an error
-    RewardConfig(**{k: v for k, v in env_kwargs.items() if k in REWARD_KEYS})
-    if isinstance(env, str):
-        game_kwargs, rest = split_env_options(env_kwargs)
-        extra = sorted(set(rest) - {"matrix_cache", "render_mode", *REWARD_KEYS})
-        if extra:
-            raise ValueError(f"bad keyword arguments for {env}: unknown {extra}; allowed: {', '.join(GAME_KEYS)}, "
-                             f"{', '.join(REWARD_KEYS)}, matrix_cache")
-        try:
-            game = make_game(env, **game_kwargs)
-        except TypeError as exc:
-            raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
-        env_id = env
-    elif isinstance(env, Game):
-        _only_cache(env_kwargs, "a Game")
-        game, env_id = env, None
-    elif isinstance(env, gym.Env):
-        _only_cache(env_kwargs, "an environment object")
-        unwrapped = env.unwrapped
-        if not isinstance(unwrapped, GuessEnv):
-            raise ValueError(f"evaluate() needs a guessgym GuessEnv, got {type(unwrapped).__name__}")
-        game = unwrapped.game
-        env_id = env.spec.id if env.spec is not None else None
-        options.setdefault("matrix_cache", unwrapped.matrix_cache)
-    else:
-        raise TypeError(f"env must be a registered id, a Game or a GuessEnv, got {type(env).__name__}")
-    if max_attempts is not None and max_attempts != game.max_attempts:
-        if int(max_attempts) < 1:
-            raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
-        game = game.replace(max_attempts=int(max_attempts))
-    return game, env_id, options
-
-
-def _cache_option_of_game(env: str, kwargs: dict[str, Any], allowed: str) -> dict[str, Any]:
-    """Take ``matrix_cache`` out of ``kwargs`` (returned as the env option) and check that only game
-    arguments remain; the error names ``env`` and the ``allowed`` arguments (matrix_cache added)."""
-    options: dict[str, Any] = {}
-    if "matrix_cache" in kwargs:
-        options["matrix_cache"] = check_bool("matrix_cache", kwargs.pop("matrix_cache"))
-    unknown = sorted(set(kwargs) - set(GAME_KEYS))
-    if unknown:
-        raise ValueError(f"bad keyword arguments for {env}: unknown {unknown}; allowed: {allowed}, matrix_cache")
-    return options
-
-
-def resolve_multiboard(env: str, env_kwargs: dict[str, Any] | None = None,
-                       max_attempts: int | None = None) -> tuple[Game, int, dict[str, Any]]:
-    """The game (with the multi-board attempt limit), the number of boards and the extra
-    :class:`~guessgym.envs.multiboard.MultiBoardEnv` options of a registered multi-board id.
-
-    Raises:
-        ValueError: bad keyword arguments (named), or a game the boards do not fit.
-    """
-    from ..envs.multiboard import MultiBoardEnv
-
-    kwargs = {**gym.registry[env].kwargs, **(env_kwargs or {})}
-    boards = kwargs.pop("boards")
-    reward_keys = ("board_reward", "win_reward", "loss_reward", "step_penalty")
-    rewards = {k: kwargs.pop(k) for k in reward_keys if k in kwargs}
-    options = _cache_option_of_game(env, kwargs, f"boards, {', '.join(GAME_KEYS)}, {', '.join(reward_keys)}")
-    if max_attempts is not None:
-        kwargs["max_attempts"] = max_attempts
-    try:
-        probe = MultiBoardEnv(None, boards=boards, **rewards, **options, **kwargs)
-    except TypeError as exc:
-        raise ValueError(f"bad keyword arguments for {env}: {exc}") from exc
-    return probe.game, probe.boards, options
-
-
-def resolve_absurdle(env: str, env_kwargs: dict[str, Any] | None = None,
-                     max_attempts: int | None = None) -> tuple[Game, dict[str, Any], dict[str, Any]]:
-    """The game, the Absurdle options (``max_attempts``: ``None`` for no cap) and the extra env
-    options of a registered Absurdle id.
-
-    Raises:
-        ValueError: bad keyword arguments (named).
-    """
-    kwargs = {**gym.registry[env].kwargs, **(env_kwargs or {})}
-    cap = kwargs.pop("max_attempts", None) if max_attempts is None else max_attempts
-    for key in ("win_reward", "loss_reward", "step_penalty", "rows"):  # no part in an evaluation
-        kwargs.pop(key, None)
-    options = _cache_option_of_game(env, kwargs, f"{', '.join(GAME_KEYS)}, win_reward, loss_reward, step_penalty, rows")
-    from ..envs.absurdle import AbsurdleEnv
-
-    probe = AbsurdleEnv(max_attempts=cap, **options, **kwargs)
-    return probe.game, {"max_attempts": probe.max_attempts}, options
-
-
-def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
-    extra = sorted(set(env_kwargs) - {"matrix_cache"} - set(REWARD_KEYS))
-    if extra:
-        raise ValueError(f"env_kwargs {extra} cannot be applied to {what}; build the game with them instead")
-
-
-def select_answers(
-    game: Game,
-    answers: Iterable[str | int] | None = None,
-    sample: int | None = None,
-    seed: int = 0,
-) -> np.ndarray:
-    """Indices (into ``game.answers``) of the answers to play, in order of play.
-
-    * ``answers=None``: every answer, in list order;
-    * ``answers=[...]``: those answers (strings or indices), in the given order, duplicates
-      dropped;
-    * ``sample=k``: ``k`` of them drawn without replacement with
-      ``numpy.random.default_rng(seed)``, played in list order.
-
-    Raises:
-        ValueError: naming the answers that are not in the game's list, or a bad sample size.
-    """
-    n = len(game.answers)
-    if answers is None:
-        pool = np.arange(n, dtype=np.int64)
-    else:
-        if isinstance(answers, str):
-            raise TypeError("answers must be a list of answers, not a single string (wrap it in a list)")
-        chosen: list[int] = []
-        unknown: list[str] = []
-        for item in answers:
-            if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
-                if 0 <= int(item) < n:
-                    chosen.append(int(item))
-                else:
-                    unknown.append(f"index {int(item)}")
-            elif isinstance(item, str):
-                key = game.normalize_guess(item)
-                if key in game.answer_index:
-                    chosen.append(game.answer_index[key])
-                else:
-                    unknown.append(repr(item))
-            else:
-                raise TypeError(f"answers must be strings or indices, got {item!r} ({type(item).__name__})")
-        if unknown:
-            shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
-            raise ValueError(f"{len(unknown)} answer(s) not in the answer list of {game.name} ({n} answers): {shown}")
-        pool = np.array(list(dict.fromkeys(chosen)), dtype=np.int64)
-        if pool.size == 0:
-            raise ValueError("the answer list to evaluate is empty")
-    if sample is not None:
-        k = int(sample)
-        if not 1 <= k <= pool.size:
-            raise ValueError(f"sample must be between 1 and {pool.size} (the answers available), got {sample}")
-        picked = np.random.default_rng(seed).choice(pool.size, size=k, replace=False)
-        pool = np.sort(pool[picked])
-    return pool
-
-
-def _progress_callback(
-    progress: bool | Callable[[int, int], None], total: int, desc: str
-) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    """(callback, closer): a tqdm bar on stderr for ``True``, the caller's function, or nothing."""
-    if callable(progress):
-        return progress, lambda: None
-    if not progress:
-        return None, lambda: None
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=total, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
-
-    def update(done: int, _total: int) -> None:
-        bar.update(done - bar.n)
-
-    return update, bar.close
 
 
 def evaluate(
@@ -312,7 +121,7 @@ def evaluate(
                              transcripts=transcripts, record_guesses=record_guesses, progress=progress)
     if transcripts is not None:
         raise ValueError("transcripts are written for text agents (language models) only")
-    backends.check_not_bootstrapping()
+    check_not_bootstrapping()
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if int(n_jobs) < 1:
@@ -320,61 +129,27 @@ def evaluate(
     if max_invalid_actions < 1:
         raise ValueError(f"max_invalid_actions must be at least 1, got {max_invalid_actions}")
     n_jobs = int(n_jobs)
-    boards = 1
-    absurdle: dict[str, Any] | None = None
-    env_id: str | None
-    if isinstance(env, str) and is_absurdle_id(env):
-        if answers is not None:
-            raise ValueError(f"{env} has no answers to choose: the host keeps every answer possible; give "
-                             "sample=N (games; one is enough for a deterministic agent)")
-        game, absurdle, env_options = resolve_absurdle(env, env_kwargs, max_attempts)
-        env_id = env
-        n_games = 1 if sample is None else int(sample)
-        if n_games < 1:
-            raise ValueError(f"sample must be a number of games >= 1, got {sample}")
-        indices = np.arange(n_games, dtype=np.int64)
-        chosen = "games"
-    elif isinstance(env, str) and is_multiboard_id(env):
-        if answers is not None:
-            raise ValueError(f"{env} draws each game's answers from its own seed; give sample=N (the number of "
-                             "games), not answers")
-        game, boards, env_options = resolve_multiboard(env, env_kwargs, max_attempts)
-        env_id = env
-        n_games = len(game.answers) if sample is None else int(sample)
-        if n_games < 1:
-            raise ValueError(f"sample must be a number of games >= 1, got {sample}")
-        indices = np.arange(n_games, dtype=np.int64)
-        chosen = "games"
-    else:
-        game, env_id, env_options = resolve_game(env, env_kwargs, max_attempts)
-        indices = select_answers(game, answers, sample, seed)
-        chosen = "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
+    setup = resolve_setup(env, env_kwargs, max_attempts)
+    indices, chosen = select_games(setup, answers, sample, seed)
+    game = setup.game
     if backend == "auto":
         backend = "serial" if n_jobs == 1 else "process"
     agent_name = getattr(agent, "name", type(agent).__name__)
 
     # Fail fast, before any worker starts, if the agent cannot play this game.
-    if boards > 1 and not getattr(agent, "multiboard", False):
-        raise UnsupportedGameError(f"{agent_name} plays one board at a time; {env_id} needs an agent that plays "
-                                   "every board (multi-expected-size, or an Agent with multiboard = True)")
+    problem = setup.kind.agent_problem(agent)
+    if problem is not None:
+        raise UnsupportedGameError(f"{agent_name} {problem} ({setup.env_id})")
     agent.begin(game)
 
-    job = backends.Job(
-        token=uuid.uuid4().hex, agent=agent, game=game, env_options=env_options,
-        record_guesses=record_guesses, seed=int(seed), max_invalid=int(max_invalid_actions), boards=boards,
-        absurdle=absurdle,
-    )
+    job = backends.Job(token=uuid.uuid4().hex, agent=agent, setup=setup, record_guesses=record_guesses,
+                       seed=int(seed), max_invalid=int(max_invalid_actions))
     items = list(enumerate(int(i) for i in indices))
-    size = chunk_size or backends.default_chunk_size(len(items), n_jobs)
-    callback, close = _progress_callback(progress, len(items), f"{agent_name} on {game.name}")
+    callback, close = progress_callback(progress, len(items), f"{agent_name} on {game.name}")
     started = time.perf_counter()
     try:
-        if backend == "serial" or len(items) == 0:
-            records = backends.run_serial(job, items, callback)
-        elif backend == "process":
-            records = backends.run_process(job, items, n_jobs, size, callback)
-        else:
-            records = backends.run_ray(job, items, n_jobs, size, callback, ray_address)
+        records = backends.run(job, items, backend=backend, n_jobs=n_jobs, chunk_size=chunk_size,
+                               progress=callback, address=ray_address)
     finally:
         close()
     wall = time.perf_counter() - started
@@ -391,11 +166,8 @@ def evaluate(
         "hard_mode": game.hard_mode,
         "guess_vocabulary": game.guess_vocabulary,
     }
-    if boards > 1:
-        meta["boards"] = boards
-    if absurdle is not None:
-        meta["absurdle"] = absurdle
-    optimum = known_optimum(game) if boards == 1 and absurdle is None else None
+    meta.update(setup.meta)
+    optimum = known_optimum(game) if setup.kind.name == "plain" else None
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
                            "opener": optimum.opener, "scope": optimum.scope}
@@ -403,20 +175,19 @@ def evaluate(
     return EvaluationResult(
         agent=agent_name,
         description=describe() if callable(describe) else "",
-        env_id=env_id,
-        game=(f"absurdle-{game.name}" if absurdle is not None else game.name if boards == 1
-              else f"{game.name}-{boards}boards"),
-        max_attempts=game.max_attempts if absurdle is None else _absurdle_limit(absurdle, records),
+        env_id=setup.env_id,
+        game=setup.label,
+        max_attempts=_attempt_limit(setup.max_attempts, records),
         records=records,
         meta=meta,
     )
 
 
-def _absurdle_limit(absurdle: dict[str, Any], records: list[Any]) -> int:
-    """The attempt limit an Absurdle result is read against: its cap, or without one the most
-    guesses a game took (a game abandoned at MAX_ABSURDLE_GUESSES counts as a failure)."""
-    if absurdle["max_attempts"] is not None:
-        return int(absurdle["max_attempts"])
+def _attempt_limit(cap: int | None, records: list[Any]) -> int:
+    """The attempt limit a result is read against: the game's cap, or without one (uncapped
+    Absurdle) the most guesses a won game took."""
+    if cap is not None:
+        return int(cap)
     return max([r.guesses for r in records if r.solved] or [1])
 
 
@@ -430,5 +201,4 @@ def _jsonable(value: Any) -> bool:
     return True
 
 
-__all__ = ["BACKENDS", "Backend", "evaluate", "resolve_absurdle", "resolve_game", "resolve_multiboard",
-           "select_answers"]
+__all__ = ["BACKENDS", "Backend", "evaluate"]

@@ -27,11 +27,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .envs.game import MAX_ATTEMPTS_LIMIT
 from .envs.wordlists import PRESETS as WORD_LIST_PRESETS
 from .infra.optional import DependencyNotInstalled
+
+if TYPE_CHECKING:
+    from .envs.kinds import GameKind
 
 PROG = "guessgym"
 #: The environment of ``evaluate`` when ``--env`` is not given (and the agent is not a shipped model).
@@ -169,26 +172,17 @@ def _check_env_id(env_id: str) -> None:
         raise UsageError(f"unknown environment {env_id!r}; known: {known}")
 
 
-#: The kinds of game (``envs.registration.KINDS``) each command plays; others are refused before any work.
-COMMAND_KINDS: dict[str, tuple[str, ...]] = {
-    "evaluate": ("plain", "chat", "multiboard", "absurdle"),
-    "play": ("plain",),
-    "tree": ("plain",),
-    "solve": ("plain",),
-    "worst-case": ("plain", "absurdle"),
-}
-
-
-def _check_kind(command: str, env_id: str) -> str:
-    """The kind of ``env_id``, if ``command`` plays it; else a one-line refusal naming the kinds it does."""
-    from .envs.registration import KINDS, kind_of
+def _check_kind(command: str, env_id: str) -> GameKind:
+    """The kind of game of ``env_id`` (:mod:`guessgym.envs.kinds`), if ``command`` plays it; else a
+    one-line refusal naming the kinds it does."""
+    from .envs.kinds import kind_of, registered_kinds
 
     _check_env_id(env_id)
     kind = kind_of(env_id)
-    supported = COMMAND_KINDS[command]
-    if kind not in supported:
-        what = f"one of the {KINDS[kind]}" if kind else "not a guessgym id"
-        raise UsageError(f"{command} plays the {' and the '.join(KINDS[k] for k in supported)}; {env_id} is {what}")
+    if kind is None or command not in kind.commands:
+        supported = [k.description for k in registered_kinds().values() if command in k.commands]
+        what = f"one of the {kind.description}" if kind else "not a guessgym id"
+        raise UsageError(f"{command} plays the {' and the '.join(supported)}; {env_id} is {what}")
     return kind
 
 
@@ -252,7 +246,8 @@ def check_output_file(path: Path, option: str) -> None:
 
 # ---- subcommands -------------------------------------------------------------------------------
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .evaluation.evaluate import Backend, evaluate, resolve_game, select_answers
+    from .evaluation.evaluate import Backend, evaluate
+    from .evaluation.games import resolve_setup, select_answers, select_games
 
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.env is None:  # a shipped model plays the game of its card unless told otherwise
@@ -260,7 +255,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     kind = _check_kind("evaluate", args.env)
     agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
     answers, sample = parse_answers(args.answers)
-    text_agent = args.agent.startswith("llm:") or kind == "chat"
+    text_agent = args.agent.startswith("llm:") or kind.name == "chat"
     if args.agent.startswith("llm:"):
         if args.base_url:
             agent_kwargs.setdefault("base_url", args.base_url)
@@ -269,21 +264,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--base-url is for language-model agents (--agent llm:MODEL)")
     try:  # validate the cheap things before building a possibly slow agent
         if text_agent:
-            from .envs.chat import ChatGuessEnv
-            from .evaluation.chat import chat_env_kwargs
+            from .envs.chat.env import ChatGuessEnv, ChatKind
 
-            game = ChatGuessEnv(**chat_env_kwargs(args.env, env_kwargs, args.max_attempts)).game
-        elif kind in ("multiboard", "absurdle"):
-            from .evaluation.evaluate import resolve_absurdle, resolve_multiboard
-
-            resolve = resolve_absurdle if kind == "absurdle" else resolve_multiboard
-            game = resolve(args.env, env_kwargs, args.max_attempts)[0]
-            if answers is not None:
-                raise UsageError(f"{args.env} chooses the answers itself: give --answers N (a number of games)")
-        else:
-            game, _, _ = resolve_game(args.env, env_kwargs, args.max_attempts)
-        if kind not in ("multiboard", "absurdle"):
+            game = ChatGuessEnv(**ChatKind.chat_kwargs(args.env, env_kwargs, args.max_attempts)).game
             select_answers(game, answers, sample, args.seed)
+        else:
+            if answers is not None and not kind.plays_answers:
+                raise UsageError(f"{args.env} chooses the answers itself: give --answers N (a number of games)")
+            setup = resolve_setup(args.env, env_kwargs, args.max_attempts)
+            select_games(setup, answers, sample, args.seed)
+            game = setup.game
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     if args.out:
@@ -381,7 +371,7 @@ def cmd_pretrained(args: argparse.Namespace) -> int:
 
 def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
     """Connect to Ray before any game is played; an unreachable cluster is a one-line error."""
-    from .evaluation.backends import connect_ray
+    from .infra.pool import connect_ray
 
     try:
         connect_ray(address, n_jobs)
@@ -699,7 +689,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
     game = env.unwrapped.game  # type: ignore[attr-defined]
-    adversary = args.adversary or ("absurdle" if kind == "absurdle" else "any")
+    adversary = args.adversary or ("absurdle" if kind.name == "absurdle" else "any")
     update, close = _progress_bar("openers")
     try:
         result = solve_worst_case(game, adversary, checkpoint=args.checkpoint, time_budget=args.time_budget,

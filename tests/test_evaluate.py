@@ -18,7 +18,8 @@ from guessgym.agents.base import Agent, CandidateAgent, SolverState, Unsupported
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
 from guessgym.evaluation.backends import WorkerDied
-from guessgym.evaluation.evaluate import evaluate, select_answers
+from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.games import select_answers
 
 WORDS = ("crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share")
 EXTRA = ("zzzzz", "lucky", "stomp")

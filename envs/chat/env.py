@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import string
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from ..engine import ANSWER
 from ..env import GuessEnv, check_render_mode
+from ..game import GAME_KEYS
+from ..kinds import GameKind, GameSetup, kind_of
 from ..options import check_can_step, check_choice, check_int, check_penalty
 from .feedback import FEEDBACK_STYLES, TileFeedback
 from .prompts import ChatPrompts
@@ -123,6 +125,8 @@ class ChatGuessEnv(gym.Env[str, str]):
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
+    kind: ClassVar[GameKind]
 
     def __init__(
         self,
@@ -299,8 +303,55 @@ class ChatGuessEnv(gym.Env[str, str]):
         }
 
 
+class ChatKind(GameKind):
+    """A game in conversation, for text agents (language models): an evaluation plays each chosen
+    answer once; a plain id's game can be played in conversation too (:meth:`chat_kwargs`)."""
+
+    name = "chat"
+    description = "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)"
+    commands = frozenset({"evaluate"})
+
+    @staticmethod
+    def chat_kwargs(env_id: str, env_kwargs: dict[str, Any] | None = None,
+                    max_attempts: int | None = None) -> dict[str, Any]:
+        """The keyword arguments of the :class:`ChatGuessEnv` that plays ``env_id``: a chat id, or a
+        plain guessgym id whose game is then played in conversation.
+
+        Raises:
+            ValueError: ``env_id`` is neither (the message lists the ids that are).
+        """
+        kind = kind_of(env_id) if isinstance(env_id, str) else None
+        if kind is None or kind.name not in ("chat", "plain"):
+            known = sorted(k for k in gym.registry if (c := kind_of(k)) is not None and c.name in ("chat", "plain"))
+            raise ValueError(f"a text agent plays a registered guessgym id, got {env_id!r}; ids: {', '.join(known)}")
+        spec = gym.registry[env_id]
+        base = {k: v for k, v in spec.kwargs.items() if kind.name == "chat" or k in GAME_KEYS}
+        kwargs = {**base, **(env_kwargs or {})}
+        if max_attempts is not None:
+            kwargs["max_attempts"] = max_attempts
+        return kwargs
+
+    def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
+                max_attempts: int | None = None) -> GameSetup:
+        kwargs = self.chat_kwargs(env_id, env_kwargs, max_attempts)
+        game = ChatGuessEnv(**kwargs).game
+        options = {k: v for k, v in kwargs.items() if k not in GAME_KEYS}
+        return GameSetup(self, game, env_id, options, label=game.name, max_attempts=game.max_attempts)
+
+    def make_env(self, setup: GameSetup) -> ChatGuessEnv:
+        return ChatGuessEnv(game=setup.game, **setup.env_options)
+
+    def outcome(self, env: gym.Env[Any, Any], index: int, info: dict[str, Any],
+                played: list[str]) -> tuple[str, int, bool]:
+        base: ChatGuessEnv = env.unwrapped  # type: ignore[assignment]
+        return base.game.answers[index], int(info["attempt"]), bool(info["won"])
+
+
+ChatGuessEnv.kind = ChatKind()
+
+
 def _format(message: dict[str, str]) -> str:
     return f"### {message['role']}\n{message['content']}"
 
 
-__all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "AnyText", "ChatGuessEnv"]
+__all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "AnyText", "ChatGuessEnv", "ChatKind"]
