@@ -11,7 +11,7 @@ one compiled pass, where ``gymnasium.make_vec(id, n, vectorization_mode="sync")`
 Equivalence is exact, randomness included: sub-game ``i`` draws its boards' answers from the
 stream of seed ``seed + i`` as the ``i``-th environment of ``SyncVectorEnv`` does, so for the
 same seeds and actions the observations, rewards, terminations and infos equal those of
-``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (``tests/test_multiboard_vector.py``).
+``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (``tests/envs/test_multiboard_vector.py``).
 
 Examples:
     >>> import numpy as np

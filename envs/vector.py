@@ -18,7 +18,7 @@ Equivalence with the single environment is exact, including randomness: sub-game
 own :class:`~guessgym.envs.answer_stream.AnswerStream` seeded like the ``i``-th environment of a
 ``SyncVectorEnv`` (``seed + i``), the stream ``GuessEnv.reset`` draws its answers from. For identical
 seeds and actions, observations, rewards, terminations and infos equal those of
-``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (``tests/test_vector_env.py``).
+``gymnasium.make_vec(id, num_envs, vectorization_mode="sync")`` (``tests/envs/test_vector_env.py``).
 
 Examples:
     >>> import numpy as np

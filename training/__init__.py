@@ -9,7 +9,7 @@ The entry point is :func:`guessgym.training.train.train`::
     model_path = train(config, resume=True)  # after an interruption
 
 ``import guessgym.training`` stays light (no torch, no stable-baselines3): the command line
-registers ``guessgym train`` through :mod:`guessgym.training.cli` without loading them. Training
+registers ``guessgym train`` through :mod:`guessgym.cli.train` without loading them. Training
 needs the ``train`` extra (``pip install "guessgym[train]"``); without it ``guessgym train`` says
 so in one line. The modules: :mod:`~guessgym.training.config` (the documented config),
 :mod:`~guessgym.training.curriculum`, :mod:`~guessgym.training.checkpoints` (format, random

@@ -18,7 +18,7 @@ A run lives in ``<log_dir>/<run_name>/``:
 Resuming (``train(config, resume=True)``) loads the latest checkpoint, restores the games, the
 random generators and the callbacks' progress, truncates the CSV files and TensorBoard logs to
 the checkpoint's step (TensorBoard's ``purge_step``), and continues: the result is identical to
-an uninterrupted run with the same seed (``tests/test_training.py`` checks the parameters).
+an uninterrupted run with the same seed (``tests/training/test_training.py`` checks the parameters).
 
 The same seed and config give the same model on another machine too, with the same library
 versions: ``numerics = "portable"`` (the default) pins torch's CPU code paths before the run's

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORE = {"gymnasium", "numpy", "numba", "pillow", "tqdm"}
 HEAVY = {"torch", "stable-baselines3", "sb3-contrib", "tensorboard", "matplotlib", "ray"}
 

@@ -23,11 +23,11 @@ from guessgym.agents import learned
 from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.learned import LearnedAgent, detect_algorithm, load_agent, load_model
 from guessgym.agents.rollout import play_batched
+from guessgym.cli import train as cli
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
 from guessgym.infra.atomic import _host
-from guessgym.training import cli
 from guessgym.training.checkpoints import CheckpointError, decode_state, encode_state, latest_checkpoint
 from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
 from guessgym.training.sb3_vec import BatchedVecEnv
@@ -35,7 +35,7 @@ from guessgym.training.train import train
 
 th.set_num_threads(1)
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def tiny_config(tmp_path: Path, name: str, **changes) -> TrainConfig:
@@ -580,7 +580,7 @@ def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_p
     from guessgym.baselines import make_baseline
     from guessgym.evaluation.evaluate import evaluate
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "train_results.py"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "train_results.py"
     spec = importlib.util.spec_from_file_location("train_results_script", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

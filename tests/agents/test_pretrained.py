@@ -80,7 +80,8 @@ def shipped_micro(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     agent = LearnedAgent(load_model(run))
     result = evaluate(agent, "guessgym/MicroNerdle-v1", progress=False)
     dest = tmp_path / "pretrained"
-    card = ship(run.parent, "micro", result, dest, reproduce="pytest tests/test_pretrained.py", summary="a test model")
+    card = ship(run.parent, "micro", result, dest, reproduce="pytest tests/agents/test_pretrained.py",
+                summary="a test model")
     assert card["evaluation"]["answer_guesses"] == answer_string(result, nerdle(5))
     assert (run.parent / "model.zip").stat().st_size > card["model_bytes"]  # the optimizer's moments are gone
     monkeypatch.setattr(pretrained, "PRETRAINED_DIR", dest)

@@ -1,6 +1,6 @@
 """``guessgym train``: the command-line front of :func:`guessgym.training.train.train`.
 
-``guessgym/cli.py`` calls :func:`register` with its subparsers; the sub-command stores its
+:func:`guessgym.cli.build_parser` calls :func:`register` with its subparsers; the sub-command stores its
 handler as ``func`` (``args.func(args)`` returns the exit code)::
 
     guessgym train --config configs/mini-nerdle.toml
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infra.optional import require_extra
-from .config import TrainConfig, apply_overrides, load_config
+from ..training.config import TrainConfig, apply_overrides, load_config
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, ImportError) as exc:
         print(f"guessgym train: {exc}", file=sys.stderr)
         return 2
-    from .train import train
+    from ..training.train import train
 
     stop = threading.Event()
     previous = None
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry (``python -m guessgym.training.cli --config ...``) until ``guessgym`` wires it in."""
+    """Stand-alone entry (``python -m guessgym.cli.train --config ...``) until ``guessgym`` wires it in."""
     parser = argparse.ArgumentParser(prog="guessgym")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)

@@ -12,7 +12,7 @@ import pytest
 from guessgym.envs.equations import NERDLE_ALPHABET, explain_invalid_equation, generate_equations, is_valid_equation
 from guessgym.envs.game import nerdle
 
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 #: (length, answers, equations with lone zeros allowed); measured, and for 6 and 8 the answer
 #: counts are those of the reference lists.

@@ -134,7 +134,7 @@ def test_training_configs(tmp_path: Path, suffix: str) -> None:
     pytest.importorskip("torch")
     from guessgym.training.config import load_config
 
-    source = Path(__file__).resolve().parent.parent / "configs" / "mini-nerdle.toml"
+    source = Path(__file__).resolve().parents[2] / "configs" / "mini-nerdle.toml"
     config = load_config(source)
     valid = source.read_bytes() if suffix == ".toml" else json.dumps(config.to_dict()).encode()
     mutations = [mutate_bytes, mutate_lines] + ([mutate_json] if suffix == ".json" else [])

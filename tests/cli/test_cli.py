@@ -154,14 +154,14 @@ def test_an_agent_argument_value_it_refuses_is_a_one_line_error(capsys: pytest.C
 
 def test_list_and_python_dash_m() -> None:
     done = subprocess.run([sys.executable, "-m", "guessgym", "list"], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert "guessgym/Wordle-v1" in done.stdout and "Main job" in done.stdout
 
 
 def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
     try:
-        import guessgym.training.cli  # noqa: F401
+        import guessgym.cli.train  # noqa: F401
     except ImportError:
         assert main(["train"]) == 2
         assert "training is not available" in capsys.readouterr().err
@@ -656,7 +656,7 @@ def test_a_damaged_record_read_by_a_script_is_one_line(tmp_path: Path) -> None:
     """Issue 22: the scripts that read saved records gave tracebacks for a malformed one."""
     import shutil
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     shutil.copytree(root / "scripts", tmp_path / "scripts")
     shutil.copytree(root / "results" / "worst_case", tmp_path / "results" / "worst_case")
     record = sorted((tmp_path / "results" / "worst_case" / "records").glob("*.json"))[0]
@@ -674,7 +674,7 @@ def test_the_reproducibility_scripts_child_source_is_valid_python_with_its_names
     import re
 
     pytest.importorskip("ruff")
-    source = (Path(__file__).resolve().parent.parent / "scripts" / "reproducibility.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "scripts" / "reproducibility.py").read_text()
     child = re.search(r'_CHILD = """(.*?)"""', source, re.S)
     assert child is not None
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F", "--stdin-filename", "child.py", "-"],

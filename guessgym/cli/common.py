@@ -1,0 +1,269 @@
+"""What every command of the command line shares: argument types, parsing helpers, checks of
+files and ids, output, and the option groups several commands take (:func:`add_env_options`...)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..infra.optional import DependencyNotInstalled
+
+if TYPE_CHECKING:
+    from ..envs.kinds import GameKind
+
+PROG = "guessgym"
+
+#: The environment of ``evaluate`` when ``--env`` is not given (and the agent is not a shipped model).
+DEFAULT_ENV = "guessgym/Wordle-v1"
+
+AGENT_SPEC_HELP = (
+    "a baseline name (see 'guessgym list'), pretrained:NAME for a shipped trained agent "
+    "(see 'guessgym pretrained'), model:PATH for a trained agent (.zip or run directory), "
+    "llm:MODEL for a language model on an OpenAI-compatible server (--base-url), "
+    "or module:Class for your own Agent subclass (module: imports and so runs that module's code; only an Agent "
+    "subclass or an @agent_factory function is then called)"
+)
+
+#: The largest count an option takes (beam widths, jobs, samples: well inside a C long).
+MAX_COUNT = 2**31 - 1
+
+def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``minimum`` to ``maximum`` (argparse names the
+    option in its error)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {minimum} to {maximum:,}, got {text!r}")
+        return value
+
+    return parse
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (``PROG CMD: error: ...``) and exit status 2;
+    ``--help`` still prints the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+class UsageError(Exception):
+    """Bad command-line input: reported on one line, exit status 2."""
+
+#: ``key=False`` means what it says on a command line written by a Python user.
+PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+
+def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str, Any]:
+    """``['{"a": 1}']`` or ``['a=1', 'b=x']`` -> dict; values are JSON when they parse, else text.
+
+    Raises:
+        UsageError: naming the malformed item.
+    """
+    result: dict[str, Any] = {}
+    for item in values or []:
+        text = item.strip()
+        if not text:
+            continue
+        if text.startswith("{"):
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"--{what}: {text!r} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(obj, dict):
+                raise UsageError(f"--{what}: expected a JSON object, got {text!r}")
+            result.update(obj)
+            continue
+        key, sep, raw = text.partition("=")
+        key = key.strip()
+        if not sep or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise UsageError(f"--{what}: {text!r} is not key=value or a JSON object")
+        try:
+            result[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            # Python spellings of the JSON constants (hard_mode=False), else the text itself
+            result[key] = PYTHON_CONSTANTS.get(raw.strip(), raw)
+    return result
+
+def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
+    """``--answers`` value -> (explicit answers, sample size): ``all``, ``N``, ``w1,w2`` or
+    ``@file`` (one answer per line)."""
+    if text is None or text.strip().lower() == "all":
+        return None, None
+    text = text.strip()
+    if text.isdigit():
+        n = int(text)
+        if n < 1:
+            raise UsageError("--answers: a sample size must be at least 1")
+        return None, n
+    if text.startswith("@"):
+        from ..infra.inputs import read_input
+
+        try:
+            lines = read_input(text[1:], "--answers file").decode("utf-8").splitlines()
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        words = [w.strip() for w in lines]
+        words = [w for w in words if w and not w.startswith("#")]
+    else:
+        words = [w.strip() for w in text.split(",") if w.strip()]
+    if not words:
+        raise UsageError("--answers: no answers given")
+    return words, None
+
+def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
+    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``) through the agent registry.
+
+    Raises:
+        UsageError: unknown name (with the list of known ones), bad kwargs, missing file, or a
+            missing optional dependency (naming the extra to install).
+    """
+    from ..agents.registry import AgentSpecError
+    from ..agents.registry import make_agent as resolve
+
+    try:
+        return resolve(spec, **(kwargs or {}))
+    except AgentSpecError as exc:
+        raise UsageError(str(exc)) from None
+    except ImportError as exc:
+        raise UsageError(f"agent {spec!r} is not available: {exc}") from None
+
+def check_env_id(env_id: str) -> None:
+    import gymnasium as gym
+
+    from .. import envs  # noqa: F401
+
+    if env_id not in gym.registry:
+        known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
+        raise UsageError(f"unknown environment {env_id!r}; known: {known}")
+
+def check_kind(command: str, env_id: str) -> GameKind:
+    """The kind of game of ``env_id`` (:mod:`guessgym.envs.kinds`), if ``command`` plays it; else a
+    one-line refusal naming the kinds it does."""
+    from ..envs.kinds import kind_of, registered_kinds
+
+    check_env_id(env_id)
+    kind = kind_of(env_id)
+    if kind is None or command not in kind.commands:
+        supported = [k.description for k in registered_kinds().values() if command in k.commands]
+        what = f"one of the {kind.description}" if kind else "not a guessgym id"
+        raise UsageError(f"{command} plays the {' and the '.join(supported)}; {env_id} is {what}")
+    return kind
+
+def progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A tqdm bar on stderr (silent when stderr is not a terminal)."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=None, desc=desc, unit="game", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+    def update(done: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+def agent_slug(spec: str) -> str:
+    """A file-name part for an agent spec: the baseline name, ``model-<run>``, or the class name."""
+    if spec.startswith("model:"):
+        path = Path(spec[len("model:"):])
+        return "model-" + (path.parent.name if path.stem in ("model", "best_model") and path.parent.name else path.stem)
+    return spec.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in spec else spec
+
+def slug(*parts: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(p.split("/")[-1] for p in parts if p))
+
+def check_output_dir(path: Path, option: str) -> None:
+    """Fail before any work is done if ``path`` cannot be (or become) a folder this user can write.
+
+    Raises:
+        UsageError: ``path`` (or a parent) is a file, or the nearest existing folder is read-only.
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path}: this is a file; give a folder (it is created if missing)")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{option} {path}: {existing} is a file, so the folder cannot be created")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {existing} ({exc.strerror or exc})") from None
+
+def check_output_file(path: Path, option: str) -> None:
+    """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
+    device, a FIFO or a socket, in a folder that can be created and written."""
+    from ..infra.atomic import check_replaceable
+
+    try:
+        check_replaceable(path)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: {exc.strerror}") from None
+    check_output_dir(path.parent, option)
+
+def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
+    """Connect to Ray before any game is played; an unreachable cluster is a one-line error."""
+    from ..infra.pool import connect_ray
+
+    try:
+        connect_ray(address, n_jobs)
+    except ConnectionError as exc:
+        raise UsageError(f"--address: {exc}") from None
+
+def save_result(result: Any, out: Path, stem: str) -> str:
+    """Write ``stem.json`` and ``stem.png`` into ``out`` and return the line that says so (printed
+    by the caller after the table); finished games are never lost to an output error: the JSON
+    then goes to the temporary folder and the message says where."""
+    path = out / f"{stem}.json"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        result.to_json(path)
+    except OSError as exc:
+        fallback = Path(tempfile.gettempdir()) / f"{stem}.json"
+        result.to_json(fallback)
+        raise UsageError(f"--out: could not write {path} ({exc.strerror or exc}); "
+                         f"the results were saved to {fallback} instead") from None
+    from ..evaluation.report import plot_histogram
+
+    try:
+        plot_histogram(result, out / f"{stem}.png")
+    except DependencyNotInstalled as exc:
+        return f"wrote {path} (no histogram: {exc})"
+    except OSError as exc:
+        return f"wrote {path} (no histogram: {exc.strerror or exc})"
+    return f"wrote {path} and {out / (stem + '.png')}"
+
+
+# ---- option groups several commands take ------------------------------------------------------------
+def add_env_options(p: argparse.ArgumentParser, default: str | None = DEFAULT_ENV, env_help: str | None = None,
+                    kwargs_help: str = "environment arguments, e.g. hard_mode=True") -> None:
+    """``--env ID`` and ``--env-kwargs KV ...``."""
+    p.add_argument("--env", default=default, help=env_help or "environment id (default: %(default)s)")
+    p.add_argument("--env-kwargs", nargs="+", metavar="KV", help=kwargs_help)
+
+
+def add_agent_options(p: argparse.ArgumentParser, *, required: bool, agent_help: str = AGENT_SPEC_HELP,
+                      kwargs_help: str | None = None) -> None:
+    """``--agent SPEC`` and ``--agent-kwargs KV ...``."""
+    p.add_argument("--agent", required=required, help=agent_help)
+    p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help=kwargs_help)
+
+
+def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, default: int | None = 0) -> None:
+    """``--seed N`` (a whole number that numpy accepts as a seed)."""
+    p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=default, help=seed_help)
+
+
+__all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "PROG", "OneLineParser", "UsageError", "add_agent_options",
+           "add_env_options", "add_seed_option", "agent_slug", "check_env_id", "check_kind", "check_output_dir",
+           "check_output_file", "connect_ray_or_fail", "make_agent", "parse_answers", "parse_kwargs", "progress_bar",
+           "save_result", "slug", "whole_number"]
