@@ -1,13 +1,16 @@
 """guessgym: Wordle and Nerdle as Gymnasium environments, baselines and learned agents.
 
-One namespace:
+One namespace, in layers; each imports only the layers below it (``tests/package/test_layers.py``
+checks it, and that no import circle exists)::
 
-* :mod:`guessgym.envs`: games, scoring, the game engine, the Gymnasium environments;
-* :mod:`guessgym.agents`: the Agent protocol, the agent registry, the shared evaluation loop,
-  results, learned agents (the ``train`` extra);
-* :mod:`guessgym.baselines`: the research documents' deterministic solvers;
-* :mod:`guessgym.training`: training learned agents (the ``train`` extra);
-* :mod:`guessgym.cli`: the ``guessgym`` command line.
+    guessgym.cli, main_job, play, assist   the command line and the main job
+    guessgym.training                      training learned agents (the ``train`` extra)
+    guessgym.evaluation                    the shared loop, episodes, backends, results, reports
+    guessgym.baselines                     the research documents' deterministic solvers
+    guessgym.agents                        the Agent protocol, the players, the agent registry
+    guessgym.envs                          the Gymnasium classes and their kinds of game, over the
+                                           game core (rules, scoring, matrices, candidates, engine)
+    guessgym.infra                         atomic files, the resumable log, the worker pool, caches
 
 Importing the package registers every environment id with Gymnasium (and the baselines with the
 agent registry) by name, without loading numba or the word lists::
