@@ -56,7 +56,8 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
     assert top == {"guessgym"}
     for name in ("guessgym/py.typed", "guessgym/envs/engine.py", "guessgym/envs/chat/env.py",
                  "guessgym/agents/registry.py", "guessgym/agents/llm/client.py",
-                 "guessgym/baselines/minimax.py", "guessgym/training/train.py", "guessgym/cli.py",
+                 "guessgym/baselines/minimax.py", "guessgym/training/train.py", "guessgym/cli/__init__.py",
+                 "guessgym/evaluation/evaluate.py", "guessgym/infra/pool.py",
                  "guessgym/envs/data/PROVENANCE.md", "guessgym/envs/data/english/SCOWL-COPYRIGHT.txt"):
         assert name in names, name
     for words in ("answers_2309.txt", "allowed_12947.txt", "answers_2315.txt", "allowed_12972.txt"):
