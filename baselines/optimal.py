@@ -47,12 +47,14 @@ import numpy as np
 
 from ..agents.base import UnsupportedGameError
 from ..agents.trees import DecisionTree
+from ..envs.candidates import hard_filter
 from ..envs.equations import commutative_form
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import all_green, num_patterns
 from . import search_kernels as K
 from .memo_store import MemoStore
+from .memo_tables import new_memo
 from .search_kernels import INF
 
 #: The exact search over several openers starts from the best near-optimal tree of this width
@@ -130,8 +132,8 @@ class SearchKernel:
         self.codes = np.ascontiguousarray(game.guess_codes)
         self.keys = rng.integers(0, 2**63, size=len(game.answers), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
         self.guess_keys = rng.integers(0, 2**63, size=len(game.guesses), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-        self.exact = K.new_memo()
-        self.floor = K.new_memo()
+        self.exact = new_memo()
+        self.floor = new_memo()
         n_patterns = num_patterns(game.length)
         self.counts = np.zeros((K.CHUNK, n_patterns), dtype=np.uint16 if len(game.answers) < 65535 else np.uint32)
         self.tally = np.zeros(n_patterns, dtype=np.int64)
@@ -194,7 +196,7 @@ class SearchKernel:
             if p == self.green:
                 continue
             bucket = cands[patterns == p]
-            child_allowed = (K.hard_filter(allowed, self.codes, guess, int(p), self.game.n_symbols)
+            child_allowed = (hard_filter(allowed, self.codes, guess, int(p), self.game.n_symbols)
                              if self.game.hard_mode else allowed)
             out.append((int(p), bucket, child_allowed))
         out.sort(key=lambda c: -c[1].size)

@@ -36,8 +36,11 @@ call returns at once and stores nothing, so an interrupted search leaves only pr
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, objmode, types
+from numba import njit, objmode
 from numba.typed import Dict
+
+from ..envs.candidates import hard_filter
+from .memo_tables import set_hash
 
 #: A cost no tree reaches (an infeasible candidate set, or an unknown one).
 INF = 1 << 40
@@ -58,11 +61,6 @@ NODES, ABORTED, SCANS, CHECK_EVERY = 0, 1, 2, 1024
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _LEFT = np.uint64(0x9E3779B97F4A7C15)
-
-
-def new_memo() -> Dict:
-    """An empty memo table (hash of a subproblem -> packed value)."""
-    return Dict.empty(key_type=types.uint64, value_type=types.int64)
 
 
 @njit(cache=True)
@@ -104,14 +102,6 @@ def mix64(x: np.uint64) -> np.uint64:
 @njit(cache=True, inline="always")
 def node_key(set_hash: np.uint64, left: int, allowed_hash: np.uint64) -> np.uint64:
     return mix64(set_hash ^ (np.uint64(left) * _LEFT)) ^ allowed_hash
-
-
-@njit(cache=True)
-def set_hash(cands: np.ndarray, keys: np.ndarray) -> np.uint64:
-    h = np.uint64(0)
-    for i in range(cands.size):
-        h += keys[cands[i]]
-    return h
 
 
 @njit(cache=True)
@@ -262,43 +252,6 @@ def class_max(cands: np.ndarray, cls: np.ndarray, tally: np.ndarray) -> int:
     for a in cands:
         tally[cls[a]] = 0
     return best
-
-
-@njit(cache=True)
-def hard_filter(allowed: np.ndarray, codes: np.ndarray, guess: int, pattern: int, n_symbols: int) -> np.ndarray:
-    """The guesses of ``allowed`` that hard mode still allows after ``guess`` showed ``pattern``:
-    greens kept in place, each revealed symbol used at least as often as it was revealed."""
-    length = codes.shape[1]
-    tiles = np.empty(length, np.int64)
-    revealed = np.zeros(n_symbols, np.int64)
-    p = pattern
-    for i in range(length):
-        tiles[i] = p % 3
-        p //= 3
-        if tiles[i] > 0:
-            revealed[codes[guess, i]] += 1
-    out = np.empty(allowed.size, allowed.dtype)
-    have = np.zeros(n_symbols, np.int64)
-    m = 0
-    for j in range(allowed.size):
-        h = allowed[j]
-        ok = True
-        for i in range(length):
-            if tiles[i] == 2 and codes[h, i] != codes[guess, i]:
-                ok = False
-                break
-        if ok:
-            for i in range(length):
-                have[codes[h, i]] += 1
-            for i in range(length):
-                if tiles[i] > 0 and have[codes[guess, i]] < revealed[codes[guess, i]]:
-                    ok = False
-            for i in range(length):
-                have[codes[h, i]] = 0
-        if ok:
-            out[m] = h
-            m += 1
-    return out[:m]
 
 
 @njit(cache=True)

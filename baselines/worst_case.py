@@ -52,6 +52,7 @@ from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
 from ..infra.resumable_log import ResumableLog
 from . import worst_case_kernels as W
+from .memo_tables import new_memo, set_hash
 from .optimal import answer_classes
 
 ADVERSARIES = ("any", "absurdle")
@@ -159,7 +160,7 @@ class WorstCaseSearch:
         self.stamp = np.zeros(self.n_patterns, dtype=np.int64)
         self.owner = np.zeros(self.n_patterns, dtype=np.int64)
         self.gen = np.zeros(1, dtype=np.int64)
-        self.memo2 = W.new_memo()
+        self.memo2 = new_memo("bool")
         # set hash -> (deepest depth proven impossible, shallowest depth proven possible, its guess)
         self.known: dict[int, tuple[int, int, int]] = {}
         self.nodes = 0
@@ -205,7 +206,7 @@ class WorstCaseSearch:
         if depth == 2:
             return int(W.two_guess_win(self.mt, cands, self.cls, self.green, self.absurdle, self.plain,
                                        self.host_rank, self.counts, self.stamp, self.owner, self.gen))
-        h = int(W.set_hash(cands, self.keys))
+        h = int(set_hash(cands, self.keys))
         failed, won, guess = self.known.get(h, (0, 1 << 30, -1))
         if depth >= won:
             return guess

@@ -16,22 +16,10 @@ which every guess increments.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.typed import Dict
 
-
-def new_memo() -> Dict:
-    """A set-hash -> bool memo of the two-guess question (numba typed dict)."""
-    return Dict.empty(types.uint64, types.boolean)
-
-
-@njit(cache=True)
-def set_hash(cands: np.ndarray, keys: np.ndarray) -> np.uint64:
-    """Order-independent hash of a candidate set: the wrapping sum of its members' random keys."""
-    h = np.uint64(0)
-    for a in cands:
-        h += keys[a]
-    return h
+from .memo_tables import set_hash
 
 
 @njit(cache=True)

@@ -6,7 +6,8 @@ Both solvers and the environment use this module; nobody filters answers with ad
   the game engine's compiled step both call it.
 * :class:`Candidates` holds the indices (into ``game.answers``) of the answers consistent with
   every (guess, pattern) seen so far. One update reads one row of the pattern matrix.
-* :class:`HardModeRule` tracks what the real game's hard mode demands of the next guess: every
+* :func:`hard_filter` is the one hard-mode rule (compiled); :class:`HardModeRule` tracks what
+  the real game's hard mode demands of the next guess: every
   green stays in place, and every revealed symbol is used at least as many times as it was
   revealed (greens plus yellows of that symbol in one earlier guess). Greys impose nothing, as in
   the New York Times game.
@@ -34,6 +35,45 @@ def filter_candidates(row: np.ndarray, candidates: np.ndarray, count: int, patte
         candidates[kept] = answer
         kept += row[answer] == pattern
     return kept
+
+
+@njit(cache=True)
+def hard_filter(allowed: np.ndarray, codes: np.ndarray, guess: int, pattern: int,
+                n_symbols: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The guesses of ``allowed`` that hard mode still allows after ``guess`` showed ``pattern``:
+    greens kept in place, each revealed symbol used at least as often as it was revealed. The one
+    hard-mode rule of the package: :class:`HardModeRule` and the exact searches both apply it."""
+    length = codes.shape[1]
+    tiles = np.empty(length, np.int64)
+    revealed = np.zeros(n_symbols, np.int64)
+    p = pattern
+    for i in range(length):
+        tiles[i] = p % 3
+        p //= 3
+        if tiles[i] > 0:
+            revealed[codes[guess, i]] += 1
+    out = np.empty(allowed.size, allowed.dtype)
+    have = np.zeros(n_symbols, np.int64)
+    m = 0
+    for j in range(allowed.size):
+        h = allowed[j]
+        ok = True
+        for i in range(length):
+            if tiles[i] == 2 and codes[h, i] != codes[guess, i]:
+                ok = False
+                break
+        if ok:
+            for i in range(length):
+                have[codes[h, i]] += 1
+            for i in range(length):
+                if tiles[i] > 0 and have[codes[guess, i]] < revealed[codes[guess, i]]:
+                    ok = False
+            for i in range(length):
+                have[codes[h, i]] = 0
+        if ok:
+            out[m] = h
+            m += 1
+    return out[:m]
 
 
 @dataclass
@@ -120,13 +160,11 @@ class HardModeRule:
                 revealed[sym] += 1
         raised = np.flatnonzero(revealed > self.min_count)
         np.maximum(self.min_count, revealed, out=self.min_count)
-        if new_positions or raised.size:
-            guess_codes = self.game.guess_codes
-            mask = self._mask
-            for pos in new_positions:
-                mask &= guess_codes[:, pos] == self.required_at[pos]
-            for sym in raised:
-                mask &= (guess_codes == sym).sum(axis=1) >= self.min_count[sym]
+        if new_positions or raised.size:  # otherwise this feedback constrains nothing new
+            allowed = np.flatnonzero(self._mask)
+            kept = hard_filter(allowed, self.game.guess_codes, int(guess), int(pattern), self.game.n_symbols)
+            self._mask[allowed] = False
+            self._mask[kept] = True
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over guesses: which guesses hard mode allows now (a view; do not modify)."""
