@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import math
 import platform
-import re
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -31,10 +30,12 @@ from typing import Any
 from .agents.base import Agent, UnsupportedGameError
 from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
+from .envs.registration import SUPERSEDED, V1_CHANGE
 from .evaluation.evaluate import Backend, evaluate
 from .evaluation.report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
 from .infra.atomic import atomic_write_text
+from .infra.names import file_slug
 from .infra.optional import DependencyNotInstalled
 
 logger = logging.getLogger(__name__)
@@ -79,12 +80,11 @@ class Entry:
     @property
     def slug(self) -> str:
         """A file-name stem unique within the job, e.g. ``"Nerdle-v1__unique-chars__guesses-all"``."""
-        env = self.env_id.split("/")[-1]
-        parts = [env, self.agent] + [f"{k}-{v}" for k, v in sorted(self.env_kwargs.items())]
+        parts = [self.env_id.split("/")[-1], self.agent] + [f"{k}-{v}" for k, v in sorted(self.env_kwargs.items())]
         parts += [f"{k}-{v}" for k, v in sorted(self.agent_kwargs.items())]
         if self.max_attempts is not None:
             parts.append(f"m{self.max_attempts}")
-        return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(parts))
+        return file_slug(*parts)
 
     def describe(self) -> str:
         extra = ""
@@ -266,9 +266,35 @@ def earlier_outcomes(out_dir: Path, replaced: set[str], sample: int | None, seed
         kept_from = f"kept from {path.name} ({when}), not re-run by this command"
         result.meta["note"] = f"{note}; {kept_from}" if note else kept_from
         result.meta["kept"] = True
-        entry = Entry(result.env_id or result.game, result.agent, label=result.meta["label"], note=result.meta["note"])
-        kept.append(Outcome(entry, result=result))
+        kept.append(saved_outcome(result))
     return kept
+
+
+def saved_outcome(result: EvaluationResult) -> Outcome:
+    """A saved result as a row of the leaderboard, under its ``meta`` label and note."""
+    entry = Entry(result.env_id or result.game, result.agent, label=result.meta["label"], note=result.meta["note"])
+    return Outcome(entry, result=result)
+
+
+def included_outcome(path: str | Path) -> Outcome:
+    """A saved result given to the job (e.g. a learned agent's, written by
+    ``scripts/train_results.py``) as a row of the leaderboard, labelled so nobody mistakes it for
+    a run of this job.
+
+    Raises:
+        ValueError: ``path`` is not a readable evaluation result (named).
+    """
+    try:
+        result = EvaluationResult.from_json(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a readable evaluation result ({exc})") from None
+    result.meta.setdefault("label", "saved result")
+    result.meta.setdefault("note", f"read from {path}, not re-run by this job")
+    if result.env_id in SUPERSEDED and "sample" in result.meta and result.meta["sample"] is None:
+        # an evaluation of every answer fixes each episode's answer: the version bump left it unchanged
+        old, result.env_id = result.env_id, SUPERSEDED[result.env_id]
+        result.meta["note"] += f" (measured on {old}; {V1_CHANGE})"
+    return saved_outcome(result)
 
 
 def write_report(

@@ -33,6 +33,7 @@ AGENT_SPEC_HELP = (
 #: The largest count an option takes (beam widths, jobs, samples: well inside a C long).
 MAX_COUNT = 2**31 - 1
 
+
 def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]:
     """An argparse ``type``: a whole number from ``minimum`` to ``maximum`` (argparse names the
     option in its error)."""
@@ -48,6 +49,7 @@ def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]
 
     return parse
 
+
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``PROG CMD: error: ...``) and exit status 2;
     ``--help`` still prints the whole usage."""
@@ -55,11 +57,13 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
+
 class UsageError(Exception):
     """Bad command-line input: reported on one line, exit status 2."""
 
 #: ``key=False`` means what it says on a command line written by a Python user.
 PYTHON_CONSTANTS: dict[str, Any] = {"True": True, "False": False, "None": None}
+
 
 def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str, Any]:
     """``['{"a": 1}']`` or ``['a=1', 'b=x']`` -> dict; values are JSON when they parse, else text.
@@ -92,6 +96,7 @@ def parse_kwargs(values: Sequence[str] | None, what: str = "kwargs") -> dict[str
             result[key] = PYTHON_CONSTANTS.get(raw.strip(), raw)
     return result
 
+
 def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
     """``--answers`` value -> (explicit answers, sample size): ``all``, ``N``, ``w1,w2`` or
     ``@file`` (one answer per line)."""
@@ -118,6 +123,7 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
         raise UsageError("--answers: no answers given")
     return words, None
 
+
 def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
     """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``) through the agent registry.
 
@@ -135,6 +141,7 @@ def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
     except ImportError as exc:
         raise UsageError(f"agent {spec!r} is not available: {exc}") from None
 
+
 def check_env_id(env_id: str) -> None:
     import gymnasium as gym
 
@@ -143,6 +150,7 @@ def check_env_id(env_id: str) -> None:
     if env_id not in gym.registry:
         known = ", ".join(sorted(k for k in gym.registry if k.startswith("guessgym/")))
         raise UsageError(f"unknown environment {env_id!r}; known: {known}")
+
 
 def check_kind(command: str, env_id: str) -> GameKind:
     """The kind of game of ``env_id`` (:mod:`guessgym.envs.kinds`), if ``command`` plays it; else a
@@ -157,6 +165,7 @@ def check_kind(command: str, env_id: str) -> GameKind:
         raise UsageError(f"{command} plays the {' and the '.join(supported)}; {env_id} is {what}")
     return kind
 
+
 def progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A tqdm bar on stderr (silent when stderr is not a terminal)."""
     from tqdm.auto import tqdm
@@ -170,6 +179,7 @@ def progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], No
 
     return update, bar.close
 
+
 def agent_slug(spec: str) -> str:
     """A file-name part for an agent spec: the baseline name, ``model-<run>``, or the class name."""
     if spec.startswith("model:"):
@@ -177,8 +187,13 @@ def agent_slug(spec: str) -> str:
         return "model-" + (path.parent.name if path.stem in ("model", "best_model") and path.parent.name else path.stem)
     return spec.rsplit(":", 1)[-1].rsplit(".", 1)[-1] if ":" in spec else spec
 
+
 def slug(*parts: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=+-]+", "_", "__".join(p.split("/")[-1] for p in parts if p))
+    """A file-name stem from the last ``/`` component of each part (:func:`guessgym.infra.names.file_slug`)."""
+    from ..infra.names import file_slug
+
+    return file_slug(*(p.split("/")[-1] for p in parts if p))
+
 
 def check_output_dir(path: Path, option: str) -> None:
     """Fail before any work is done if ``path`` cannot be (or become) a folder this user can write.
@@ -199,6 +214,7 @@ def check_output_dir(path: Path, option: str) -> None:
     except OSError as exc:
         raise UsageError(f"{option} {path}: cannot write in {existing} ({exc.strerror or exc})") from None
 
+
 def check_output_file(path: Path, option: str) -> None:
     """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
     device, a FIFO or a socket, in a folder that can be created and written."""
@@ -210,6 +226,7 @@ def check_output_file(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: {exc.strerror}") from None
     check_output_dir(path.parent, option)
 
+
 def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
     """Connect to Ray before any game is played; an unreachable cluster is a one-line error."""
     from ..infra.pool import connect_ray
@@ -218,6 +235,7 @@ def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:
         connect_ray(address, n_jobs)
     except ConnectionError as exc:
         raise UsageError(f"--address: {exc}") from None
+
 
 def save_result(result: Any, out: Path, stem: str) -> str:
     """Write ``stem.json`` and ``stem.png`` into ``out`` and return the line that says so (printed
@@ -244,6 +262,8 @@ def save_result(result: Any, out: Path, stem: str) -> str:
 
 
 # ---- option groups several commands take ------------------------------------------------------------
+
+
 def add_env_options(p: argparse.ArgumentParser, default: str | None = DEFAULT_ENV, env_help: str | None = None,
                     kwargs_help: str = "environment arguments, e.g. hard_mode=True") -> None:
     """``--env ID`` and ``--env-kwargs KV ...``."""

@@ -122,6 +122,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"\n{saved}")
     return 0
 
+
 def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """``--env`` when it is not given: a ``pretrained:NAME`` card's environment, else Wordle."""
     from ..agents.pretrained import SPEC_PREFIX, PretrainedError, model_card
@@ -133,6 +134,7 @@ def _default_env(agent_spec: str, env_kwargs: dict[str, Any]) -> tuple[str, dict
             raise UsageError(str(exc)) from None
         return card["env_id"], {**card["env_kwargs"], **env_kwargs}
     return DEFAULT_ENV, env_kwargs
+
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from .. import main_job
@@ -173,7 +175,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             except OSError as exc:
                 broken.append(exc)
 
-    included = [_included_outcome(main_job, path) for path in args.include or []]
+    try:
+        included = [main_job.included_outcome(path) for path in args.include or []]
+    except ValueError as exc:
+        raise UsageError(f"--include {exc}") from None
     started = time.perf_counter()
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     if backend == "ray":
@@ -192,26 +197,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
           f"in {main_job.elapsed(started)}")
     return 1 if any(o.error for o in outcomes) else 0
-
-def _included_outcome(main_job: Any, path: str) -> Any:
-    """A saved result (e.g. a learned agent's, written by scripts/train_results.py) as a row of the
-    leaderboard, labelled so nobody mistakes it for a run of this job."""
-    from ..envs.registration import SUPERSEDED, V1_CHANGE
-    from ..evaluation.results import EvaluationResult
-
-    try:
-        result = EvaluationResult.from_json(path)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"--include {path}: not a readable evaluation result ({exc})") from None
-    result.meta.setdefault("label", "saved result")
-    result.meta.setdefault("note", f"read from {path}, not re-run by this job")
-    if result.env_id in SUPERSEDED and "sample" in result.meta and result.meta["sample"] is None:
-        # an evaluation of every answer fixes each episode's answer: the version bump left it unchanged
-        old, result.env_id = result.env_id, SUPERSEDED[result.env_id]
-        result.meta["note"] += f" (measured on {old}; {V1_CHANGE})"
-    entry = main_job.Entry(result.env_id or result.game, result.agent, label=result.meta["label"],
-                           note=result.meta["note"])
-    return main_job.Outcome(entry, result=result)
 
 
 def register(sub: Any) -> None:

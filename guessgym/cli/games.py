@@ -45,6 +45,7 @@ def assist_game(args: argparse.Namespace) -> Any:
     raise UsageError(f"unknown game {args.game!r}; choose wordle, nerdle, midi-nerdle, mini-nerdle, micro-nerdle "
                      "or a guessgym environment id")
 
+
 def cmd_assist(args: argparse.Namespace) -> int:
     from guessgym.assist import AssistError, run_assist
 
@@ -62,6 +63,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
     except AssistError as exc:  # only the first solver can fail this way; later ones are reported inline
         raise UsageError(str(exc)) from None
 
+
 def cmd_play(args: argparse.Namespace) -> int:
     from guessgym.play import run_play
 
@@ -75,6 +77,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise
     except (ValueError, TypeError, OSError) as exc:
         raise UsageError(str(exc)) from None
+
 
 def cmd_export_prompts(args: argparse.Namespace) -> int:
     from ..envs.chat.export import export_prompts

@@ -43,6 +43,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     print(f"Cache: {cache_dir()} (guessgym cache shows, prunes or clears it; GUESSGYM_CACHE_DIR moves it)")
     return 0
 
+
 def cmd_pretrained(args: argparse.Namespace) -> int:
     from ..agents.pretrained import PretrainedError, available, card_markdown, model_card
 
@@ -63,6 +64,7 @@ def cmd_pretrained(args: argparse.Namespace) -> int:
     print("\n'guessgym pretrained NAME' shows a model card; "
           "'guessgym evaluate --agent pretrained:NAME' evaluates it on its game.")
     return 0
+
 
 def cmd_cache(args: argparse.Namespace) -> int:
     from ..infra.cache import clear_cache, describe_cache, format_size, parse_size, prune_cache

@@ -60,6 +60,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
     print(check.report())
     return 0 if check.ok else 1
 
+
 def cmd_solve(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
@@ -119,6 +120,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
           f"{'; time budget reached' if result.timed_out else ''}")
     print(f"wrote {args.out} (checked against the environment)")
     return 0
+
 
 def cmd_worst_case(args: argparse.Namespace) -> int:
     import gymnasium as gym
