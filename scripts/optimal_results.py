@@ -1,9 +1,11 @@
 """Optimal decision trees: the published Wordle table reproduced, the Nerdle optima, the shipped trees.
 
-Every run writes a JSON record per game under ``results/optimal/records/`` and its tree under
-``results/optimal/trees/`` (each tree replayed through the environment first); ``report``
-rebuilds ``results/optimal/README.md`` from the records, and ``ship`` copies the trees of the
-registered environments into the package (``envs/data/optimal/``) with their index.
+Every run writes a JSON record per game under ``results/optimal/records/`` and its tree (each tree
+replayed through the environment first); ``report`` rebuilds ``results/optimal/README.md`` from the
+records, and ``ship`` moves the trees of the registered environments into the package
+(``envs/data/optimal/``) with their index. Each tree is committed once: a tree that is already
+stored (in the package, or under ``results/optimal/trees/`` from another run) is not written again,
+and the record names the file that holds it; ``dedupe`` applies that rule to the files already there.
 
 Usage (from the repository root)::
 
@@ -19,12 +21,14 @@ Usage (from the repository root)::
                                                       # from results/optimal/proofs/ when rerun)
     python scripts/optimal_results.py ship            # trees of the registered ids -> package data
     python scripts/optimal_results.py report          # results/optimal/README.md
+    python scripts/optimal_results.py dedupe          # one file per tree; records point to it
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import sys
@@ -77,6 +81,36 @@ def _env(env_id: str, kwargs: dict[str, Any]) -> Any:
     return gym.make(env_id, disable_env_checker=True, **kwargs)
 
 
+def _tree_files() -> list[Path]:
+    """Every stored tree: the package's first (the shipped copy is the one that stays), then the results'."""
+    return sorted(PACKAGE.glob("*.gz")) + sorted(TREES.glob("*.gz"))
+
+
+def stored_once(path: Path) -> Path:
+    """``path``, or the file that already holds the same tree (``path`` is then removed)."""
+    data = path.read_bytes()
+    for other in _tree_files():
+        if other != path and other.read_bytes() == data:
+            path.unlink()
+            return other
+    return path
+
+
+def dedupe() -> None:
+    """One file per tree: every record points to the first file holding its tree (the package's
+    copy for a shipped tree), and the other copies are removed."""
+    for record_path in sorted(RECORDS.glob("*.json")):
+        record = read_json(record_path, "record")
+        tree = Path(record["tree"])
+        if not tree.is_file():
+            continue
+        kept = stored_once(tree)
+        if kept != tree:
+            record["tree"] = str(kept)
+            atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
+            print(f"{record_path.name}: tree {tree} -> {kept}")
+
+
 def _record(name: str, env_id: str, kwargs: dict[str, Any], result: SolveResult, scope: str, command: str,
             extra: dict[str, Any] | None = None) -> None:
     env = _env(env_id, kwargs)
@@ -85,7 +119,7 @@ def _record(name: str, env_id: str, kwargs: dict[str, Any], result: SolveResult,
     if not check.ok or check.total != result.total:
         sys.exit(f"{name}: the tree fails the environment:\n{check.report()}")
     # JSON when a rearranged answer may win (the text format names each answer by its last guess)
-    tree = result.tree.save(TREES / f"{name}.{'json' if game.commutative else 'txt'}.gz", game)
+    tree = stored_once(result.tree.save(TREES / f"{name}.{'json' if game.commutative else 'txt'}.gz", game))
     record = {
         "name": name, "env_id": env_id, "env_kwargs": kwargs, "game": game.name, "answers": len(game.answers),
         "guesses": len(game.guesses), "hard_mode": game.hard_mode, "max_attempts": game.max_attempts,
@@ -195,7 +229,8 @@ def ship() -> None:
             if checkpoint.is_file():  # a proof under way: the bound it has reached
                 lower = max(lower, proof_progress(game, checkpoint).lower_bound)
         tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
-        shutil.copyfile(record["tree"], PACKAGE / tree)
+        if Path(record["tree"]) != PACKAGE / tree:
+            shutil.copyfile(record["tree"], PACKAGE / tree)
         optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
                        "max_guesses": record["max"], "lower_bound": lower,
                        "opener": record["opener"], "scope": record["scope"], "tree": tree,
@@ -203,6 +238,7 @@ def ship() -> None:
                        "max_attempts": record["max_attempts"], "command": record["command"]})
         print(f"{env_id}: {record['name']} total {record['total']}, optimum at least {lower}")
     atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
+    dedupe()  # the shipped copy stays; the results' copies of it go
 
 
 def progress_table(records: dict[str, dict[str, Any]]) -> list[str]:
@@ -241,7 +277,7 @@ def report() -> None:
         if published:
             cells.append(f"{r['published']:,}" + (" ✓" if r["published"] == r["total"] else " ✗"))
         cells += [f"{r['mean']:.4f}", str(r["max"]), status, f"{r['seconds']:,.1f} s",
-                  f"[tree]({Path(r['tree']).relative_to(OUT)})"]
+                  f"[tree]({os.path.relpath(r['tree'], OUT)})"]
         return "| " + " | ".join(cells) + " |"
 
     table = [records[n] for n, *_ in TABLE if n in records]
@@ -258,7 +294,8 @@ def report() -> None:
         "(`verify_tree`) before it was written. The total is the number of guesses summed over every answer; "
         "*proven* means the search considered every guess at every node (and, for \"every opener\", every "
         "first guess), so no tree does better. Records: `records/`; trees in the published text format: "
-        "`trees/` (`guessgym tree show FILE --env ID`).",
+        "`trees/`, and the package's `envs/data/optimal/` for the shipped ones, each tree stored once "
+        "(`guessgym tree show FILE --env ID`).",
         "",
         "## The published Wordle optima, reproduced (fixed opener)",
         "",
@@ -300,7 +337,7 @@ def report() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report"])
+    parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report", "dedupe"])
     parser.add_argument("env", nargs="?", help="prove, top20: the environment id")
     parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
     parser.add_argument("--jobs", type=int, default=2, help="prove, nerdle-small: worker processes (default 2)")
@@ -313,7 +350,7 @@ def main() -> None:
     else:
         {"table": lambda: run_table(args.redo), "nerdle-small": lambda: run_small_nerdle(args.jobs, args.redo),
          "top20": lambda: run_top20(args.env, args.redo), "ship": ship,
-         "report": report}[args.part]()
+         "report": report, "dedupe": dedupe}[args.part]()
 
 
 if __name__ == "__main__":
