@@ -125,6 +125,18 @@ class DecisionTree:
             raise ValueError("a tree needs at least one answer")
         return cls(root, normalised)
 
+    # ---- walking --------------------------------------------------------------------------------
+    def node_after(self, game: Game, history: Iterable[tuple[int, int]]) -> TreeNode | None:
+        """The node reached after ``history`` (``(guess index, pattern)`` of each valid guess, as
+        the environment and :class:`~guessgym.agents.base.SolverState` keep it), or ``None`` when
+        the history leaves the tree. The one walker of a tree: every player of trees uses it."""
+        node: TreeNode | None = self.root
+        for guess, pattern in history:
+            if node is None or game.guess_index[node.guess] != guess:
+                return None
+            node = node.children.get(pattern_to_tiles(int(pattern), game.length))
+        return node
+
     # ---- statistics -----------------------------------------------------------------------------
     @property
     def total(self) -> int:
@@ -348,7 +360,7 @@ class TreeAgent(Agent):
         self.path = str(path)
         self.tree: DecisionTree | None = None
         self._loaded_for: str | None = None
-        self._node: TreeNode | None = None
+        self._history: list[tuple[int, int]] = []
 
     def begin(self, game: Game) -> None:
         super().begin(game)
@@ -358,21 +370,20 @@ class TreeAgent(Agent):
             except (OSError, ValueError) as exc:
                 raise UnsupportedGameError(f"this tree cannot play {game.name}: {exc}") from None
             self._loaded_for = game.fingerprint
-        assert self.tree is not None
-        self._node = self.tree.root
+        self._history = []
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        if info.get("attempt", 0) > 0 and not info.get("invalid_action"):
-            assert self._node is not None
-            child = self._node.children.get(info["tiles"])
-            if child is None:
-                raise RuntimeError(
-                    f"tree {self.path} has no branch for {self._node.guess} {info['tiles']}: it does not cover "
-                    "this answer"
-                )
-            self._node = child
-        assert self._node is not None
-        return int(self.game.guess_index[self._node.guess])
+        assert self.tree is not None
+        if info.get("attempt", 0) > len(self._history) and not info.get("invalid_action"):
+            self._history.append((int(self.game.guess_index[info["guess"]]), int(info["pattern"])))
+        node = self.tree.node_after(self.game, self._history)
+        if node is None:
+            guess, pattern = self._history[-1]
+            raise RuntimeError(
+                f"tree {self.path} has no branch for {self.game.guesses[guess]} "
+                f"{pattern_to_tiles(pattern, self.game.length)}: it does not cover this answer"
+            )
+        return int(self.game.guess_index[node.guess])
 
     def describe(self) -> str:
         return f"plays the decision tree in {self.path}"

@@ -25,9 +25,8 @@ from typing import Any
 
 from ..agents.base import SolverState
 from ..agents.optima import known_optimum
-from ..agents.trees import DecisionTree, TreeNode
+from ..agents.trees import DecisionTree
 from ..envs.game import Game
-from ..envs.scoring import pattern_to_tiles
 from ..infra.cache import cache_dir
 from .common import BaselineAgent
 from .optimal import solve
@@ -93,15 +92,9 @@ class OptimalAgent(BaselineAgent):
 
     def choose(self, state: SolverState) -> int:
         tree: DecisionTree = self.cached("tree", lambda: self.tree_for(state.game))
-        node: TreeNode | None = tree.root
-        game = state.game
-        for guess, pattern in state.history:
-            if node is None or game.guess_index[node.guess] != guess:
-                node = None
-                break
-            node = node.children.get(pattern_to_tiles(pattern, game.length))
+        node = tree.node_after(state.game, state.history)
         if node is not None:
-            return int(game.guess_index[node.guess])
+            return int(state.game.guess_index[node.guess])
         return self._off_tree(state)
 
     def _off_tree(self, state: SolverState) -> int:

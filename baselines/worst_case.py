@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.trees import DecisionTree
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
@@ -100,6 +101,17 @@ class WorstCaseResult:
     openers_refuted: int = 0
     timed_out: bool = False
     settings: dict[str, Any] = field(default_factory=dict)
+
+    def tree(self, game: Game) -> DecisionTree:
+        """The strategy as a :class:`~guessgym.agents.trees.DecisionTree` (``adversary="any"``:
+        every answer's path), to save, show, verify or play like any other tree.
+
+        Raises:
+            ValueError: an Absurdle result (one game against the host, not a tree over the answers).
+        """
+        if self.adversary != "any":
+            raise ValueError("an Absurdle result is one line of play, not a tree over every answer")
+        return DecisionTree.from_paths(game, self.paths)
 
     def to_dict(self) -> dict[str, Any]:
         return {"guesses": self.guesses, "lower_bound": self.lower_bound, "proven": self.proven,

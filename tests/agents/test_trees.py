@@ -137,3 +137,15 @@ def test_tree_commands(micro_tree: DecisionTree, tmp_path: Path, capsys: pytest.
     assert main(["tree", "show", str(tmp_path / "none.txt"), "--env", MICRO]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["tree", "verify", "--env", MICRO], stdin=io.StringIO("")) == 2
+
+
+def test_one_walker_follows_a_history_or_leaves_the_tree(micro_tree: DecisionTree) -> None:
+    game = nerdle(5)
+    assert micro_tree.node_after(game, []) is micro_tree.root
+    for answer, path in list(micro_tree.paths.items())[:20]:
+        history = [(game.guess_index[g], game.score(g, answer)) for g in path[:-1]]
+        node = micro_tree.node_after(game, history)
+        assert node is not None and node.guess == path[-1]
+    opener = game.guess_index[micro_tree.root.guess]
+    other = next(i for i in range(len(game.guesses)) if i != opener)
+    assert micro_tree.node_after(game, [(other, 0)]) is None

@@ -101,6 +101,8 @@ def test_minimax_equals_the_reference(game: Game) -> None:
     assert result.proven and result.lower_bound == result.guesses == minimax_reference(game)
     replay_paths(game, result.paths)
     assert max(len(p) for p in result.paths.values()) == result.guesses == len(result.line)
+    tree = result.tree(game)  # the strategy is a tree like any other: same paths, same worst case
+    assert tree.paths == result.paths and tree.max_depth == result.guesses
 
 
 @settings(max_examples=40, deadline=None)
