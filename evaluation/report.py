@@ -143,6 +143,43 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
     return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
 
 
+def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro: Sequence[str] = (),
+                       not_run: Sequence[tuple[str, str, str]] = (),
+                       plots: tuple[str, str] | None = None) -> str:
+    """A Markdown report of several results: ``title``, the ``intro`` lines, one ranked
+    :func:`leaderboard` per environment (with each labelled row's note), the rows that did not run
+    (``(agent, environment, status)``), and the two plots (the file names of
+    :func:`plot_leaderboard` and :func:`plot_win_rate_curves`, when given)."""
+    lines = [f"# {title}", "", *intro, ""]
+    by_env: dict[str, list[EvaluationResult]] = {}
+    for r in results:
+        by_env.setdefault(r.env_id or r.game, []).append(r)
+    for env_id, rs in by_env.items():
+        lines += [f"## {env_id}", "", leaderboard(rs), ""]
+        labelled = [r for r in rs if r.meta.get("label")]
+        for r in labelled:
+            note = f": {r.meta['note']}" if r.meta.get("note") else ""
+            lines.append(f"* {r.label} plays game `{r.game}`{note}.")
+        if labelled:
+            lines.append("")
+    if not_run:
+        lines += ["## Not run", "", "| agent | environment | status |", "|---|---|---|"]
+        for agent, env_id, status in not_run:
+            lines.append(f"| {agent} | {env_id} | {_cell(status)} |")
+        lines.append("")
+    if results:
+        if plots is not None:
+            lines += ["## Plots", "", f"![guess distributions]({plots[0]})", "",
+                      f"![win rate against allowed guesses]({plots[1]})", ""]
+        total = sum(r.total_seconds for r in results)
+        lines.append(f"Total game time: {total:.1f} s over {sum(r.n_games for r in results):,} games.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def gap_text(result: EvaluationResult) -> str:
     """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
     sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
@@ -259,6 +296,68 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
     return _save(fig, path)
 
 
+#: Colours of the reference lines of a learning curve.
+_REFERENCE_COLOURS = ["#222222", "#787c7e", "#3b73b5", "#b53b6e", "#3bb58a", "#8a3bb5"]
+
+
+def plot_learning_curve(
+    path: str | os.PathLike[str], title: str, *, rollouts: Sequence[tuple[int, float]],
+    evaluations: Sequence[tuple[int, float, float | None, float]], references: dict[str, float] | None = None,
+    stage_ends: Sequence[tuple[int, int]] = (),
+) -> Path:
+    """Save a PNG learning curve: win rate of the training rollouts and of the greedy evaluations
+    against environment steps (with the training wall time on top), and the evaluations' mean
+    guesses with ``references`` (label -> mean guesses: the baselines', the optimum's) as
+    horizontal lines, so a curve shows at a glance how far the policy is from each.
+
+    Args:
+        rollouts: ``(step, win rate)`` of the training games (sampled policy).
+        evaluations: ``(step, win rate, mean guesses or None, wall seconds)`` of the greedy policy.
+        stage_ends: ``(step, answers)`` where a curriculum stage ended (dotted lines).
+    """
+    plt = _pyplot()
+    fig, (ax_win, ax_guess) = plt.subplots(1, 2, figsize=(11, 4))
+    if rollouts:
+        ax_win.plot([s for s, _ in rollouts], [100 * w for _, w in rollouts], color="#bbbbbb", lw=1,
+                    label="training games (sampled policy)")
+    if evaluations:
+        steps = [e[0] for e in evaluations]
+        ax_win.plot(steps, [100 * e[1] for e in evaluations], "o-", color="#6aaa64",
+                    label="greedy policy (evaluation)")
+        guesses = [(e[0], e[2]) for e in evaluations if e[2] is not None]
+        if guesses:
+            ax_guess.plot(*zip(*guesses), "o-", color="#c9b458")
+        wall = [e[3] / 60 for e in evaluations]
+        if len(wall) > 1:
+            import numpy as np
+
+            top = ax_win.secondary_xaxis("top", functions=(lambda s: np.interp(s, steps, wall),
+                                                           lambda m: np.interp(m, wall, steps)))
+            top.set_xlabel("training wall time (minutes)")
+    last = max([s for s, _ in rollouts] + [e[0] for e in evaluations] or [0])
+    for end, answers in stage_ends:
+        if end > last:
+            break
+        for ax in (ax_win, ax_guess):
+            ax.axvline(end, color="#888888", ls=":", lw=1)
+        ax_win.annotate(f"end of {answers}-answer stage", (end, 0.35), xycoords=("data", "axes fraction"),
+                        rotation=90, fontsize=7, color="#666666", ha="right")
+    ax_win.set_xlabel("environment steps")
+    ax_win.set_ylabel("win rate (%)")
+    ax_win.legend(loc="lower right")
+    ax_win.grid(alpha=0.3)
+    for (label, mean), colour in zip(sorted((references or {}).items(), key=lambda kv: kv[1]), _REFERENCE_COLOURS):
+        ax_guess.axhline(mean, color=colour, ls="--", lw=1, label=f"{label} ({mean:.4f})")
+    if references:
+        ax_guess.legend(loc="upper right", fontsize=8)
+    ax_guess.set_xlabel("environment steps")
+    ax_guess.set_ylabel("mean guesses per win (greedy)")
+    ax_guess.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return _save(fig, path, dpi=110)
+
+
 # ---- helpers -----------------------------------------------------------------------------------
 def _pyplot() -> Any:
     matplotlib = require("matplotlib", extra="plots", purpose="plots")
@@ -268,13 +367,13 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
+def _save(fig: Any, path: str | os.PathLike[str], dpi: float | None = None) -> Path:
     """Save a figure atomically as PNG and close it."""
     import matplotlib.pyplot as plt
 
     try:
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format="png")
+            fig.savefig(tmp, format="png", **({} if dpi is None else {"dpi": dpi}))
     finally:
         plt.close(fig)
     return Path(path)
@@ -282,8 +381,10 @@ def _save(fig: Any, path: str | os.PathLike[str]) -> Path:
 
 __all__ = [
     "leaderboard",
+    "leaderboard_report",
     "plot_histogram",
     "plot_leaderboard",
+    "plot_learning_curve",
     "plot_win_rate_curves",
     "rank",
 ]

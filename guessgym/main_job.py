@@ -32,7 +32,7 @@ from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
 from .envs.registration import SUPERSEDED, V1_CHANGE
 from .evaluation.evaluate import Backend, evaluate
-from .evaluation.report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
+from .evaluation.report import leaderboard_report, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
 from .infra.atomic import atomic_write_text
 from .infra.names import file_slug
@@ -337,7 +337,8 @@ def write_report(
 
 def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym compare",
                     sample: int | None = None, seed: int = 0) -> str:
-    """The Markdown report: one ranked table per environment, then the rows that did not run."""
+    """The Markdown report: one ranked table per environment, then the rows that did not run
+    (rendered by :func:`guessgym.evaluation.report.leaderboard_report`)."""
     results = [o.result for o in outcomes if o.result is not None]
     scope = "every answer" if sample is None else f"a seeded sample of {sample} answers per game (seed {seed})"
     kept = sum(bool(r.meta.get("kept")) for r in results)
@@ -345,50 +346,18 @@ def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym com
     origin = (f"Produced by `{command}` ({ran} {'entry' if ran == 1 else 'entries'}; {kept} more "
               f"{'row' if kept == 1 else 'rows'}, marked *earlier run*, kept from earlier runs in this "
               "folder)" if kept else f"Produced by `{command}`")
-    lines = [
-        "# Baselines leaderboard",
-        "",
+    intro = [
         f"{origin} over {scope}; Python {platform.python_version()}.",
         "Ranked by win rate, then mean guesses. *mean* is over solved games; *mean X=m+1* counts",
         "each failure as max_attempts + 1 guesses. *distribution*: games solved in k guesses, X = failed.",
         "*s/game*: wall-clock seconds per game including the agent's search (memoised solvers pay",
         "for the shared part of their decision tree in the first games).",
-        "",
     ]
-    by_env: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_env.setdefault(r.env_id or r.game, []).append(r)
-    for env_id, rs in by_env.items():
-        lines += [f"## {env_id}", "", leaderboard(rs), ""]
-        labelled = [r for r in rs if r.meta.get("label")]
-        for r in labelled:
-            note = f": {r.meta['note']}" if r.meta.get("note") else ""
-            lines.append(f"* {r.label} plays game `{r.game}`{note}.")
-        if labelled:
-            lines.append("")
-    skipped = [o for o in outcomes if o.result is None]
-    if skipped:
-        lines += ["## Not run", "", "| agent | environment | status |", "|---|---|---|"]
-        for o in skipped:
-            status = f"not applicable: {o.not_applicable}" if o.not_applicable else f"error: {o.error}"
-            lines.append(f"| {o.entry.agent} | {o.entry.env_id} | {_cell(status)} |")
-        lines.append("")
-    if results:
-        lines += [
-            "## Plots",
-            "",
-            "![guess distributions](leaderboard.png)",
-            "",
-            "![win rate against allowed guesses](win_rate.png)",
-            "",
-        ]
-        total = sum(r.total_seconds for r in results)
-        lines.append(f"Total game time: {total:.1f} s over {sum(r.n_games for r in results):,} games.")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    not_run = [(o.entry.agent, o.entry.env_id,
+                f"not applicable: {o.not_applicable}" if o.not_applicable else f"error: {o.error}")
+               for o in outcomes if o.result is None]
+    return leaderboard_report(results, title="Baselines leaderboard", intro=intro, not_run=not_run,
+                              plots=("leaderboard.png", "win_rate.png"))
 
 
 def elapsed(start: float) -> str:
