@@ -48,6 +48,7 @@ if str(_ROOT) not in sys.path:  # run as a file from a checkout without installi
     sys.path.insert(0, str(_ROOT))
 
 from guessgym.agents.learned import load_agent  # noqa: E402
+from guessgym.cli.common import add_override_option  # noqa: E402
 from guessgym.evaluation.evaluate import evaluate  # noqa: E402
 from guessgym.evaluation.report import leaderboard, plot_histogram  # noqa: E402
 from guessgym.evaluation.results import EvaluationResult  # noqa: E402
@@ -248,14 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=parse_steps, default={}, help="budgets, e.g. wordle=1500000,nerdle=2e6")
     parser.add_argument("--runs-dir", default="runs/results", help="where the training runs live (resumed)")
     parser.add_argument("--out", default="results/learned")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="extra config override for every game",
-    )
+    add_override_option(parser, "extra config override for every game (repeatable)")
     parser.add_argument("--tag", default="", help="a variant name: runs <game>-<tag>, writes learned-<game>-<tag>.*")
     parser.add_argument("--eval-only", action="store_true", help="evaluate finished runs without training")
     parser.add_argument("--reuse-evaluation", action="store_true",

@@ -278,12 +278,19 @@ def add_agent_options(p: argparse.ArgumentParser, *, required: bool, agent_help:
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV", help=kwargs_help)
 
 
+def add_override_option(p: argparse.ArgumentParser,
+                        override_help: str = "override a config field (JSON values; dotted keys for "
+                                             "env_kwargs/net_arch), repeatable") -> None:
+    """``--set KEY=VALUE`` (repeatable) into ``args.overrides``: a training config's overrides."""
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help=override_help)
+
+
 def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, default: int | None = 0) -> None:
     """``--seed N`` (a whole number that numpy accepts as a seed)."""
     p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=default, help=seed_help)
 
 
 __all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "PROG", "OneLineParser", "UsageError", "add_agent_options",
-           "add_env_options", "add_seed_option", "agent_slug", "check_env_id", "check_kind", "check_output_dir",
-           "check_output_file", "connect_ray_or_fail", "make_agent", "parse_answers", "parse_kwargs", "progress_bar",
-           "save_result", "slug", "whole_number"]
+           "add_env_options", "add_override_option", "add_seed_option", "agent_slug", "check_env_id", "check_kind",
+           "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "parse_answers",
+           "parse_kwargs", "progress_bar", "save_result", "slug", "whole_number"]

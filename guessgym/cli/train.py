@@ -23,6 +23,7 @@ from typing import Any
 
 from ..infra.optional import require_extra
 from ..training.config import TrainConfig, apply_overrides, load_config
+from .common import add_override_option
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -38,14 +39,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--config", required=True, type=Path, help="a .toml or .json TrainConfig file (see configs/)")
     parser.add_argument("--resume", action="store_true", help="continue the run from its latest checkpoint")
     parser.add_argument("--total-steps", type=int, default=None, help="override total_steps (e.g. to extend a run)")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config field (JSON values; dotted keys for env_kwargs/net_arch), repeatable",
-    )
+    add_override_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
     return parser
