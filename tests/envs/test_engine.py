@@ -1,0 +1,92 @@
+"""The game engine against slow obvious references: N games in one engine are N games played alone,
+every pattern is the two-pass score of the strings, the candidates are the answers consistent with
+every (guess, tiles) so far, and a hard-mode guess is rejected exactly when the rule on strings
+says so."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from guessgym.envs.engine import GameEngine, RewardConfig
+from guessgym.envs.game import Game, nerdle, wordle
+from guessgym.envs.scoring import score
+
+WORDS = ["crane", "crate", "slate", "plate", "trace", "caret", "react", "stare", "tears", "rates", "arise",
+         "raise", "store", "stone", "tones", "notes", "onset", "steno", "ample", "maple"]
+
+
+def small_game(hard_mode: bool = False, attempts: int = 6) -> Game:
+    return wordle(answers=WORDS[:14], guesses=WORDS, hard_mode=hard_mode, max_attempts=attempts)
+
+
+def consistent(game: Game, history: list[tuple[int, int]]) -> list[int]:
+    """Brute force: the answers every played guess would have scored exactly as it did."""
+    return [a for a, answer in enumerate(game.answers)
+            if all(score(game.guesses[g], answer) == p for g, p in history)]
+
+
+def hard_mode_allows(game: Game, history: list[tuple[int, int]], guess: str) -> bool:
+    """The rule on strings: greens stay in place, each revealed letter used as often as revealed."""
+    for g, p in history:
+        played = game.guesses[g]
+        tiles = [(p // 3**i) % 3 for i in range(game.length)]
+        for i, t in enumerate(tiles):
+            if t == 2 and guess[i] != played[i]:
+                return False
+        for letter in set(played):
+            shown = sum(1 for i, t in enumerate(tiles) if t > 0 and played[i] == letter)
+            if guess.count(letter) < shown:
+                return False
+    return True
+
+
+@given(st.lists(st.integers(0, 13), min_size=1, max_size=6), st.lists(st.integers(0, len(WORDS) - 1),
+       min_size=6, max_size=6))
+def test_many_games_in_one_engine_are_each_game_played_alone(answers: list[int], guesses: list[int]) -> None:
+    game = small_game()
+    together = GameEngine(game, len(answers), matrix_cache=False)
+    together.start(np.arange(len(answers)), np.array(answers))
+    alone = [GameEngine(game, 1, matrix_cache=False) for _ in answers]
+    for engine, answer in zip(alone, answers):
+        engine.start_one(0, answer)
+    for guess in guesses:
+        playing = np.flatnonzero(together.state[:, 2] == 0)
+        if playing.size == 0:
+            break
+        step = together.play(np.full(len(answers), guess), playing)
+        for i in playing:
+            reward, ended, pattern, attempt, count, _ = alone[i].play_one(0, guess)
+            assert (step.rewards[i], step.terminated[i], step.patterns[i]) == (reward, ended, pattern)
+            assert pattern == score(game.guesses[guess], game.answers[answers[i]])
+            assert np.array_equal(together.state[i], alone[i].state[0])
+            assert together.candidates_of(i).tolist() == consistent(game, together.history_of(i))
+
+
+@given(st.integers(0, 13), st.lists(st.integers(0, len(WORDS) - 1), min_size=1, max_size=12))
+def test_hard_mode_rejects_exactly_what_the_rule_on_strings_forbids(answer: int, guesses: list[int]) -> None:
+    game = small_game(hard_mode=True, attempts=12)
+    engine = GameEngine(game, 1, rewards=RewardConfig(invalid_action_penalty=-0.5), matrix_cache=False)
+    engine.start_one(0, answer)
+    for guess in guesses:
+        history = engine.history_of(0)
+        allowed = hard_mode_allows(game, history, game.guesses[guess])
+        reward, ended, pattern, _, _, reason = engine.play_one(0, guess)
+        assert (reason is None) == allowed, (history, game.guesses[guess], reason)
+        if not allowed:
+            assert (reward, pattern, engine.history_of(0)) == (-0.5, -1, history)  # nothing changed
+        if ended:
+            break
+
+
+def test_rewards_and_the_end_of_a_game_follow_the_reward_config() -> None:
+    game = nerdle(5)
+    engine = GameEngine(game, 2, rewards=RewardConfig(win_reward=2.0, loss_reward=-1.0, step_penalty=-0.25),
+                        matrix_cache=False)
+    engine.start(np.array([0, 1]), np.array([3, 4]))
+    win = engine.play(np.array([game.answer_to_guess[3], game.answer_to_guess[3]]))
+    assert win.terminated.tolist() == [True, False] and win.rewards[0] == 2.0 - 0.25
+    for _ in range(game.max_attempts - 1):
+        last = engine.play(np.array([0, game.answer_to_guess[3]]), np.array([1]))
+    assert last.terminated[1] and last.rewards[1] == -1.0 - 0.25
