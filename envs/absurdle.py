@@ -209,6 +209,7 @@ class AbsurdleKind(GameKind):
     (one is enough for a deterministic agent); the record's answer is the one the host conceded."""
 
     name = "absurdle"
+    summary = "the host keeps the most answers"
     description = "Absurdle ids (guessgym/Absurdle-v0)"
     plays_answers = False
     commands = frozenset({"evaluate", "worst-case"})

@@ -40,10 +40,6 @@ import numpy as np
 from .game import GAME_KEYS, Game
 from .options import check_bool
 
-#: Every command of the command line that plays or analyses a registered id.
-COMMANDS = frozenset({"evaluate", "compare", "solve", "verify", "worst-case", "prove", "play", "assist",
-                      "chat", "export"})
-
 
 @dataclass(frozen=True)
 class GameSetup:
@@ -79,9 +75,12 @@ class GameKind(ABC):
     name: ClassVar[str]
     #: Which ids these are, for messages: ``"multi-board ids (guessgym/Quordle-v0, ...)"``.
     description: ClassVar[str]
+    #: What sets these games apart, in a few words (``guessgym list``; ``""`` for the plain game).
+    summary: ClassVar[str] = ""
     #: Whether an evaluation iterates over the game's answers (else over seeded game numbers).
     plays_answers: ClassVar[bool] = True
-    #: The command-line commands that accept these ids.
+    #: The command-line commands that accept these ids (``evaluate``, ``play``, ``tree``, ``solve``,
+    #: ``worst-case``).
     commands: ClassVar[frozenset[str]] = frozenset()
     #: Guesses after which a game that never ends is counted as lost (``None``: the env ends it).
     max_guesses: ClassVar[int | None] = None
@@ -144,9 +143,9 @@ def registered_kinds() -> dict[str, GameKind]:
     return kinds
 
 
-def ids_of_kind(*names: str) -> list[str]:
-    """The registered ids whose kind is one of ``names``, sorted."""
-    return sorted(i for i in gym.registry if (k := kind_of(i)) is not None and k.name in names)
+def guessgym_ids() -> list[str]:
+    """Every registered id of guessgym's kinds of game, in registration order."""
+    return [i for i in gym.registry if kind_of(i) is not None]
 
 
 # ---- helpers the kinds share ----------------------------------------------------------------------
@@ -172,5 +171,5 @@ def game_numbers(count: int) -> np.ndarray:
     return np.arange(count, dtype=np.int64)
 
 
-__all__ = ["COMMANDS", "GameKind", "GameSetup", "game_numbers", "ids_of_kind", "kind_of",
+__all__ = ["GameKind", "GameSetup", "game_numbers", "guessgym_ids", "kind_of",
            "registered_kinds", "registered_kwargs", "take_cache_option"]

@@ -247,6 +247,7 @@ class MultiBoardKind(GameKind):
     answers drawn from its own seed; the record's answer is the boards' answers joined by ``+``."""
 
     name = "multiboard"
+    summary = "one guess, every board"
     description = "multi-board ids (guessgym/Quordle-v0, guessgym/DoubleNerdle-v0, ...)"
     plays_answers = False
     commands = frozenset({"evaluate"})

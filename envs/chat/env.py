@@ -308,6 +308,7 @@ class ChatKind(GameKind):
     answer once; a plain id's game can be played in conversation too (:meth:`chat_kwargs`)."""
 
     name = "chat"
+    summary = "text in, text out"
     description = "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)"
     commands = frozenset({"evaluate"})
 

@@ -10,20 +10,18 @@ from .common import UsageError
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .. import envs
+    import gymnasium as gym
+
+    from .. import envs  # noqa: F401  (registers the ids)
     from ..agents.registry import describe, registered
+    from ..envs.kinds import guessgym_ids, kind_of
     from ..main_job import MAIN_JOB
 
     print("Environments:")
-    for env_id, kwargs in envs.ENV_SPECS.items():
-        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()))
-    for env_id, kwargs in envs.CHAT_ENV_SPECS.items():
-        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (text in, text out)")
-    for env_id, kwargs in envs.MULTIBOARD_ENV_SPECS.items():
-        print(f"  {env_id:28s} " + " ".join(f"{k}={v}" for k, v in kwargs.items()) + "  (one guess, every board)")
-    for env_id, kwargs in envs.ABSURDLE_ENV_SPECS.items():
-        described = " ".join(f"{k}={v}" for k, v in kwargs.items())
-        print(f"  {env_id:28s} {described}  (the host keeps the most answers)")
+    for env_id in guessgym_ids():
+        kind = kind_of(env_id)
+        described = " ".join(f"{k}={v}" for k, v in gym.registry[env_id].kwargs.items())
+        print(f"  {env_id:28s} {described}" + (f"  ({kind.summary})" if kind is not None and kind.summary else ""))
     print("Agents:")
     for name, factory in registered().items():
         print(f"  {name:20s} {describe(factory)}")
