@@ -134,7 +134,7 @@ def capacity(depth: int, n_patterns: int) -> float:
 
 def host_ranks(length: int) -> np.ndarray:
     """Each pattern's place in the Absurdle host's tie-break: fewest greens, then fewest yellows,
-    then the smallest code (the order of :func:`guessgym.envs.absurdle.host_choice`)."""
+    then the smallest code (the order of :func:`guessgym.envs.hosts.host_choice`)."""
     n = num_patterns(length)
 
     def key(code: int) -> tuple[int, int, int]:

@@ -37,7 +37,7 @@ def host_pattern(mt: np.ndarray, cands: np.ndarray, guess: int, counts: np.ndarr
     """The pattern the Absurdle host answers ``guess`` with: the largest bucket other than the
     green one (green only when it is the only one), ties to the pattern of smallest ``host_rank``
     (fewest greens, then yellows, then smallest code; see
-    :func:`guessgym.envs.absurdle.host_choice`). ``counts`` must be zero and is left zero."""
+    :func:`guessgym.envs.hosts.host_choice`). ``counts`` must be zero and is left zero."""
     best = green
     size = 0
     for a in cands:

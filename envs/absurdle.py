@@ -1,4 +1,10 @@
-"""Absurdle: adversarial Wordle, whose host keeps the largest set of answers still possible."""
+"""Absurdle: adversarial Wordle, whose host keeps the largest set of answers still possible.
+
+The game is the one engine's (:class:`~guessgym.envs.engine.GameEngine`) with the Absurdle host
+(``host="absurdle"``): before every step the host moves the answer into the largest bucket the
+guess leaves (:func:`~guessgym.envs.engine.host_choice`), then the one rule of a step scores the
+guess and keeps that bucket. This module is the adapter: spaces, observations, infos, rendering.
+"""
 
 from __future__ import annotations
 
@@ -8,47 +14,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .engine import ATTEMPT, COUNT, DONE, GameEngine, RewardConfig, host_choice
 from .env import check_render_mode, observation_space
 from .game import GAME_KEYS, Game, make_game
 from .kinds import GameKind, GameSetup, registered_kwargs, take_cache_option
 from .mask_pool import ConstantMasks
-from .matrix import PatternMatrix
 from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
-from .scoring import pattern_to_list
 
 #: Board rows in the observation of an uncapped game (the latest guesses are shown).
 DEFAULT_ROWS = 16
-
-
-def host_choice(patterns: np.ndarray, length: int) -> int:
-    """The pattern the Absurdle host answers with, given the patterns of a guess against every
-    answer still possible: the largest bucket other than all green; on a tie, the pattern with the
-    fewest green tiles, then the fewest yellow tiles, then the smallest pattern code (the least
-    informative answer).
-
-    The host therefore concedes (all green) only when every answer left is won by the guess: the
-    guess is the one answer left or, with Nerdle's commutative rule, every answer left is a
-    rearrangement of it.
-
-    Examples:
-        >>> from guessgym.envs.scoring import score, pattern_to_tiles
-        >>> answers = ["crane", "crate", "grate", "slate"]
-        >>> p = host_choice(np.array([score("crane", a) for a in answers]), 5)
-        >>> pattern_to_tiles(p, 5)  # one answer per bucket: the fewest greens (slate's tiles) wins the tie
-        'BBGBG'
-    """
-    codes, sizes = np.unique(patterns, return_counts=True)
-    green = 3**length - 1
-    if codes.size > 1:
-        keep = codes != green
-        codes, sizes = codes[keep], sizes[keep]
-    best, key = -1, None
-    for code, size in zip(codes.tolist(), sizes.tolist()):
-        tiles = pattern_to_list(int(code), length)
-        rank = (-size, tiles.count(2), tiles.count(1), code)
-        if key is None or rank < key:
-            best, key = int(code), rank
-    return best
 
 
 class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
@@ -120,13 +94,14 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         if game.hard_mode:
             raise ValueError("hard mode is not defined for Absurdle here; play it with hard_mode=False")
         self.game = game.replace(max_attempts=self.rows)  # the observation's rows
-        self.matrix = PatternMatrix.for_game(game, cache=matrix_cache)
+        rewards = RewardConfig(win_reward=self.win_reward, loss_reward=self.loss_reward, step_penalty=self.step_penalty)
+        self.engine = GameEngine(self.game, 1, rewards=rewards, matrix_cache=matrix_cache, host="absurdle",
+                                 attempt_limit=self.max_attempts)
+        self.matrix = self.engine.matrix
         self.action_space = spaces.Discrete(len(game.guesses))  # type: ignore[assignment]
         self.observation_space = observation_space(self.game)  # type: ignore[assignment]
         self._masks = ConstantMasks(len(game.guesses))
-        self._codes = game.guess_codes
-        self._solved = game.solved_pattern
-        self._done = True
+        self.history: list[tuple[int, int]] = []
         self._started = False
 
     def reset(self, *, seed: int | None = None,
@@ -139,37 +114,31 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
                 raise ValueError("Absurdle has no fixed answer: the host keeps every answer possible and chooses "
                                  "as you guess; play the plain game (guessgym/Wordle-v1) to fix one")
             raise ValueError(f"unknown reset option(s) {sorted(options)}; Absurdle takes none")
-        self.candidates = np.arange(len(self.game.answers), dtype=np.int64)
-        cells = self.rows * self.game.length
-        self._board = np.zeros(cells, dtype=np.int64)
-        self._tiles = np.zeros(cells, dtype=np.int64)
-        self.history: list[tuple[int, int]] = []
-        self._done = False
+        self.engine.start_one(0, 0)  # the host moves the answer before every guess
+        self.history = []
         self._started = True
         return self._observation(), self._info("", -1)
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], SupportsFloat, bool, bool, dict[str, Any]]:
         check_can_step(self._done, self._started)
         action = check_action(action, len(self.game.guesses))
-        patterns = self.matrix.row(action)[self.candidates].astype(np.int64)
-        pattern = host_choice(patterns, self.game.length)
-        kept = self.candidates[patterns == pattern]
-        row = len(self.history)
-        if row < self.rows:
-            cells = slice(row * self.game.length, (row + 1) * self.game.length)
-            self._board[cells] = self._codes[action].astype(np.int64) + 1
-            self._tiles[cells] = np.asarray(pattern_to_list(pattern, self.game.length)) + 1
+        reward, ended, pattern, _, _, _ = self.engine.play_one(0, action)
         self.history.append((action, pattern))
-        self.candidates = kept
-        won = pattern == self._solved
-        lost = not won and self.max_attempts is not None and len(self.history) >= self.max_attempts
-        reward = self.step_penalty + (self.win_reward if won else self.loss_reward if lost else 0.0)
-        self._done = won or lost
         info = self._info(self.game.guesses[action], pattern)
-        if self._done:
-            info["answer"] = self.game.answers[int(kept[0])] if won else ""
+        if ended:
+            kept = self.candidates
+            info["answer"] = self.game.answers[int(kept[0])] if pattern == self.game.solved_pattern else ""
             info["candidates_left"] = [self.game.answers[int(a)] for a in kept]
-        return self._observation(), reward, self._done, False, info
+        return self._observation(), reward, ended, False, info
+
+    @property
+    def candidates(self) -> np.ndarray:
+        """Indices into the game's answers that the host can still choose (a copy)."""
+        return self.engine.candidates_of(0)
+
+    @property
+    def _done(self) -> bool:
+        return bool(self.engine.status[0, DONE])
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -183,17 +152,18 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
         return np.full(len(self.game.guesses), not self._done, dtype=bool)
 
     def _observation(self) -> dict[str, np.ndarray]:
-        return {"board": self._board.copy(), "tiles": self._tiles.copy(), "action_mask": self._masks.get(self._done)}
+        return {"board": self.engine.board[0].copy(), "tiles": self.engine.tiles[0].copy(),
+                "action_mask": self._masks.get(self._done)}
 
     def _info(self, guess: str, pattern: int) -> dict[str, Any]:
         from .scoring import pattern_to_tiles
 
         return {
-            "attempt": len(self.history),
+            "attempt": int(self.engine.status[0, ATTEMPT]),
             "guess": guess,
             "tiles": "" if pattern < 0 else pattern_to_tiles(pattern, self.game.length),
             "pattern": pattern,
-            "candidates": int(self.candidates.size),
+            "candidates": int(self.engine.status[0, COUNT]),
             "invalid_action": False,
             "invalid_reason": "",
             "action_mask": self._masks.get(self._done),

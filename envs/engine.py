@@ -28,7 +28,7 @@ Examples:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -37,12 +37,11 @@ from numba import njit
 from .answer_stream import AnswerStream
 from .candidates import HardModeRule, filter_candidates
 from .game import GAME_KEYS, Game, make_game
+from .hosts import HOSTS, host_choice
 from .matrix import PatternMatrix
-from .options import check_bool, check_choice, check_number, check_penalty
+from .options import check_bool, check_choice
+from .rewards import REWARD_KEYS, REWARD_MODES, RewardConfig, RewardMode
 from .scoring import pattern_to_tiles
-
-RewardMode = Literal["sparse", "shaped"]
-REWARD_MODES = ("sparse", "shaped")
 
 # Columns of GameEngine.status (the first four of a game's state row; the board starts at BOARD).
 ANSWER, ATTEMPT, DONE, COUNT = 0, 1, 2, 3
@@ -51,52 +50,6 @@ BOARD = 4
 _WIN, _LOSS, _STEP, _LOG_POOL, _SHAPED, _TRACK, _SOLVED, _MAX_ATTEMPTS, _N_GUESSES, _CELLS = range(10)
 _N_PARAMS = 10
 
-
-@dataclass(frozen=True)
-class RewardConfig:
-    """What a step earns. One object for the single and the batched environment.
-
-    Attributes:
-        reward_mode: ``"sparse"`` (default): ``win_reward`` for the winning guess, ``loss_reward``
-            for the last guess of a lost game, 0 otherwise. ``"shaped"``: in addition, every valid
-            guess earns the fraction of information it revealed,
-            ``(ln|C_before| - ln|C_after|) / ln|answers|`` where ``C`` is the set of answers still
-            consistent with the tiles; over a won game these add up to 1.
-        win_reward: reward of the winning guess (1.0).
-        loss_reward: reward of the last guess of a lost game (0.0).
-        step_penalty: added to the reward of every valid guess, in both modes: 0 (default) or
-            negative, like every penalty (:func:`~guessgym.envs.options.check_penalty`).
-        invalid_action_penalty: the whole reward of a rejected (hard-mode) guess: 0 or negative (-0.1).
-
-    Examples:
-        >>> RewardConfig(reward_mode="shaped").reward_mode
-        'shaped'
-        >>> RewardConfig(reward_mode="dense")
-        Traceback (most recent call last):
-        ...
-        ValueError: reward_mode must be one of 'sparse', 'shaped'; got 'dense'
-    """
-
-    reward_mode: RewardMode = "sparse"
-    win_reward: float = 1.0
-    loss_reward: float = 0.0
-    step_penalty: float = 0.0
-    invalid_action_penalty: float = -0.1
-
-    def __post_init__(self) -> None:
-        check_choice("reward_mode", self.reward_mode, REWARD_MODES)
-        for name in ("win_reward", "loss_reward"):
-            object.__setattr__(self, name, check_number(name, getattr(self, name)))
-        for name in ("step_penalty", "invalid_action_penalty"):
-            object.__setattr__(self, name, check_penalty(name, getattr(self, name)))
-
-    @property
-    def shaped(self) -> bool:
-        return self.reward_mode == "shaped"
-
-
-#: The keyword arguments that build a :class:`RewardConfig`.
-REWARD_KEYS: tuple[str, ...] = tuple(f.name for f in fields(RewardConfig))
 
 
 @dataclass
@@ -124,8 +77,10 @@ def _play_game(
 ) -> tuple[float, int, bool]:  # pragma: no cover - compiled
     """The rule of a step, for guess ``a`` in game ``i`` whose pattern row is ``row``.
 
-    Writes the board and tile rows, the history, the candidates (if tracked), the attempt and
-    done flag into ``state[i]``; returns ``(reward, pattern, ended)``. ``tables`` holds the board
+    Writes the board and tile rows and the history (while the board has rows), the candidates (if
+    tracked), the attempt and done flag into ``state[i]``; returns ``(reward, pattern, ended)``.
+    The pattern is the guess's against the game's answer: who picks that answer is the engine's
+    ``host`` (fixed at the start, or re-picked before every step by the Absurdle host). ``tables`` holds the board
     symbols of every guess, then the tiles of every pattern (from row ``params[_N_GUESSES]``).
     """
     game = state[i]
@@ -134,13 +89,14 @@ def _play_game(
     p = np.int64(row[game[ANSWER]])
     turn = game[ATTEMPT]
     start = BOARD + turn * length
-    tiles_row = np.int64(params[_N_GUESSES]) + p
-    for c in range(length):
-        game[start + c] = tables[a, c]
-        game[start + cells + c] = tables[tiles_row, c]
-    history = BOARD + 2 * cells + 2 * turn
-    game[history] = a
-    game[history + 1] = p
+    if start < BOARD + cells:  # a row left on the board (a game without a limit shows its first rows)
+        tiles_row = np.int64(params[_N_GUESSES]) + p
+        for c in range(length):
+            game[start + c] = tables[a, c]
+            game[start + cells + c] = tables[tiles_row, c]
+        history = BOARD + 2 * cells + 2 * turn
+        game[history] = a
+        game[history + 1] = p
     turn += 1
     game[ATTEMPT] = turn
     reward = 0.0 + params[_STEP]  # step_penalty (0 or negative); 0.0 + x: no reward of -0.0
@@ -151,7 +107,7 @@ def _play_game(
         if params[_SHAPED] > 0.0:
             reward += (math.log(before) - math.log(max(after, 1))) / params[_LOG_POOL]
     won = p == np.int64(params[_SOLVED])
-    ended = won or turn >= np.int64(params[_MAX_ATTEMPTS])
+    ended = won or turn >= params[_MAX_ATTEMPTS]  # a float: infinite for a game without a limit
     if won:
         reward += params[_WIN]
     elif ended:
@@ -241,6 +197,9 @@ class GameEngine:
         matrix_cache: keep the pattern matrix in the disk cache (default True).
         track_candidates: keep every game's candidate set (default True). Needed for the
             candidate count and shaped rewards; training with sparse rewards may turn it off.
+        host: who picks the answer (:data:`HOSTS`): ``"fixed"`` (default) or ``"absurdle"``.
+        attempt_limit: guesses after which a game ends unless won; ``None`` for no limit (the
+            board then shows the first ``game.max_attempts`` guesses). Default: the game's.
 
     Attributes:
         state: ``(num_games, 4 + 2 * cells + 2 * max_attempts)`` int64, one row per game; the
@@ -261,9 +220,16 @@ class GameEngine:
         rewards: RewardConfig | None = None,
         matrix_cache: bool = True,
         track_candidates: bool = True,
+        host: str = "fixed",
+        attempt_limit: int | None | Literal["game"] = "game",
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        self.host = check_choice("host", host, HOSTS)
+        #: Guesses after which a game ends unless won (``None``: never; default the game's own).
+        self.attempt_limit = game.max_attempts if attempt_limit == "game" else attempt_limit
+        if self.host == "absurdle" and (game.hard_mode or not track_candidates):
+            raise ValueError("the Absurdle host needs the candidate sets and is not defined for hard mode")
         self.game = game
         self.num_games = n = int(num_games)
         self.rewards = rewards if rewards is not None else RewardConfig()
@@ -357,7 +323,8 @@ class GameEngine:
         r, g, pool = self.rewards, self.game, len(self._pool_list)
         self._params[:] = (
             r.win_reward, r.loss_reward, r.step_penalty, math.log(pool) if pool > 1 else 1.0,
-            float(r.shaped), float(self.track_candidates), float(g.solved_pattern), float(g.max_attempts),
+            float(r.shaped), float(self.track_candidates), float(g.solved_pattern),
+            math.inf if self.attempt_limit is None else float(self.attempt_limit),
             float(self.n_guesses), float(self.cells),
         )
 
@@ -465,6 +432,8 @@ class GameEngine:
             if reason is not None:
                 attempt, count = int(self.status[i, ATTEMPT]), int(self.status[i, COUNT])
                 return self.rewards.invalid_action_penalty, False, -1, attempt, count, reason
+        if self.host == "absurdle":
+            self._host_picks(i, action)
         dense = self._dense
         if dense is not None:
             result = _play_one_kernel(dense, action, i, action, *self._kernel_state)
@@ -511,6 +480,11 @@ class GameEngine:
                     rewards[i] = self.rewards.invalid_action_penalty
             idx, chosen = idx[keep], chosen[keep]
         if idx.size:
+            if self.host == "absurdle":
+                if self.status[idx, DONE].any():
+                    raise RuntimeError("a game was stepped after it ended without a reset")
+                for k, i in enumerate(idx):
+                    self._host_picks(int(i), int(chosen[k]))
             if self._dense is not None:
                 rows, row_of = self._dense, chosen
             else:  # on-demand matrix (too large to hold): the rows of the guesses played, stacked
@@ -523,6 +497,15 @@ class GameEngine:
                 for k, i in enumerate(idx):
                     self.hard[int(i)].add(int(chosen[k]), int(patterns[i]))  # type: ignore[union-attr]
         return StepResult(rewards, terminated, patterns, invalid, reasons)
+
+    def _host_picks(self, i: int, action: int) -> None:
+        """The Absurdle host's move before guess ``action`` of game ``i``: the answer becomes one
+        of the largest bucket the guess leaves (:func:`host_choice`); the step's rule then scores
+        the guess against it and keeps that bucket as the candidates."""
+        candidates = self.candidates[i, : self.status[i, COUNT]]
+        patterns = self.matrix.row(action)[candidates].astype(np.int64)
+        pattern = host_choice(patterns, self.game.length)
+        self.state[i, ANSWER] = candidates[int(np.argmax(patterns == pattern))]
 
     # ---- masks ------------------------------------------------------------------------------------
     def restricted(self, i: int) -> bool:
@@ -596,6 +579,6 @@ class GameEngine:
 
 
 __all__ = [
-    "ANSWER", "ATTEMPT", "BOARD", "COUNT", "DONE", "REWARD_KEYS", "GameEngine", "RewardConfig", "RewardMode",
-    "StepResult",
+    "ANSWER", "ATTEMPT", "BOARD", "COUNT", "DONE", "HOSTS", "REWARD_KEYS", "REWARD_MODES", "GameEngine",
+    "RewardConfig", "RewardMode", "StepResult", "host_choice",
 ]

@@ -90,3 +90,34 @@ def test_rewards_and_the_end_of_a_game_follow_the_reward_config() -> None:
     for _ in range(game.max_attempts - 1):
         last = engine.play(np.array([0, game.answer_to_guess[3]]), np.array([1]))
     assert last.terminated[1] and last.rewards[1] == -1.0 - 0.25
+
+
+@given(st.lists(st.integers(0, len(WORDS) - 1), min_size=1, max_size=10))
+def test_the_absurdle_host_is_a_rule_of_who_picks_the_answer(guesses: list[int]) -> None:
+    """The engine with ``host="absurdle"`` keeps, at every step, the largest bucket of the answers
+    left (fewest greens, then fewest yellows, then the smallest code on a tie), worked out here on
+    strings; with no attempt limit it plays on past the board's rows."""
+    game = small_game(attempts=3)  # three rows on the board
+    engine = GameEngine(game, 1, host="absurdle", attempt_limit=None, matrix_cache=False)
+    engine.start_one(0, 0)
+    left = list(game.answers)
+    for turn, guess in enumerate(guesses, 1):
+        word = game.guesses[guess]
+        buckets: dict[int, list[str]] = {}
+        for answer in left:
+            buckets.setdefault(score(word, answer), []).append(answer)
+        choices = [p for p in buckets if p != game.solved_pattern] or [game.solved_pattern]
+
+        def rank(p: int, buckets: dict[int, list[str]] = buckets) -> tuple[int, int, int, int]:
+            tiles = [(p // 3**i) % 3 for i in range(game.length)]
+            return (-len(buckets[p]), tiles.count(2), tiles.count(1), p)
+
+        expected = min(choices, key=rank)
+        _, ended, pattern, attempt, count, _ = engine.play_one(0, guess)
+        left = buckets[expected]
+        assert (pattern, attempt, count) == (expected, turn, len(left))
+        assert [game.answers[a] for a in engine.candidates_of(0)] == left
+        assert len(engine.history_of(0)) == min(turn, 3)  # the board keeps its first rows
+        if ended:
+            assert pattern == game.solved_pattern and len(left) == 1
+            break

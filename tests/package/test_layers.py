@@ -29,8 +29,8 @@ PACKAGE = Path(guessgym.__file__).parent
 #: Lowest first.
 LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training")
 #: The modules of ``envs`` that make the game core (they must not import the env classes).
-GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "game", "kinds", "mask_pool",
-             "matrix", "options", "registration", "scoring", "wordlists")
+GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "game", "hosts", "kinds", "mask_pool",
+             "matrix", "options", "registration", "rewards", "scoring", "wordlists")
 
 
 def _modules() -> dict[str, Path]:
