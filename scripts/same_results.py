@@ -1,9 +1,10 @@
 """Evaluation results of this checkout against another revision: the same records, bit for bit.
 
 Runs ``guessgym evaluate --guesses`` for a few agents and kinds of game (plain, hard mode, a
-randomised agent, multi-board, Absurdle, a shipped learned model) in this checkout and in a
-``git worktree`` of ``--base``, and compares the result JSON with the timings left out (wall
-seconds, seconds per game). A refactoring that changes no behaviour prints ``SAME`` on every line.
+randomised agent, multi-board, Absurdle uncapped and capped, won and lost, a shipped learned
+model) in this checkout and in a ``git worktree`` of ``--base``, and compares the result JSON with
+the timings left out (wall seconds, seconds per game). A refactoring that changes no behaviour
+prints ``SAME`` on every line.
 
 Usage (from the repository root)::
 
@@ -30,6 +31,10 @@ CASES = [
     ["--agent", "random-consistent", "--env", "guessgym/MiniNerdle-v1", "--answers", "40", "--seed", "3"],
     ["--agent", "multi-expected-size", "--env", "guessgym/Quordle-v0", "--answers", "6", "--seed", "2"],
     ["--agent", "least-worst", "--env", "guessgym/Absurdle-v0"],
+    ["--agent", "random-consistent", "--env", "guessgym/Absurdle-v0", "--answers", "5", "--env-kwargs",
+     "max_attempts=6", "kind=nerdle", "length=6"],
+    ["--agent", "random-consistent", "--env", "guessgym/Absurdle-v0", "--answers", "3", "--env-kwargs",
+     "max_attempts=3"],
     ["--agent", "pattern-entropy", "--env", "guessgym/WordleHard-v1", "--answers", "30"],
     ["--agent", "pretrained:mini-nerdle", "--answers", "50"],
 ]
