@@ -105,9 +105,8 @@ class LookaheadAgent(CandidateAgent):
         policy, over every remaining answer."""
         answers = np.asarray(state.candidates.indices, dtype=np.int64)
         prefix = [g for g, _ in state.history] + [int(guess)]
-        result = play_batched(self._act_batch, state.game, answers, batch_size=self.batch_size, prefix=prefix)
+        guesses = play_batched(self._act_batch, state.game, answers, batch_size=self.batch_size, prefix=prefix)
         self.rollouts += len(answers)
-        guesses = result["guesses"]
         lost = int((guesses == 0).sum())
         return float(guesses.sum()) + lost * (state.game.max_attempts + 1 + self.loss_cost)
 

@@ -11,15 +11,13 @@ Examples:
     >>> from guessgym.envs.game import nerdle
     >>> game = nerdle(5)
     >>> always_the_first = lambda obs: np.zeros(len(obs["board"]), dtype=np.int64)
-    >>> result = play_batched(always_the_first, game, np.arange(3))  # wins only on the first answer
-    >>> result["wins"], result["guesses"].tolist()
-    (1, [1, 0, 0])
+    >>> play_batched(always_the_first, game, np.arange(3)).tolist()  # wins only on the first answer
+    [1, 0, 0]
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -33,7 +31,7 @@ def play_batched(
     *,
     batch_size: int = 256,
     prefix: Sequence[int] = (),
-) -> dict[str, Any]:
+) -> np.ndarray:
     """Play ``act`` once on each answer, ``batch_size`` games at a time.
 
     ``act`` maps a batch of observations (the Gymnasium vector dict, with ``"action_mask"``) to
@@ -44,8 +42,9 @@ def play_batched(
     them ends there.
 
     Returns:
-        ``{"games", "wins", "win_rate", "mean_guesses" (over wins), "guesses" (per answer; 0 for
-        a loss)}``.
+        The guesses of each answer's game (int64, in the order of ``answers``; 0 for a loss): the
+        raw outcome, which :meth:`guessgym.evaluation.results.EvaluationResult.from_rollout` turns
+        into the one results type (statistics, JSON, reports).
     """
     from ..envs.vector import BatchedGuessEnv
 
@@ -69,14 +68,7 @@ def play_batched(
             result[won] = info["attempt"][won]
             active &= ~terminated
         guesses[start : start + len(chunk)] = result
-    wins = int((guesses > 0).sum())
-    return {
-        "games": int(len(answers)),
-        "wins": wins,
-        "win_rate": wins / max(len(answers), 1),
-        "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan"),
-        "guesses": guesses,
-    }
+    return guesses
 
 
 __all__ = ["play_batched"]

@@ -29,6 +29,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -36,6 +37,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
 from ..infra.inputs import read_input
 
@@ -145,6 +149,20 @@ class EvaluationResult:
     max_attempts: int
     records: list[GameRecord]
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_rollout(cls, agent: str, game: Game, answers: Sequence[int] | np.ndarray, guesses: np.ndarray, *,
+                     env_id: str | None = None, description: str = "") -> EvaluationResult:
+        """The result of a batched rollout (:func:`guessgym.agents.rollout.play_batched`): game
+        ``answers[k]`` took ``guesses[k]`` guesses, 0 meaning lost (after every attempt)."""
+        records = [GameRecord(game.answers[int(a)], int(g) if g > 0 else game.max_attempts, bool(g > 0))
+                   for a, g in zip(answers, guesses)]
+        return cls(agent, description, env_id, game.name, game.max_attempts, records)
+
+    def subset(self, answers: Sequence[str]) -> EvaluationResult:
+        """The same result restricted to the games of ``answers`` (in their order)."""
+        by_answer = {r.answer: r for r in self.records}
+        return dataclasses.replace(self, records=[by_answer[a] for a in answers])
 
     # ---- statistics --------------------------------------------------------------------------
     @property

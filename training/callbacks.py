@@ -33,6 +33,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from ..agents.learned import policy_actions
 from ..agents.model_files import save_model
 from ..agents.rollout import play_batched
+from ..envs.game import Game
+from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_open, atomic_path, atomic_write_bytes
 from .checkpoints import MODEL_EXTRA, rng_state, save_checkpoint
 from .config import TrainConfig
@@ -44,6 +46,13 @@ CHECKPOINT_FORMAT = 1
 
 
 # ---- CSV files that survive resumes -------------------------------------------------------------
+def eval_summary(result: EvaluationResult) -> dict[str, Any]:
+    """What a training run keeps of an evaluation (``final.json``, the evaluation table, the
+    target check): games, wins, win rate and mean guesses over wins."""
+    return {"games": result.n_games, "wins": result.n_solved, "win_rate": result.win_rate,
+            "mean_guesses": result.mean_guesses}
+
+
 class _CsvLog:
     """An append-only CSV whose row count is checkpointed; on resume it is cut back to that count."""
 
@@ -182,59 +191,53 @@ class EvalCallback(BaseCallback):
         return (win_rate is None or result["win_rate"] >= win_rate) and \
             (mean is None or (not math.isnan(guesses) and guesses <= mean))
 
-    def evaluate(self, answers: np.ndarray | None = None) -> dict[str, Any]:
+    def evaluate(self, answers: np.ndarray | None = None) -> EvaluationResult:
+        """The greedy policy played once on each answer (the evaluation set by default), as the one
+        results type."""
         policy = self.model.policy
-        game = policy.game
+        game: Game = policy.game  # type: ignore[assignment]
+        chosen = self.answers if answers is None else answers
+        if chosen is None:
+            chosen = np.arange(len(game.answers))
         policy.set_answer_pool(None)  # type: ignore[operator]
         try:
-            result = play_batched(policy_actions(policy), game, self.answers if answers is None else answers)  # type: ignore[arg-type]
+            guesses = play_batched(policy_actions(policy), game, chosen)  # type: ignore[arg-type]
         finally:
             if self.curriculum is not None:
                 policy.set_answer_pool(self.curriculum.current_pool())  # type: ignore[operator]
-        return result
+        return EvaluationResult.from_rollout("policy", game, chosen, guesses)
 
-    def run(self, answers: np.ndarray | None = None) -> dict[str, Any]:
+    def run(self, answers: np.ndarray | None = None) -> EvaluationResult:
         wall = self.clock.elapsed()  # training time so far, not counting this evaluation
         result = self.evaluate(answers)
         step = self.model.num_timesteps
-        mean = result["mean_guesses"]
-        self.log.append(
-            [
-                [
-                    step,
-                    result["games"],
-                    round(result["win_rate"], 6),
-                    "" if math.isnan(mean) else round(mean, 6),
-                    round(wall, 3),
-                ]
-            ]
-        )
-        self.logger.record("eval/win_rate", result["win_rate"])
+        mean = result.mean_guesses
+        self.log.append([[step, result.n_games, round(result.win_rate, 6), "" if math.isnan(mean) else round(mean, 6),
+                          round(wall, 3)]])
+        self.logger.record("eval/win_rate", result.win_rate)
         if not math.isnan(mean):
             self.logger.record("eval/mean_guesses", mean)
-        self.last = {k: v for k, v in result.items() if k != "guesses"} | {"step": step}
-        logger.info("eval at step %d: %.4f wins, %.3f guesses", step, result["win_rate"], mean)
+        self.last = eval_summary(result) | {"step": step}
+        logger.info("eval at step %d: %.4f wins, %.3f guesses", step, result.win_rate, mean)
         if self.report is not None:
             self.report(self.last, wall)
         self._keep_if_best(result, answers, step)
-        if self.reached_at is None and self.met(result):
+        if self.reached_at is None and self.met(self.last):
             self.reached_at = step
             logger.info("target reached at step %d: the run stops here", step)
         return result
 
-    def _keep_if_best(self, result: dict[str, Any], answers: np.ndarray | None, step: int) -> None:
+    def _keep_if_best(self, result: EvaluationResult, answers: np.ndarray | None, step: int) -> None:
         if self.best_dir is None:
             return
         if answers is not None and self.answers is not None:  # every answer played: rank on the set
-            guesses = np.asarray(result["guesses"])[np.searchsorted(answers, self.answers)]
-            wins = int((guesses > 0).sum())
-            result = {"games": len(guesses), "wins": wins, "win_rate": wins / len(guesses),
-                      "mean_guesses": float(guesses[guesses > 0].mean()) if wins else float("nan")}
-        mean = None if math.isnan(result["mean_guesses"]) else float(result["mean_guesses"])
-        if self.best is not None and _rank(result["win_rate"], mean) <= _rank(self.best["win_rate"],
-                                                                             self.best["mean_guesses"]):
+            game: Game = self.model.policy.game  # type: ignore[assignment]
+            result = result.subset([game.answers[int(a)] for a in self.answers])
+        mean = None if math.isnan(result.mean_guesses) else float(result.mean_guesses)
+        if self.best is not None and _rank(result.win_rate, mean) <= _rank(self.best["win_rate"],
+                                                                          self.best["mean_guesses"]):
             return
-        self.best = {"step": int(step), "games": int(result["games"]), "win_rate": float(result["win_rate"]),
+        self.best = {"step": int(step), "games": int(result.n_games), "win_rate": float(result.win_rate),
                      "mean_guesses": mean}
         with atomic_path(self.best_dir / "best_model.zip", suffix=".tmp.zip") as tmp:  # SB3 appends ".zip"
             save_model(self.model, tmp)

@@ -48,7 +48,7 @@ from ..agents.policies import GuessActorCriticPolicy, MaskableGuessPolicy, defau
 from ..envs.game import Game, make_game, split_env_options
 from ..envs.vector import BatchedGuessEnv
 from ..infra.atomic import atomic_path, atomic_write_bytes
-from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, ProgressBarCallback, TrainingClock
+from .callbacks import CheckpointCallback, CurveCallback, EvalCallback, ProgressBarCallback, TrainingClock, eval_summary
 from .checkpoints import (
     MODEL_EXTRA,
     CheckpointError,
@@ -363,7 +363,7 @@ def _train(
         "steps": int(model.num_timesteps),
         "wall_time_s": round(wall, 3),
         "steps_per_s": round(model.num_timesteps / wall, 1) if wall > 0 else None,
-        "final_eval": {k: v for k, v in final_eval.items() if k != "guesses"},
+        "final_eval": eval_summary(final_eval),
         "numerics": numerics,
         "target": None if evaluation.reached_at is None else {
             "win_rate": config.target_win_rate, "mean_guesses": config.target_mean_guesses,

@@ -27,6 +27,7 @@ from guessgym.cli import train as cli
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
+from guessgym.evaluation.results import EvaluationResult
 from guessgym.infra.atomic import _host
 from guessgym.training.checkpoints import CheckpointError, decode_state, encode_state, latest_checkpoint
 from guessgym.training.config import ALGORITHMS, TrainConfig, apply_overrides, load_config
@@ -539,15 +540,17 @@ def test_the_best_evaluated_model_is_kept_and_reproduces_its_score(tmp_path: Pat
     model = load_model(config.run_dir / "best_model.zip")
     game = model.policy.game
     sample = np.sort(np.random.default_rng(config.seed + 1).choice(len(game.answers), 40, replace=False))
-    replayed = play_batched(learned.policy_actions(model.policy), game, sample)
+    replayed = EvaluationResult.from_rollout("best", game, sample,
+                                             play_batched(learned.policy_actions(model.policy), game, sample))
     assert model.num_timesteps == best["step"]
-    assert replayed["win_rate"] == best["win_rate"] and replayed["mean_guesses"] == pytest.approx(best["mean_guesses"])
+    assert replayed.win_rate == best["win_rate"] and replayed.mean_guesses == pytest.approx(best["mean_guesses"])
 
     # No model evaluated in the run ranks above it (the final one is ranked on the sample too).
     last = load_model(config.run_dir / "model.zip")
-    on_sample = play_batched(learned.policy_actions(last.policy), game, sample)
+    on_sample = EvaluationResult.from_rollout("last", game, sample,
+                                              play_batched(learned.policy_actions(last.policy), game, sample))
     scores = [(float(r["win_rate"]), -float(r["mean_guesses"])) for r in sample_rows]
-    scores.append((on_sample["win_rate"], -on_sample["mean_guesses"]))
+    scores.append((on_sample.win_rate, -on_sample.mean_guesses))
     assert (best["win_rate"], -best["mean_guesses"]) == max(scores)
     assert best["step"] == min(s for s, score in zip([0, 512, 1024, 1536, final["steps"]], scores)
                                if score == max(scores))
