@@ -36,7 +36,7 @@ from ..agents.rollout import play_batched
 from ..envs.game import Game
 from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_open, atomic_path, atomic_write_bytes
-from .checkpoints import MODEL_EXTRA, rng_state, save_checkpoint
+from .checkpoints import MODEL_EXTRA, CheckpointError, rng_state, save_checkpoint
 from .config import TrainConfig
 from .curriculum import CurriculumCallback
 
@@ -54,7 +54,15 @@ def eval_summary(result: EvaluationResult) -> dict[str, Any]:
 
 
 class _CsvLog:
-    """An append-only CSV whose row count is checkpointed; on resume it is cut back to that count."""
+    """An append-only CSV (a header row, then rows) whose row count is checkpointed; on resume it is
+    cut back to that count, so a resumed run writes the same file as an uninterrupted one.
+
+    It shares the resumable log's rules (:mod:`guessgym.infra.resumable_log`) where they apply:
+    rows are flushed and synced as written, and a file whose header is not this log's is refused,
+    never changed. It is not that log: its files are CSV for plotting tools, and its resume point is
+    the checkpoint's row count, not the end of the file (rows written after the last checkpoint
+    belong to training the resumed run does again).
+    """
 
     def __init__(self, path: Path, header: list[str]) -> None:
         self.path = path
@@ -73,14 +81,25 @@ class _CsvLog:
         self.rows += len(rows)
 
     def truncate(self, rows: int) -> None:
-        """Keep the header and the first ``rows`` rows (drops what a crashed session wrote after)."""
+        """Keep the header and the first ``rows`` rows (drops what a crashed session wrote after).
+
+        Raises:
+            CheckpointError: the file is not this log (another header), or holds fewer rows.
+        """
         self.rows = rows
         if not self.path.exists():
             return
         with open(self.path, newline="") as f:
-            kept = list(csv.reader(f))[: rows + 1]
+            lines = list(csv.reader(f))
+        if not lines and rows == 0:
+            return
+        if lines[:1] != [self.header]:
+            raise CheckpointError(f"{self.path}: not this run's log (its first row is not {','.join(self.header)}); "
+                                  "it was left as it is")
+        if len(lines) - 1 < rows:
+            raise CheckpointError(f"{self.path}: {len(lines) - 1} rows, the checkpoint counts {rows}")
         with atomic_open(self.path, "w", newline="") as f:
-            csv.writer(f).writerows(kept)
+            csv.writer(f).writerows(lines[: rows + 1])
 
 
 class CurveCallback(BaseCallback):

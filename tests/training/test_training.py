@@ -325,6 +325,17 @@ def test_resume_without_a_checkpoint_is_refused_and_changes_nothing(tmp_path: Pa
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
 
 
+def test_a_curve_file_that_is_not_the_runs_is_refused_on_resume_and_left_as_it_is(tmp_path: Path) -> None:
+    """The training curves are resumable logs too: a resumed run cuts them back to the checkpoint's
+    row count, but never a file whose header is not its own."""
+    train(tiny_config(tmp_path, "f", total_steps=512, curriculum=[]))
+    foreign = "when,what\n2026-11-25,my own notes\n"
+    (tmp_path / "f" / "eval.csv").write_text(foreign)
+    with pytest.raises(CheckpointError, match="not this run's log"):
+        train(tiny_config(tmp_path, "f", total_steps=1024, curriculum=[]), resume=True)
+    assert (tmp_path / "f" / "eval.csv").read_text() == foreign
+
+
 def test_checkpoints_hold_no_pickle_and_a_pickled_one_is_refused(tmp_path: Path) -> None:
     config = tiny_config(tmp_path, "c", total_steps=512, curriculum=[])
     train(config)
