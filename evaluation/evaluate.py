@@ -1,10 +1,11 @@
 """The shared evaluation loop: drive any :class:`~guessgym.agents.base.Agent` through a real environment.
 
-Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen answer it
-resets a :class:`~guessgym.envs.env.GuessEnv` on that answer (``reset(options={"answer": ...})``), calls
-``agent.begin(game)``, then alternates ``agent.act(obs, info)`` and ``env.step(action)`` until the
-game ends. The result is an :class:`~guessgym.evaluation.results.EvaluationResult` (statistics, Markdown,
-JSON, plots).
+Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen game (an
+answer, or a seeded game number for the kinds of game that draw their own) the game's kind
+(:mod:`guessgym.envs.kinds`) resets the env, then :func:`~guessgym.evaluation.episodes.play_game`
+calls ``agent.begin(game)`` and alternates ``agent.act(obs, info)`` and ``env.step(action)`` until
+the game ends. The result is an :class:`~guessgym.evaluation.results.EvaluationResult`
+(statistics, Markdown, JSON; plots in :mod:`guessgym.evaluation.report`).
 
 Examples:
     >>> from guessgym.envs import nerdle
@@ -104,7 +105,7 @@ def evaluate(
     Raises:
         guessgym.agents.base.UnsupportedGameError: the agent cannot play this game (from ``begin``).
         ValueError: unknown env id or answers, bad sample size, bad backend.
-        guessgym.evaluation.backends.WorkerDied: a worker process ended without its games (the
+        guessgym.infra.pool.WorkerDied: a worker process ended without its games (the
             message says what to do, e.g. add an ``if __name__ == "__main__":`` guard).
         ConnectionError: ``backend="ray"`` and the cluster at ``ray_address`` cannot be reached.
     """
