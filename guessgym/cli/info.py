@@ -18,20 +18,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     from ..main_job import MAIN_JOB
 
     print("Environments:")
-    for env_id in guessgym_ids():
-        kind = kind_of(env_id)
-        described = " ".join(f"{k}={v}" for k, v in gym.registry[env_id].kwargs.items())
-        print(f"  {env_id:28s} {described}" + (f"  ({kind.summary})" if kind is not None and kind.summary else ""))
+    envs_rows = [(env_id, " ".join(f"{k}={v}" for k, v in gym.registry[env_id].kwargs.items()),
+                  getattr(kind_of(env_id), "summary", "")) for env_id in guessgym_ids()]
+    print(_table(envs_rows))
     print("Agents:")
-    for name, factory in registered().items():
-        print(f"  {name:20s} {describe(factory)}")
     from ..agents.pretrained import available
 
-    for name in available():
-        print(f"  pretrained:{name:9s} a shipped trained agent ('guessgym pretrained {name}' shows its card)")
-    print("  model:PATH.zip       a trained agent (guessgym.agents.learned.load_agent)")
-    print("  llm:MODEL            a language model on an OpenAI-compatible server (--base-url)")
-    print("  module:Class         your own Agent subclass or @agent_factory function (imports, so runs, the module)")
+    agent_rows = [(name, describe(factory)) for name, factory in registered().items()]
+    agent_rows += [(f"pretrained:{name}", f"a shipped trained agent ('guessgym pretrained {name}' shows its card)")
+                   for name in available()]
+    agent_rows += [("model:PATH.zip", "a trained agent (guessgym.agents.learned.load_agent)"),
+                   ("llm:MODEL", "a language model on an OpenAI-compatible server (--base-url)"),
+                   ("module:Class",
+                    "your own Agent subclass or @agent_factory function (imports, so runs, the module)")]
+    print(_table(agent_rows))
     print("Main job (guessgym compare):")
     for entry in MAIN_JOB:
         described = entry.describe()
@@ -40,6 +40,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     print(f"Cache: {cache_dir()} (guessgym cache shows, prunes or clears it; GUESSGYM_CACHE_DIR moves it)")
     return 0
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    """Rows as columns two spaces apart, each as wide as its longest cell (the last left ragged),
+    indented by two."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        lines.append(("  " + "  ".join(cells)).rstrip())
+    return "\n".join(lines)
 
 
 def cmd_pretrained(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -157,6 +158,18 @@ def test_list_and_python_dash_m() -> None:
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert "guessgym/Wordle-v1" in done.stdout and "Main job" in done.stdout
+
+
+def test_list_aligns_its_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each table of ``guessgym list`` starts its second column at one offset, however long a
+    name is (``pretrained:wordle-hard`` used to push its row out of line)."""
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for section, end in (("Environments:", "Agents:"), ("Agents:", "Main job")):
+        rows = out[out.index(section) + len(section):out.index(end)].strip("\n").splitlines()
+        starts = {re.match(r"  \S+\s+", row).end() for row in rows}  # where the second column starts
+        assert len(starts) == 1, (section, starts)
+        assert any("pretrained:wordle-hard" in row for row in rows) or section == "Environments:"
 
 
 def test_train_without_training_package_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
