@@ -354,12 +354,16 @@ class EvaluationResult:
         lines = [f"### {self.label} on {self.game}", ""]
         if self.description:
             lines += [self.description, ""]
+        # A game without an attempt limit (uncapped Absurdle) has no "X = m + 1" to count a loss as.
+        uncapped = self.meta.get("absurdle", {}).get("max_attempts", 0) is None
+        with_failures = math.nan if uncapped and self.n_failed else self.mean_guesses_with_failures
         lines += [
-            "| agent | game | games | win % | mean (solved) | mean (X = "
-            f"{self.max_attempts + 1}) | std | max | s/game |",
+            "| agent | game | games | win % | mean (solved) | "
+            + ("mean (all; no attempt limit)" if uncapped else f"mean (X = {self.max_attempts + 1})")
+            + " | std | max | s/game |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
             f"| {self.label} | {self.game} | {self.n_games} | {format_percent(self.win_rate)} | "
-            f"{format_number(self.mean_guesses, 4)} | {format_number(self.mean_guesses_with_failures, 4)} | "
+            f"{format_number(self.mean_guesses, 4)} | {format_number(with_failures, 4)} | "
             f"{format_number(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
             f"{format_seconds(self.seconds_per_game)} |",
             "",

@@ -151,3 +151,12 @@ def test_one_penalty_convention_for_every_env(env_id: str) -> None:
         vec.reset(seed=0)
         _, rewards, _, _, _ = vec.step(np.array([losing, losing]))
         assert rewards.tolist() == pytest.approx([-0.1, -0.1])
+
+
+def test_the_table_of_an_uncapped_game_counts_no_loss_as_limit_plus_one() -> None:
+    """Issue 24: Absurdle's table said "mean (X = 6)" for a game with no attempt limit."""
+    uncapped = evaluate(make_agent("least-worst"), "guessgym/Absurdle-v0", env_kwargs={"answers": WORDS})
+    assert "no attempt limit" in uncapped.to_markdown() and "(X = " not in uncapped.to_markdown()
+    capped = evaluate(make_agent("least-worst"), "guessgym/Absurdle-v0", env_kwargs={"answers": WORDS},
+                      max_attempts=6)
+    assert "mean (X = 7)" in capped.to_markdown()
