@@ -51,6 +51,12 @@ from .registry import register
 #: Format number of the JSON file.
 TREE_FORMAT = 1
 
+
+class TreeMismatch(ValueError):
+    """A tree file that reads as a tree but is wrong for the game: tiles that the rules do not give,
+    words that are not its answers or guesses, paths that disagree. (A file that is not a tree at
+    all raises a plain ``ValueError``.)"""
+
 _PAIR = re.compile(r"^([A-Z]+)(\d+)$")
 
 
@@ -107,13 +113,13 @@ class DecisionTree:
         root: TreeNode | None = None
         for answer, path in normalised.items():
             if not path or not _wins(game, path[-1], answer):
-                raise ValueError(f"the path of {answer!r} must end with the answer: {' '.join(path) or '(empty)'}")
+                raise TreeMismatch(f"the path of {answer!r} must end with the answer: {' '.join(path) or '(empty)'}")
             if root is None:
                 root = TreeNode(path[0])
             node, history = root, list[str]()
             for k, guess in enumerate(path):
                 if node.guess != guess:
-                    raise ValueError(
+                    raise TreeMismatch(
                         f"the paths disagree: after {' '.join(history) or 'the start'} the tree plays both "
                         f"{node.guess!r} and {guess!r}"
                     )
@@ -220,22 +226,22 @@ class DecisionTree:
                     raise ValueError(f"{where}: {mark!r} is not the tiles followed by the guess number {k // 2 + 1}")
                 reason = game.explain_invalid_guess(word)
                 if reason is not None:
-                    raise ValueError(f"{where}: {reason}")
+                    raise TreeMismatch(f"{where}: {reason}")
                 path.append(game.normalize_guess(word))
                 tiles = match.group(1)
                 if len(tiles) != game.length:
-                    raise ValueError(f"{where}: {tiles!r} has {len(tiles)} tiles, the game has {game.length}")
+                    raise TreeMismatch(f"{where}: {tiles!r} has {len(tiles)} tiles, the game has {game.length}")
                 path_tiles = tiles
             answer = path[-1]
             if answer not in game.answer_index:
-                raise ValueError(f"{source} line {number}: {answer!r} is not an answer of {game.name}")
+                raise TreeMismatch(f"{source} line {number}: {answer!r} is not an answer of {game.name}")
             if path_tiles != "G" * game.length:
-                raise ValueError(f"{source} line {number}: the last pair must be the answer, all green")
+                raise TreeMismatch(f"{source} line {number}: the last pair must be the answer, all green")
             for k, word in enumerate(path):
                 expected = pattern_to_tiles(game.score(word, answer), game.length)
                 given = tokens[2 * k + 1].upper()[: game.length]
                 if given != expected:
-                    raise ValueError(
+                    raise TreeMismatch(
                         f"{source} line {number}: {word} against {answer} gives {expected}, the file says {given}"
                     )
             if answer in paths:
@@ -270,7 +276,7 @@ class DecisionTree:
                                      '{"guess": ..., "next": {TILES: node}} after ' + " ".join(path or ["(root)"]))
                 guess = node.get("guess")
                 if not isinstance(guess, str) or game.explain_invalid_guess(guess) is not None:
-                    raise ValueError(f"{source}: {guess!r} on the path of {answer!r} is not a guess of {game.name}")
+                    raise TreeMismatch(f"{source}: {guess!r} on the path of {answer!r} is not a guess of {game.name}")
                 path.append(game.normalize_guess(guess))
                 if _wins(game, path[-1], answer):
                     break
@@ -284,7 +290,7 @@ class DecisionTree:
             if _wins(game, path[-1], answer):
                 paths[answer] = tuple(path)
         if not paths:
-            raise ValueError(f"{source}: the tree reaches none of the answers of {game.name}")
+            raise TreeMismatch(f"{source}: the tree reaches none of the answers of {game.name}")
         return cls.from_paths(game, paths)
 
     # ---- files ------------------------------------------------------------------------------------
@@ -391,4 +397,4 @@ class TreeAgent(Agent):
 
 register("tree", TreeAgent)
 
-__all__ = ["DecisionTree", "TREE_FORMAT", "TreeAgent", "TreeNode", "show_tree"]
+__all__ = ["DecisionTree", "TREE_FORMAT", "TreeAgent", "TreeMismatch", "TreeNode", "show_tree"]

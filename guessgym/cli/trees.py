@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import (
+    DEFAULT_ENV,
     UsageError,
     add_env_options,
     check_kind,
@@ -25,11 +26,15 @@ from .common import (
 def cmd_tree(args: argparse.Namespace) -> int:
     import gymnasium as gym
 
-    from ..agents.trees import DecisionTree, show_tree
+    from ..agents.trees import DecisionTree, TreeMismatch, show_tree
     from ..evaluation.trees import record_tree, verify_tree
 
-    check_kind("tree", args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    if args.action != "record" and not args.file:
+        raise UsageError(f"tree {args.action} needs a tree FILE")
+    if args.env is None:
+        args.env = DEFAULT_ENV if args.action == "record" else game_of_tree(args.file, env_kwargs)
+    check_kind("tree", args.env)
     try:
         env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
     except (ValueError, TypeError, OSError) as exc:
@@ -47,10 +52,13 @@ def cmd_tree(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}: {len(tree.paths)} answers, total {tree.total}, mean {tree.mean:.4f}, "
               f"max {tree.max_depth}")
         return 0
-    if not args.file:
-        raise UsageError(f"tree {args.action} needs a tree FILE")
     try:
         tree = DecisionTree.load(args.file, game)
+    except TreeMismatch as exc:  # a tree, but wrong for this game: what verify reports (exit 1)
+        if args.action == "verify":
+            print(f"{game.name}: the tree is wrong for this game: {exc}")
+            return 1
+        raise UsageError(f"{exc} (is {args.env} the tree's game? pass --env ID)") from None
     except (OSError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     if args.action == "show":
@@ -59,6 +67,33 @@ def cmd_tree(args: argparse.Namespace) -> int:
     check = verify_tree(tree, env)
     print(check.report())
     return 0 if check.ok else 1
+
+
+def game_of_tree(path: str, env_kwargs: dict[str, Any]) -> str:
+    """The first registered single-board id whose game the tree file plays (told on stderr).
+
+    Raises:
+        UsageError: the file is not a tree, or no registered game plays it (pass ``--env``).
+    """
+    from ..agents.trees import DecisionTree, TreeMismatch
+    from ..envs.game import make_game, split_env_options
+    from ..envs.kinds import guessgym_ids, kind_of
+
+    game_kwargs, _ = split_env_options(env_kwargs)
+    for env_id in guessgym_ids():
+        kind = kind_of(env_id)
+        if kind is None or "tree" not in kind.commands:
+            continue
+        try:
+            game = make_game(env_id, **game_kwargs)
+            DecisionTree.load(path, game)
+        except TreeMismatch:
+            continue
+        except (OSError, ValueError, TypeError) as exc:
+            raise UsageError(str(exc)) from None
+        print(f"{path}: read as a tree of {env_id} (--env ID for another game)", file=sys.stderr)
+        return env_id
+    raise UsageError(f"{path}: no registered game plays this tree; pass --env ID (and --env-kwargs) for its game")
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -169,7 +204,8 @@ def register(sub: Any) -> None:
     )
     p.add_argument("action", choices=["verify", "show", "record"])
     p.add_argument("file", nargs="?", help="the tree file (verify, show)")
-    add_env_options(p, kwargs_help="environment arguments, e.g. word_list=original")
+    add_env_options(p, None, "environment id (default: the registered game the tree file plays; for record, "
+                    f"{DEFAULT_ENV})", "environment arguments, e.g. word_list=original")
     p.add_argument("--depth", type=whole_number(0), default=2, help="levels shown by show (default: 2)")
     p.add_argument("--agent", help="record: the agent whose play becomes the tree")
     p.add_argument("--agent-kwargs", nargs="+", metavar="KV")

@@ -132,11 +132,31 @@ def test_tree_commands(micro_tree: DecisionTree, tmp_path: Path, capsys: pytest.
     lines = out.read_text().splitlines()
     lines[0] = lines[0].replace("GGGGG1", "GGGGY1")
     out.write_text("\n".join(lines) + "\n")
-    assert main(["tree", "verify", str(out), "--env", MICRO]) == 2
-    assert "line 1" in capsys.readouterr().err
+    # issue 24: wrong tiles exited 2 and a missing answer 1; a tree wrong for its game is 1 either way
+    assert main(["tree", "verify", str(out), "--env", MICRO]) == 1
+    assert "the tree is wrong for this game" in capsys.readouterr().out
+    assert main(["tree", "show", str(out), "--env", MICRO]) == 2  # nothing to show
+    assert "pass --env" in capsys.readouterr().err
     assert main(["tree", "show", str(tmp_path / "none.txt"), "--env", MICRO]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["tree", "verify", "--env", MICRO], stdin=io.StringIO("")) == 2
+
+
+def test_tree_commands_read_the_game_from_the_tree(micro_tree: DecisionTree, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: ``tree show`` assumed Wordle and failed on a Nerdle tree without a word about --env."""
+    path = micro_tree.save(tmp_path / "micro.txt", nerdle(5))
+    assert main(["tree", "show", str(path), "--depth", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "read as a tree of guessgym/MicroNerdle-v1" in captured.err
+    assert captured.out.startswith(f"{micro_tree.root.guess}: 127 answers")
+    partial = DecisionTree.from_paths(nerdle(5), dict(list(micro_tree.paths.items())[:-3]))
+    partial.save(tmp_path / "partial.txt", nerdle(5))
+    assert main(["tree", "verify", str(tmp_path / "partial.txt")]) == 1  # a missing answer: 1, as wrong tiles
+    assert "missing" in capsys.readouterr().out
+    (tmp_path / "alien.txt").write_text("zzzzz GGGGG1\n")
+    assert main(["tree", "show", str(tmp_path / "alien.txt")]) == 2
+    assert "no registered game plays this tree; pass --env" in capsys.readouterr().err
 
 
 def test_one_walker_follows_a_history_or_leaves_the_tree(micro_tree: DecisionTree) -> None:
