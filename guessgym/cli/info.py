@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from .common import UsageError
@@ -42,7 +43,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def _table(rows: Sequence[tuple[str, ...]]) -> str:
     """Rows as columns two spaces apart, each as wide as its longest cell (the last left ragged),
     indented by two."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
