@@ -135,9 +135,9 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
                 f"| {i} | {r.label} | {r.game} | {r.n_games} | {format_percent(r.win_rate)} | "
                 f"{format_number(r.mean_guesses, 4)} | {format_number(r.mean_guesses_with_failures, 4)} | "
                 f"{format_number(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {gap_text(r)} | {format_seconds(r.seconds_per_game)} |"
+                f"{r.compact_distribution()} | {r.gap_text()} | {format_seconds(r.seconds_per_game)} |"
             )
-    notes = [_optimum_note(r) for r in results if r.gap_to_optimum is not None]
+    notes = [r.optimum_note() for r in results if r.gap_to_optimum is not None]
     notes = list(dict.fromkeys(notes))
     table = header + ("\n" + "\n".join(rows) if rows else "")
     return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
@@ -178,25 +178,6 @@ def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def gap_text(result: EvaluationResult) -> str:
-    """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
-    sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
-    gap = result.gap_to_optimum
-    if gap is None:
-        return "-"
-    star = "" if result.meta["optimum"].get("proven") else "*"
-    return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
-
-
-def _optimum_note(result: EvaluationResult) -> str:
-    o = result.meta["optimum"]
-    status = "proven optimal over every tree" if o.get("proven") else (
-        f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
-    tree = "the optimal tree" if o.get("proven") else "the best known tree"
-    return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, {tree}'s total "
-            f"(opener {o['opener']}, {status}).")
 
 
 def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:
@@ -247,7 +228,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.set_yticks(
             range(len(rs)),
             [f"{r.label}  ·  {format_percent(r.win_rate)}%  ·  {format_number(r.mean_guesses, 3)}"
-             + (f"  ·  {gap_text(r)} vs opt." if r.gap_to_optimum is not None else "") for r in rs],
+             + (f"  ·  {r.gap_text()} vs opt." if r.gap_to_optimum is not None else "") for r in rs],
             fontsize=9,
         )
         ax.tick_params(length=0)

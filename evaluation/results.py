@@ -273,6 +273,24 @@ class EvaluationResult:
         extra = self.total_guesses - int(optimum["total"])
         return extra, 100.0 * extra / int(optimum["total"])
 
+    def gap_text(self) -> str:
+        """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
+        sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
+        gap = self.gap_to_optimum
+        if gap is None:
+            return "-"
+        star = "" if self.meta["optimum"].get("proven") else "*"
+        return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
+
+    def optimum_note(self) -> str:
+        """What the "vs optimum" figure is measured against (the tree, its opener, proven or not)."""
+        o = self.meta["optimum"]
+        status = "proven optimal over every tree" if o.get("proven") else (
+            f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
+        tree = "the optimal tree" if o.get("proven") else "the best known tree"
+        return (f"vs optimum on {self.game}: total guesses minus {o['total']:,}, {tree}'s total "
+                f"(opener {o['opener']}, {status}).")
+
     # ---- accounting: invalid moves, turns, tokens, latency --------------------------------------
     @property
     def invalid_by_kind(self) -> dict[str, int]:
@@ -360,12 +378,13 @@ class EvaluationResult:
         lines += [
             "| agent | game | games | win % | mean (solved) | "
             + ("mean (all; no attempt limit)" if uncapped else f"mean (X = {self.max_attempts + 1})")
-            + " | std | max | s/game |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+            + " | std | max | s/game |" + (" vs optimum |" if self.gap_to_optimum is not None else ""),
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if self.gap_to_optimum is not None else ""),
             f"| {self.label} | {self.game} | {self.n_games} | {format_percent(self.win_rate)} | "
             f"{format_number(self.mean_guesses, 4)} | {format_number(with_failures, 4)} | "
             f"{format_number(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
-            f"{format_seconds(self.seconds_per_game)} |",
+            f"{format_seconds(self.seconds_per_game)} |" + (f" {self.gap_text()} |" if self.gap_to_optimum is not None
+                                                            else ""),
             "",
             "| guesses | " + " | ".join(str(k) for k in self.distribution) + " |",
             "|---|" + "---:|" * len(self.distribution),
@@ -378,6 +397,8 @@ class EvaluationResult:
         accounting = self.accounting_line()
         if accounting:
             lines += ["", accounting]
+        if self.gap_to_optimum is not None:
+            lines += ["", self.optimum_note()]
         notes = sorted({r.note for r in self.records if r.note})
         if notes:
             lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]

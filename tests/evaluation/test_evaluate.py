@@ -15,6 +15,7 @@ import pytest
 
 from guessgym import envs  # noqa: F401  (registers the ids)
 from guessgym.agents.base import Agent, CandidateAgent, SolverState, UnsupportedGameError
+from guessgym.agents.registry import make_agent
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
 from guessgym.evaluation.backends import WorkerDied
@@ -326,3 +327,14 @@ def test_a_program_read_from_stdin_is_told_it_cannot_spawn_workers_instead_of_ha
     done = subprocess.run([sys.executable, "-"], input=program, capture_output=True, text=True, timeout=120,
                           cwd=tmp_path)
     assert done.returncode != 0 and "'<stdin>' is not a file" in done.stderr and "backend='serial'" in done.stderr
+
+
+def test_the_one_result_table_shows_the_gap_to_the_optimum() -> None:
+    """Issue 24: ``guessgym evaluate`` printed no vs-optimum column although the JSON had it."""
+    result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1")
+    optimum = result.meta["optimum"]["total"]
+    table = result.to_markdown()
+    assert "| vs optimum |" in table and f"| {result.total_guesses - optimum:+,} (" in table
+    assert f"total guesses minus {optimum:,}" in table  # what the figure is measured against
+    sample = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=10)
+    assert "vs optimum" not in sample.to_markdown()  # a sample has no optimum to compare with
