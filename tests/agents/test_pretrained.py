@@ -138,3 +138,13 @@ def test_the_wordle_model_plays_another_word_list_without_retraining() -> None:
     assert result.game == "wordle-5-original" and result.n_games == 30
     assert agent.policy.game.name == "wordle-5-original"  # retargeted
     assert result.win_rate == 1.0 and result.mean_guesses < 4.0
+
+
+def test_the_readme_gives_the_shipped_wordle_models_parameter_count_from_its_card() -> None:
+    """Issue 24: the README said 524k where the card says 528,295."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"the shipped Wordle model has ([\d,]+)", readme)
+    card = json.loads((Path(__file__).resolve().parents[2] / "agents" / "pretrained" / "wordle.json").read_text())
+    assert stated is not None and int(stated.group(1).replace(",", "")) == card["parameters"]
