@@ -171,8 +171,11 @@ def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro
         if plots is not None:
             lines += ["## Plots", "", f"![guess distributions]({plots[0]})", "",
                       f"![win rate against allowed guesses]({plots[1]})", ""]
-        total = sum(r.total_seconds for r in results)
-        lines.append(f"Total game time: {total:.1f} s over {sum(r.n_games for r in results):,} games.")
+        ran = [r for r in results if not (r.meta.get("kept") or r.meta.get("included"))]
+        total = sum(r.total_seconds for r in ran)
+        saved = len(results) - len(ran)
+        lines.append(f"Game time of this run: {total:.1f} s over {sum(r.n_games for r in ran):,} games"
+                     + (f" (the {saved} saved {'row' if saved == 1 else 'rows'} not counted)." if saved else "."))
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -22,7 +22,6 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -260,10 +259,10 @@ def earlier_outcomes(out_dir: Path, replaced: set[str], sample: int | None, seed
             continue  # not an evaluation result
         if not same_scope(result, sample, seed):
             continue
-        when = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
         label, note = result.meta.get("label") or "", result.meta.get("note") or ""
         result.meta["label"] = f"{label}, earlier run" if label else "earlier run"
-        kept_from = f"kept from {path.name} ({when}), not re-run by this command"
+        # the file says where the row comes from; its date would be the checkout's, not the run's
+        kept_from = f"kept from {path.name}, not re-run by this command"
         result.meta["note"] = f"{note}; {kept_from}" if note else kept_from
         result.meta["kept"] = True
         kept.append(saved_outcome(result))
@@ -290,6 +289,7 @@ def included_outcome(path: str | Path) -> Outcome:
         raise ValueError(f"{path}: not a readable evaluation result ({exc})") from None
     result.meta.setdefault("label", "saved result")
     result.meta.setdefault("note", f"read from {path}, not re-run by this job")
+    result.meta["included"] = True
     if result.env_id in SUPERSEDED and "sample" in result.meta and result.meta["sample"] is None:
         # an evaluation of every answer fixes each episode's answer: the version bump left it unchanged
         old, result.env_id = result.env_id, SUPERSEDED[result.env_id]

@@ -33,6 +33,10 @@ from .common import (
     whole_number,
 )
 
+#: Where ``guessgym compare`` writes by default: folders git ignores (the committed tables are
+#: ``results/main/``, written by ``guessgym compare --out results/main``).
+DEFAULT_OUT, QUICK_OUT = "runs/compare", "runs/compare-quick"
+
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..evaluation.evaluate import Backend, evaluate
@@ -149,8 +153,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sample = args.sample if args.sample is not None else (main_job.QUICK_SAMPLE if args.quick else None)
-    # Samples go under results/tmp/ (git-ignored) so a smoke test never overwrites the real tables.
-    out = Path(args.out or ("results/tmp/quick" if sample is not None else "results/main"))
+    # Runs go to git-ignored folders by default, so a newcomer's run never looks like a change to the
+    # project; the committed tables (results/main/) are rewritten only when asked for with --out.
+    out = Path(args.out or (QUICK_OUT if sample is not None else DEFAULT_OUT))
     check_output_dir(out, "--out")
 
     def progress(entry: main_job.Entry) -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -225,7 +230,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("compare", help="the main job: every baseline on Wordle and Nerdle",
                        description="Evaluate every baseline of guessgym.main_job.MAIN_JOB and write the "
                                    "leaderboard, per-agent JSON and plots.")
-    p.add_argument("--out", help="results folder (default: results/main; results/tmp/quick for samples)")
+    p.add_argument("--out", help=f"results folder (default: {DEFAULT_OUT}/, {QUICK_OUT}/ for samples; the "
+                                  "committed tables are results/main/)")
     p.add_argument("--jobs", "-j", type=whole_number(1), default=2,
                    help="worker processes for expensive agents (default: 2)")
     p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")

@@ -419,6 +419,22 @@ def test_compare_quick_end_to_end(tmp_path: Path) -> None:
     assert (tmp_path / "leaderboard.md").read_text().count("| 1 |") == 2
 
 
+def test_compare_writes_to_an_ignored_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 24: ``guessgym compare`` rewrote 21 tracked files under results/main/; by default it
+    writes where git does not look (``runs/``, in the project's .gitignore)."""
+    from guessgym import main_job
+    from guessgym.cli.evaluate import DEFAULT_OUT
+
+    monkeypatch.setattr(main_job, "MAIN_JOB", (main_job.Entry(MICRO, "least-worst"),))
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "--no-progress"]) == 0
+    assert (tmp_path / DEFAULT_OUT / "leaderboard.md").is_file() and not (tmp_path / "results").exists()
+    ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text().splitlines()
+    assert f"/{DEFAULT_OUT.split('/')[0]}/" in ignored
+    capsys.readouterr()
+
+
 def test_a_partial_compare_adds_to_the_full_leaderboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """``--agents X`` once replaced the whole leaderboard with one row under an "every answer" header."""
@@ -435,7 +451,10 @@ def test_a_partial_compare_adds_to_the_full_leaderboard(tmp_path: Path, monkeypa
            "(1 entry; 1 more row, marked *earlier run*, kept from earlier runs in this folder)" in merged
     assert "| least-worst (earlier run) | micro-nerdle | 127 |" in merged
     assert "| random-consistent | micro-nerdle | 127 |" in merged
-    assert "kept from MicroNerdle-v1__least-worst.json (" in merged
+    assert "kept from MicroNerdle-v1__least-worst.json, not re-run" in merged  # its file, not the checkout's date
+    # issue 24: the totals counted the saved rows' game time although this run played one entry
+    ran = next(line for line in merged.splitlines() if line.startswith("Game time of this run:"))
+    assert "over 127 games (the 1 saved row not counted)" in ran
     # a run of another scope (a sample) neither shows nor replaces the full results
     assert main(["compare", "--out", str(tmp_path), "--no-progress", "--sample", "5", "--agents", "least-worst"]) == 0
     sampled = (tmp_path / "leaderboard.md").read_text()
