@@ -259,14 +259,17 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
     by_game: dict[str, list[EvaluationResult]] = {}
     for r in results:
         by_game.setdefault(_group(r), []).append(r)
-    fig, axes = plt.subplots(1, len(by_game), figsize=(5.6 * len(by_game), 4.2), dpi=110, squeeze=False)
+    most = max(len(rs) for rs in by_game.values())
+    legend_rows = math.ceil(most / 2)  # the legend sits below its panel, two columns, never on the curves
+    fig, axes = plt.subplots(1, len(by_game), figsize=(5.6 * len(by_game), 4.2 + 0.17 * legend_rows), dpi=110,
+                             squeeze=False)
     for ax, (game, rs) in zip(axes[0], by_game.items()):
         limits = {r.max_attempts for r in rs}
-        for r in rank(rs):
+        for r, style in zip(rank(rs), curve_styles(len(rs))):
             curve = r.win_rate_curve()
             limit = f"{r.max_attempts} allowed: " if len(limits) > 1 else ""
-            ax.plot([m for m, _ in curve], [100 * w for _, w in curve], marker="o", markersize=3,
-                    linewidth=1.4, label=f"{r.label} ({limit}{format_percent(r.win_rate)}%)")
+            ax.plot([m for m, _ in curve], [100 * w for _, w in curve], markersize=3.5, linewidth=1.4,
+                    label=f"{r.label} ({limit}{format_percent(r.win_rate)}%)", **style)
         top = max(r.max_attempts for r in rs)
         ax.set_xlim(0.8, top + 0.2)
         ax.set_ylim(-2, 102)
@@ -275,9 +278,19 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
         ax.set_ylabel("games solved within m guesses (%)")
         ax.set_title(_title(game, rs), fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     fig.tight_layout()
     return _save(fig, path)
+
+
+def curve_styles(n: int) -> list[dict[str, str]]:
+    """``n`` line styles that differ from each other in colour, line style or marker (ten colours,
+    then the same colours dashed, dash-dotted and dotted, each with its own marker)."""
+    colours = [f"C{i}" for i in range(10)]
+    lines = ["-", "--", "-.", ":"]
+    markers = ["o", "s", "^", "D", "v"]
+    return [{"color": colours[i % 10], "linestyle": lines[(i // 10) % 4], "marker": markers[i % 5]}
+            for i in range(n)]
 
 
 #: Colours of the reference lines of a learning curve.
@@ -370,5 +383,6 @@ __all__ = [
     "plot_leaderboard",
     "plot_learning_curve",
     "plot_win_rate_curves",
+    "curve_styles",
     "rank",
 ]

@@ -157,3 +157,12 @@ def test_plots_are_written(result: EvaluationResult, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.png", "curves.png", "failed.png", "hist.png"]
     with pytest.raises(ValueError, match="at least one result"):
         plot_leaderboard([], tmp_path / "none.png")
+
+
+def test_every_curve_of_a_panel_has_its_own_style() -> None:
+    """Issue 24: win_rate.png drew 11 agents with 10 colours, two of them the same blue."""
+    from guessgym.evaluation.report import curve_styles
+
+    styles = [tuple(sorted(s.items())) for s in curve_styles(24)]
+    assert len(set(styles)) == 24
+    assert len({s["color"] for s in curve_styles(10)}) == 10  # the first ten differ in colour alone
