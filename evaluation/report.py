@@ -191,6 +191,18 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
     rate, the mean and, when the game's optimum is known, the distance from it. Unlike a table of
     means, it shows *where* the agents differ: the tail that fails and the shape of the bulk.
     """
+    return _save(leaderboard_figure(results), path)
+
+
+def _row_label(r: EvaluationResult) -> str:
+    return (f"{r.label}  ·  {format_percent(r.win_rate)}%  ·  {format_number(r.mean_guesses, 3)}"
+            + (f"  ·  {r.gap_text()} vs opt." if r.gap_to_optimum is not None else ""))
+
+
+def leaderboard_figure(results: Sequence[EvaluationResult]) -> Any:
+    """The figure of :func:`plot_leaderboard`, sized to its labels and counts: the label column as
+    wide as the longest row label, each cell as wide as the longest count (so ``14,765`` is never
+    clipped and neighbouring counts never run together)."""
     plt = _pyplot()
     import numpy as np
 
@@ -202,9 +214,13 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
     panels = [(game, rank(rs)) for game, rs in by_game.items()]
     heights = [max(len(rs), 1) for _, rs in panels]
     width_cols = max(max(r.max_attempts for r in rs) + 1 for _, rs in panels)
+    longest_label = max(len(_row_label(r)) for _, rs in panels for r in rs)
+    longest_count = max(len(f"{v:,}") for _, rs in panels for r in rs for v in r.distribution.values())
+    cell_in = max(0.45, 0.085 * longest_count + 0.2)  # 8-point digits are about 0.07 inch wide
+    label_in = 0.075 * longest_label + 0.3  # 9-point text
     fig_h = 0.9 + sum(0.42 * h + 0.8 for h in heights)
     fig, axes = plt.subplots(
-        len(panels), 1, figsize=(max(7.5, 3.8 + 0.75 * width_cols), fig_h), dpi=110,
+        len(panels), 1, figsize=(max(7.5, label_in + cell_in * width_cols + 0.4), fig_h), dpi=110,
         gridspec_kw={"height_ratios": [h + 1.6 for h in heights]}, squeeze=False,
     )
     cmap = plt.get_cmap("Greens")
@@ -228,12 +244,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
                 colour = "white" if dark else ("#8b1a1a" if j == cols else "#222222")
                 ax.text(j, i, f"{c:,}", ha="center", va="center", fontsize=8, color=colour)
         ax.set_xticks(range(cols + 1), labels)
-        ax.set_yticks(
-            range(len(rs)),
-            [f"{r.label}  ·  {format_percent(r.win_rate)}%  ·  {format_number(r.mean_guesses, 3)}"
-             + (f"  ·  {r.gap_text()} vs opt." if r.gap_to_optimum is not None else "") for r in rs],
-            fontsize=9,
-        )
+        ax.set_yticks(range(len(rs)), [_row_label(r) for r in rs], fontsize=9)
         ax.tick_params(length=0)
         ax.set_xticks(np.arange(-0.5, cols + 1), minor=True)
         ax.set_yticks(np.arange(-0.5, len(rs)), minor=True)
@@ -244,7 +255,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
         ax.set_title(f"{_title(game, rs)}\ngames solved in k guesses (X = failed); rows: agent · win % · mean",
                      fontsize=10, loc="right")
     fig.tight_layout()
-    return _save(fig, path)
+    return fig
 
 
 def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.PathLike[str]) -> Path:

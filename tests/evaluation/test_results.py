@@ -166,3 +166,24 @@ def test_every_curve_of_a_panel_has_its_own_style() -> None:
     styles = [tuple(sorted(s.items())) for s in curve_styles(24)]
     assert len(set(styles)) == 24
     assert len({s["color"] for s in curve_styles(10)}) == 10  # the first ten differ in colour alone
+
+
+def test_the_leaderboard_heat_map_fits_every_count_in_its_cell() -> None:
+    """Issue 24: with a long row label, 14,765 read ".4,765" and neighbouring counts ran together."""
+    pytest.importorskip("matplotlib")
+    from guessgym.evaluation.report import leaderboard_figure
+
+    many = [GameRecord(f"a{i}", 3, True) for i in range(14_765)] + [GameRecord(f"b{i}", 2, True) for i in range(1_306)]
+    optimum = {"optimum": {"total": 40_000, "proven": False, "lower_bound": 39_000, "opener": "x", "scope": "20"}}
+    results = [EvaluationResult("lookahead-3(learned-nerdle) (saved result)", "", "guessgym/Nerdle-v1", "nerdle", 6,
+                                many, meta=optimum),  # the longest label of results/main, with its gap text
+               EvaluationResult("short", "", "guessgym/Nerdle-v1", "nerdle", 6, many[:20_000])]
+    fig = leaderboard_figure(results)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        cell = ax.get_window_extent(renderer).width / len(ax.get_xticks())
+        widths = [text.get_window_extent(renderer).width for text in ax.texts]
+        assert widths and max(widths) < 0.9 * cell, (max(widths), cell)
+        left = min(label.get_window_extent(renderer).x0 for label in ax.get_yticklabels())
+        assert left >= 0  # no row label is cut at the figure's left edge
