@@ -85,6 +85,14 @@ def plot_histogram(result: EvaluationResult, path: str | os.PathLike[str]) -> Pa
     return _save(fig, path)
 
 
+def _by_group(results: Iterable[EvaluationResult]) -> dict[str, list[EvaluationResult]]:
+    """Results by :func:`_group`, groups in order of first appearance."""
+    groups: dict[str, list[EvaluationResult]] = {}
+    for r in results:
+        groups.setdefault(_group(r), []).append(r)
+    return groups
+
+
 def _group(r: EvaluationResult) -> str:
     """Plots put results of one environment id together (variants of a game share a panel)."""
     return r.env_id or r.game
@@ -151,10 +159,7 @@ def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro
     (``(agent, environment, status)``), and the two plots (the file names of
     :func:`plot_leaderboard` and :func:`plot_win_rate_curves`, when given)."""
     lines = [f"# {title}", "", *intro, ""]
-    by_env: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_env.setdefault(r.env_id or r.game, []).append(r)
-    for env_id, rs in by_env.items():
+    for env_id, rs in _by_group(results).items():
         lines += [f"## {env_id}", "", leaderboard(rs), ""]
         labelled = [r for r in rs if r.meta.get("label")]
         for r in labelled:
@@ -208,9 +213,7 @@ def leaderboard_figure(results: Sequence[EvaluationResult]) -> Any:
 
     if not results:
         raise ValueError("plot_leaderboard needs at least one result")
-    by_game: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_game.setdefault(_group(r), []).append(r)
+    by_game = _by_group(results)
     panels = [(game, rank(rs)) for game, rs in by_game.items()]
     heights = [max(len(rs), 1) for _, rs in panels]
     width_cols = max(max(r.max_attempts for r in rs) + 1 for _, rs in panels)
@@ -267,9 +270,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
     plt = _pyplot()
     if not results:
         raise ValueError("plot_win_rate_curves needs at least one result")
-    by_game: dict[str, list[EvaluationResult]] = {}
-    for r in results:
-        by_game.setdefault(_group(r), []).append(r)
+    by_game = _by_group(results)
     most = max(len(rs) for rs in by_game.values())
     legend_rows = math.ceil(most / 2)  # the legend sits below its panel, two columns, never on the curves
     fig, axes = plt.subplots(1, len(by_game), figsize=(5.6 * len(by_game), 4.2 + 0.17 * legend_rows), dpi=110,

@@ -195,6 +195,18 @@ def slug(*parts: str) -> str:
     return file_slug(*(p.split("/")[-1] for p in parts if p))
 
 
+def make_env(env_id: str, env_kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The env of a guessgym id (no env checker) and its game; a bad keyword argument is a one-line
+    :class:`UsageError`."""
+    import gymnasium as gym
+
+    try:
+        env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    return env, env.unwrapped.game  # type: ignore[attr-defined]  # a guessgym id: the env has a game
+
+
 def check_output_dir(path: Path, option: str) -> None:
     """Fail before any work is done if ``path`` cannot be (or become) a folder this user can write.
 
@@ -292,5 +304,5 @@ def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, de
 
 __all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "PROG", "OneLineParser", "UsageError", "add_agent_options",
            "add_env_options", "add_override_option", "add_seed_option", "agent_slug", "check_env_id", "check_kind",
-           "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "parse_answers",
+           "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "make_env", "parse_answers",
            "parse_kwargs", "progress_bar", "save_result", "slug", "whole_number"]

@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import (
     DEFAULT_ENV,
@@ -17,29 +17,31 @@ from .common import (
     check_kind,
     check_output_file,
     make_agent,
+    make_env,
     parse_kwargs,
     progress_bar,
     whole_number,
 )
 
+if TYPE_CHECKING:
+    from ..agents.trees import DecisionTree
+
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    import gymnasium as gym
-
     from ..agents.trees import DecisionTree, TreeMismatch, show_tree
     from ..evaluation.trees import record_tree, verify_tree
 
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.action != "record" and not args.file:
         raise UsageError(f"tree {args.action} needs a tree FILE")
+    inferred: DecisionTree | None = None  # the tree as read while finding its game
     if args.env is None:
-        args.env = DEFAULT_ENV if args.action == "record" else game_of_tree(args.file, env_kwargs)
+        if args.action == "record":
+            args.env = DEFAULT_ENV
+        else:
+            args.env, inferred = game_of_tree(args.file, env_kwargs)
     check_kind("tree", args.env)
-    try:
-        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
-    except (ValueError, TypeError, OSError) as exc:
-        raise UsageError(str(exc)) from None
-    game = env.unwrapped.game  # type: ignore[attr-defined]  # a guessgym id: the unwrapped env is a GuessEnv
+    env, game = make_env(args.env, env_kwargs)
     if args.action == "record":
         if not args.agent or not args.out:
             raise UsageError("tree record needs --agent and --out")
@@ -53,7 +55,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
               f"max {tree.max_depth}")
         return 0
     try:
-        tree = DecisionTree.load(args.file, game)
+        tree = inferred if inferred is not None else DecisionTree.load(args.file, game)
     except TreeMismatch as exc:  # a tree, but wrong for this game: what verify reports (exit 1)
         if args.action == "verify":
             print(f"{game.name}: the tree is wrong for this game: {exc}")
@@ -69,8 +71,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
-def game_of_tree(path: str, env_kwargs: dict[str, Any]) -> str:
-    """The first registered single-board id whose game the tree file plays (told on stderr).
+def game_of_tree(path: str, env_kwargs: dict[str, Any]) -> tuple[str, DecisionTree]:
+    """The first registered single-board id whose game the tree file plays (told on stderr), and
+    the tree as read for it.
 
     Raises:
         UsageError: the file is not a tree, or no registered game plays it (pass ``--env``).
@@ -85,19 +88,17 @@ def game_of_tree(path: str, env_kwargs: dict[str, Any]) -> str:
         if kind is None or "tree" not in kind.commands:
             continue
         try:
-            game = make_game(env_id, **game_kwargs)
-            DecisionTree.load(path, game)
+            tree = DecisionTree.load(path, make_game(env_id, **game_kwargs))
         except TreeMismatch:
             continue
         except (OSError, ValueError, TypeError) as exc:
             raise UsageError(str(exc)) from None
         print(f"{path}: read as a tree of {env_id} (--env ID for another game)", file=sys.stderr)
-        return env_id
+        return env_id, tree
     raise UsageError(f"{path}: no registered game plays this tree; pass --env ID (and --env-kwargs) for its game")
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    import gymnasium as gym
 
     from ..baselines.opener_search import prove
     from ..baselines.optimal import ExactSearch
@@ -117,11 +118,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--openers must be 'all' or a number, not {args.openers!r}")
         openers = args.openers if args.openers == "all" else int(args.openers)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
-    try:
-        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
-    except (ValueError, TypeError, OSError) as exc:
-        raise UsageError(str(exc)) from None
-    game = env.unwrapped.game  # type: ignore[attr-defined]
+    env, game = make_env(args.env, env_kwargs)
     if game.commutative and not args.out.removesuffix(".gz").endswith(".json"):
         raise UsageError(f"--out {args.out}: a commutative game's tree may win an answer with a rearrangement, which "
                          "the text format cannot name: give a .json (or .json.gz) file")
@@ -158,7 +155,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_worst_case(args: argparse.Namespace) -> int:
-    import gymnasium as gym
 
     from ..baselines.worst_case import solve_worst_case
     from ..infra.atomic import atomic_write_text
@@ -167,11 +163,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     if args.out:
         check_output_file(Path(args.out), "--out")
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
-    try:
-        env = gym.make(args.env, disable_env_checker=True, **env_kwargs)
-    except (ValueError, TypeError, OSError) as exc:
-        raise UsageError(str(exc)) from None
-    game = env.unwrapped.game  # type: ignore[attr-defined]
+    env, game = make_env(args.env, env_kwargs)
     adversary = args.adversary or ("absurdle" if kind.name == "absurdle" else "any")
     update, close = progress_bar("openers")
     try:
