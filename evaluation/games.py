@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -28,7 +28,8 @@ from ..envs.env import GuessEnv, PlainKind
 from ..envs.game import Game
 from ..envs.kinds import GameSetup, game_numbers, kind_of
 
-PLAIN = PlainKind()
+#: The plain kind (the one :class:`~guessgym.envs.env.GuessEnv` carries): games given as objects are plain.
+PLAIN = cast(PlainKind, GuessEnv.kind)
 
 
 def resolve_setup(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None = None,
