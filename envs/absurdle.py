@@ -23,6 +23,8 @@ from .options import check_action, check_can_step, check_int, check_number, chec
 
 #: Board rows in the observation of an uncapped game (the latest guesses are shown).
 DEFAULT_ROWS = 16
+#: Rows of an uncapped game's ``rgb_array`` image: this many, or one more than the guesses while it runs.
+MIN_IMAGE_ROWS = 6
 
 
 class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
@@ -70,10 +72,10 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
     ``loss_reward``, ``step_penalty``, ``matrix_cache``. ``hard_mode=True`` is a ``ValueError``.
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release; the ``rgb_array`` render mode came later and changes nothing else.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
     kind: ClassVar[GameKind]
 
@@ -140,12 +142,18 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
     def _done(self) -> bool:
         return bool(self.engine.status[0, DONE])
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
         from .scoring import pattern_to_tiles
 
+        if self.render_mode == "rgb_array":
+            from .render import board_image
+
+            rows = [(self.game.guesses[a], pattern_to_tiles(p, self.game.length)) for a, p in self.history]
+            shown = self.max_attempts or max(MIN_IMAGE_ROWS, len(rows) + (not self._done))
+            return board_image(rows, self.game.length, shown, self.game.kind)
         return "\n".join(f"{self.game.guesses[a]}  {pattern_to_tiles(p, self.game.length)}" for a, p in self.history)
 
     def action_masks(self) -> np.ndarray:

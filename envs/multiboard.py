@@ -92,10 +92,10 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
     answers, or ``hard_mode=True``, is a ``ValueError``.
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release; the ``rgb_array`` render mode came later and changes nothing else.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
     kind: ClassVar[GameKind]
 
@@ -182,10 +182,16 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
             info["answers"] = [self.game.answers[int(a)] for a in self.engine.answer]
         return obs, reward, self._done, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi'")
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from .render import boards_image
+
+            columns = 4 if self.boards <= 8 else 8
+            return boards_image([self.engine.board_rows(i) for i in range(self.boards)], self.game.length,
+                                self.game.max_attempts, self.game.kind, columns)
         blocks = []
         for i in range(self.boards):
             rows = self.engine.board_rows(i)

@@ -69,6 +69,20 @@ def board_image(rows: list[tuple[str, str]], length: int, max_attempts: int, kin
     return np.asarray(image, dtype=np.uint8).copy()
 
 
+def boards_image(boards: list[list[tuple[str, str]]], length: int, max_attempts: int, kind: str,
+                 columns: int = 4) -> np.ndarray:
+    """Several boards (a multi-board game), ``columns`` to a line, each drawn by :func:`board_image`."""
+    images = [board_image(rows, length, max_attempts, kind) for rows in boards]
+    height, width = images[0].shape[:2]
+    across = min(columns, len(images))
+    down = -(-len(images) // across)
+    canvas = np.full((down * height, across * width, 3), _BACKGROUND, dtype=np.uint8)
+    for i, image in enumerate(images):
+        y, x = divmod(i, across)
+        canvas[y * height : (y + 1) * height, x * width : (x + 1) * width] = image
+    return canvas
+
+
 def render_board(rows: list[tuple[str, str]], game: Game, mode: str) -> str | np.ndarray:
     """One frame of a board: ANSI text (``"ansi"``/``"human"``) or an RGB array (``"rgb_array"``)."""
     if mode == "rgb_array":

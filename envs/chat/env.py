@@ -6,6 +6,7 @@ import string
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 
 from ..engine import ANSWER
@@ -121,10 +122,11 @@ class ChatGuessEnv(gym.Env[str, str]):
       replacing the defaults.
 
     ## Version History
-    * v0: initial release.
+    * v0: initial release; the ``rgb_array`` render mode (the board of the guesses played so far)
+      came later and changes nothing else.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
     #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
     kind: ClassVar[GameKind]
 
@@ -251,10 +253,15 @@ class ChatGuessEnv(gym.Env[str, str]):
             self.render()
         return self._text, reward, self._done, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi' or 'human'")
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='ansi', 'human' or "
+                            "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from ..render import render_board
+
+            return render_board(self.env.board_rows(), self.game, "rgb_array")
         if self.render_mode == "human":
             shown = self._messages[-2:] if self._turn else self._messages
             print("\n\n".join(_format(m) for m in shown), flush=True)

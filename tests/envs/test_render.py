@@ -110,3 +110,66 @@ def test_render_without_a_mode_warns_and_returns_none(env_id: str) -> None:
         assert env.unwrapped.render() is None
     assert any("render_mode" in str(w.message) for w in caught)
     env.close()
+
+
+def board_size(rows: int, length: int) -> tuple[int, int]:
+    """The (height, width) of one board image."""
+    return 2 * MARGIN + rows * TILE + (rows - 1) * GAP, 2 * MARGIN + length * TILE + (length - 1) * GAP
+
+
+@pytest.mark.parametrize(("env_id", "grid"), [("guessgym/Dordle-v0", (1, 2)), ("guessgym/Octordle-v0", (2, 4)),
+                                              ("guessgym/Sedecordle-v0", (2, 8))])
+def test_multiboard_rgb_array_draws_each_board_in_a_grid(env_id: str, grid: tuple[int, int]) -> None:
+    env = gym.make(env_id, render_mode="rgb_array")
+    base = env.unwrapped
+    game = base.game
+    answers = list(range(base.boards))
+    env.reset(seed=0, options={"answers": answers})
+    empty = env.render()
+    height, width = board_size(game.max_attempts, game.length)
+    assert empty.shape == (grid[0] * height, grid[1] * width, 3)
+    env.step(int(game.answer_to_guess[1]))  # solves board 2 and colours every board's first row
+    image = env.render()
+    for board in range(base.boards):
+        y, x = divmod(board, grid[1])
+        tile = image[y * height :, x * width :]
+        colours = {tile_corner(tile, 0, c) for c in range(game.length)}
+        assert tile_corner(tile, 0, 0) != tile_corner(empty[y * height :, x * width :], 0, 0)
+        if board == 1:
+            assert len(colours) == 1 and tile_corner(tile, 0, 0)[1] > tile_corner(tile, 0, 0)[0]  # all green
+        assert tile_corner(tile, 1, 0) == tile_corner(empty, 1, 0)  # the second row is empty
+    env.step(int(game.answer_to_guess[0]))
+    after = env.render()
+    solved = after[:height, width : 2 * width]
+    assert tile_corner(solved, 1, 0) == tile_corner(empty, 1, 0)  # a solved board takes no more rows
+    env.close()
+
+
+def test_absurdle_rgb_array_grows_with_an_uncapped_game_and_is_fixed_when_capped() -> None:
+    env = gym.make("guessgym/Absurdle-v0", render_mode="rgb_array")
+    game = env.unwrapped.game
+    env.reset(seed=0)
+    assert env.render().shape[:2] == board_size(6, game.length)
+    for word in ("crane", "spilt", "dough", "bawdy", "fjord", "gucky"):
+        _, _, terminated, _, info = env.step(game.guess_index[word])
+        if terminated:
+            break
+    image = env.render()
+    played = info["attempt"]
+    assert image.shape[:2] == board_size(max(6, played + (not terminated)), game.length)
+    assert tile_corner(image, played - 1, 0) != (255, 255, 255)
+    capped = gym.make("guessgym/Absurdle-v0", render_mode="rgb_array", max_attempts=4)
+    capped.reset(seed=0)
+    assert capped.render().shape[:2] == board_size(4, game.length)
+
+
+def test_chat_rgb_array_is_the_board_of_the_guesses_played() -> None:
+    chat = gym.make("guessgym/WordleChat-v0", render_mode="rgb_array")
+    plain = gym.make("guessgym/Wordle-v1", render_mode="rgb_array")
+    game = plain.unwrapped.game
+    chat.reset(seed=0, options={"answer": "crane"})
+    plain.reset(seed=0, options={"answer": "crane"})
+    for word in ("slate", "brick"):
+        chat.step(f"My guess: [{word}]")
+        plain.step(game.guess_index[word])
+    assert np.array_equal(chat.render(), plain.render())
