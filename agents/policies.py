@@ -1,76 +1,19 @@
 """A stable-baselines3 policy whose size does not depend on the vocabulary.
 
-Why not the default policy
---------------------------
-SB3's default actor ends in ``nn.Linear(hidden, n_actions)``: one learned row per guess, 12,947
-rows for Wordle and 17,723 for classic Nerdle. Each row is trained only when its guess is played
-or masked, the network cannot transfer what it learned about ``crane`` to ``crate``, and the
-parameter count grows with the word list. Feeding the observation's 12,947-wide action mask to the
-MLP repeats the mistake on the input side (in easy mode that mask is all ones anyway).
+* :class:`GuessFeaturesExtractor` (no trainable parameters) reduces the board and tiles to what they
+  imply: greens, "not here", minimum and maximum copies of each symbol, the attempt, and with
+  ``candidate_features`` the exact candidate set's size and symbol frequencies.
+* :class:`GuessScoringHead` scores every guess as the actor's output times a **fixed** encoding of
+  the guess (symbol per position, symbols present, is-an-answer) plus a learned bonus for guesses
+  that are still possible answers (``candidate_prior`` starts it); with ``split_features`` it adds
+  state-dependent weights over how each guess splits the candidates
+  (:class:`~guessgym.agents.split_features.SplitFeatures`; ``split_prior`` starts them).
+* No parameter belongs to a guess, so :meth:`GuessPolicyMixin.set_game` points a trained policy at
+  another list of the same shape (the curriculum, transfer). MaskablePPO passes ``action_masks()``;
+  plain PPO and A2C use :class:`GuessActorCriticPolicy`.
 
-The design
-----------
-**Observation features** (:class:`GuessFeaturesExtractor`, no trainable parameters). The board and
-tiles (SB3 one-hot encodes them) are reduced to what the tiles *imply*, which is independent of
-the order of the rows and of the vocabulary:
-
-* ``green[i, s]``: symbol ``s`` is known to be at position ``i``;
-* ``not_here[i, s]``: symbol ``s`` is known not to be at position ``i``;
-* ``at_least[s, k]``: the answer has at least ``k`` copies of ``s`` (greens + yellows of ``s``
-  in one row); ``at_most[s, k]``: it has fewer than ``k`` (a grey copy caps the count);
-* the attempt number (one-hot);
-* candidate features (``candidate_features=True``): these constraints are *exactly* the answers
-  still possible (a proof is in :meth:`GuessFeaturesExtractor.candidates`), so one matrix product
-  with a fixed encoding of the answer list gives the candidate set, from which come how many
-  candidates remain and how often each symbol appears at each position / anywhere among them.
-
-Everything is ``length x n_symbols`` sized: 686 numbers for Wordle, the same for 100 or 12,947
-guesses.
-
-**Action scores** (:class:`GuessScoringHead`). The actor's last layer outputs a vector ``z`` of
-``length * n_symbols + n_symbols + 2`` numbers. Each guess ``g`` has a FIXED encoding ``E[g]``
-(non-trainable buffer built from ``game.guess_codes``): the one-hot of its symbol at each
-position, which symbols it contains, and whether it is a possible answer. The logit of ``g`` is
-``z[:D] . E[g] + z[D] * candidate(g)``, where ``candidate(g)`` says whether ``g`` is still a
-possible answer given the tiles. So the network learns which symbol-in-position features make a
-good guess *in this state*, and scores the whole vocabulary with one matrix product; no
-parameter belongs to a particular guess (``guess_bias=True`` adds one learned scalar per guess,
-off by default because it breaks that property).
-
-``candidate_prior`` initialises the bias of ``z[D]``: with a prior of about ``ln(n_guesses)`` the
-untrained policy already plays mostly candidate answers, so sparse win rewards arrive from the
-first rollouts even with 12,947 actions. Training then learns when an informative non-candidate
-is better and which candidate to pick. With ``0`` the policy starts uniform.
-
-**Split features** (``split_features=True``). Symbol features say what a guess tests, not how
-well it tells the remaining answers apart; the greedy baselines rank guesses by exactly that (the
-largest bucket, the expected bucket, the entropy). With this option the extractor also computes,
-for every guess, how it splits the candidate set (:class:`~guessgym.agents.split_features.SplitFeatures`:
-eight numbers, numba, memoised per set), and the head adds ``w(state) . s(g)``, where ``s(g)``
-are those features and ``w`` (8 numbers) comes from the actor's last layer (one product per
-distinct candidate set of the batch: its rows share the set's features, never copied per row).
-The policy can thus play like any of the baselines, or weigh them per state, still with no
-parameter per guess. The state features gain what the state's best guess achieves (four
-numbers), which the critic needs to value a state.
-
-``split_prior`` initialises those weights as ``candidate_prior`` does the candidate score: with
-``{"log expected left": -300}`` the untrained greedy policy plays the guess with the smallest expected
-bucket (the expected-size baseline, up to ties and the candidate score), and its samples are
-spread over the guesses that split nearly as well. Training then starts from a strong greedy
-player and learns where to deviate from it, instead of rediscovering it from uniform play. The
-shipped Wordle models start from ``{"log buckets": 600, "log expected left": -300}`` (Nerdle:
-3000 on buckets), most buckets first (the most-buckets baseline), then the fewest candidates
-left: a prior on ``log buckets`` alone is as good greedily, but every guess ties on it when one
-candidate is left, so the *sampled* policy almost never plays the answer and training rollouts
-are lost.
-
-Masks are applied by sb3-contrib (``MaskablePPO`` passes ``action_masks()`` to the distribution);
-plain PPO and A2C use :class:`GuessActorCriticPolicy` with the same network.
-
-Because no parameter depends on the vocabulary, :meth:`GuessPolicyMixin.set_game` can point a
-trained policy at another game with the same length, alphabet and number of attempts (a
-different answer or guess list), which is how the vocabulary curriculum and
-:class:`~guessgym.agents.learned.LearnedAgent` reuse one network.
+Why SB3's default policy fails here, the design in full and why the shipped priors are what they
+are: the documentation's research notes (``docs/research/policies.md``).
 """
 
 from __future__ import annotations

@@ -1,68 +1,16 @@
 """The clique strategy of generalised_wordle_greedy_clique.txt, sections 6.2-6.6 (easy mode only).
 
-The paper's player first tries to discover the hidden word's letters with sets of words that share
-no unseen letter, then finishes. One *round*:
+Each round discards the words inconsistent with what is known, joins words that share no unseen
+letter (a "hard" graph, else a "soft" one sharing exactly one), finds the largest cliques (sizes
+``26 // length`` down to 3) and guesses every word of the one covering the most unseen letters;
+when the letters are found or no clique exists, the remaining candidates are guessed in order. The
+search is a numba branch-and-bound enumeration in the paper's order that returns exactly its first
+best clique; ``max_search_nodes`` bounds it.
 
-1. From the history, the tracker knows the found letters (green or yellow somewhere), the grey
-   letters (guessed, never green or yellow), the green positions, and the *unseen* letters (never
-   guessed). A vocabulary word is *discarded* if it contains a grey letter, misses a found letter,
-   or has another letter at a green position (``UpdateDiscardedWords``).
-2. ``FormGraph``: the vertices are the words not discarded; two words are joined when they have
-   no common unseen letter ("hard" graph); if that graph has no edge at all, when they have
-   exactly one common unseen letter ("soft" graph).
-3. ``FindClique``: for ``k`` from ``26 // length`` down to 3, all ``k``-cliques; the first size
-   that has any wins (Algorithm 8).
-4. ``FindBestClique``: the clique covering the most unseen letters; a later clique replaces the
-   best only when it covers strictly more, so the first best in enumeration order wins.
-5. The clique's words are all guessed (in the clique's order), and only then is the tracker
-   updated (``UpdateWordleState``) and the next round planned.
-
-Rounds continue while fewer than ``length`` distinct letters are found and a clique exists; then
-the remaining candidates are guessed.
-
-Implementation. The search is a numba depth-first enumeration of cliques in lexicographic order of
-vertex index (the order of the paper's ``backtrack`` with ``vertex > lastVertex``), over letter
-bitmasks restricted to the unseen letters, with branch and bound: a branch is cut when even
-``k - d`` more words of the largest remaining unseen coverage could not cover *strictly* more
-letters than the best clique so far, and the search stops as soon as a clique covers every
-coverable letter. This returns exactly the paper's first best clique. Words with the same
-restricted mask are interchangeable except for their index, so only the first ones of each class
-are kept (exact for the lexicographic order). On the nyt lists the first round, the five words
-``bemix clunk grypt vozhd waqfs`` (25 letters), takes about a second.
-
-Seed problems and the choices made here:
-
-* Repeated letters. The paper assumes every vocabulary word has distinct letters.
-  ``distinct_letters_only=True`` (default) keeps that assumption for the *graph*: words with a
-  repeated letter are not vertices. Answers with repeated letters remain possible: the candidate
-  sets are exact, and the tracker is built from exact feedback (a letter is found if any of its
-  tiles is green or yellow, grey only if every copy in a guess is grey).
-* Finishing. ``CheckAllAnagrams`` (Algorithm 10) and ``GuessRemainingWords`` (Algorithm 11) read the
-  hidden word (``hiddenWordDict``) and assume distinct letters; a player cannot do that. We finish
-  by guessing the remaining candidates (exact filtering) in answer-list order, one per turn.
-* Algorithm 3 breaks out of the loop ``if len(all_cliques)``, i.e. when cliques *were* found, and
-  calls ``CheckAllAnagrams`` when the letters are *not* all found; both conditions are inverted
-  with respect to the text. It also calls ``FindKClique`` with the maximum size only, while
-  Algorithm 8 and the text descend to size 3; we follow the text.
-* ``FormGraphHelper`` skips discarded words only as the first endpoint (``i``), so a discarded
-  word with a larger index can still join a clique; the text says the graph is over the remaining
-  words, which we follow. Words already guessed are not vertices (guessing them again reveals
-  nothing).
-* ``FindBestClique`` starts from ``best_unseen_chars = set()`` with a strict ``>``; if every clique
-  covers no unseen letter it would pass ``None`` to ``UpdateWordleState``. We end the clique phase
-  instead.
-* ``letter_positions`` maps a letter to one position; we keep every green (position, letter).
-* ``ALPHABET_SIZE = 26``: for length 9, ``26 // 9 = 2 < 3`` so no clique is ever searched and the
-  method reduces to guessing candidates in order (the paper reports no clique result for 9).
-* The paper's ``backtrack`` iterates a Python ``set`` of neighbours; we use ascending index order.
-* Nerdle is not supported: the method is defined on the 26-letter alphabet (``ALPHABET_SIZE = 26``
-  is hard-coded); every equation contains ``=``, so no two equations are disjoint on unseen symbols
-  and the hard graph is always empty; and with 15 symbols ``15 // length < 3`` for every length
-  but 5, so no clique could be searched.
-* Hard mode is not supported (section 6.7: the clique words ignore revealed hints).
-* ``max_search_nodes`` bounds one clique search (default 2e8 nodes, far above what the shipped
-  word lists need); when it is hit the best clique found so far is used and a warning is logged,
-  the only departure from the exhaustive search.
+Nerdle and hard mode are not supported (:class:`~guessgym.agents.base.UnsupportedGameError` says
+why). The paper's errors and the choices made here (repeated letters, finishing without reading the
+hidden word, inverted conditions in its Algorithm 3) are in the documentation's research notes
+(``docs/research/clique.md``).
 """
 
 from __future__ import annotations

@@ -1,55 +1,14 @@
 """Min-average (expectimin) search of nerdle_min_average_report.txt, sections 7 and 8.
 
-The report models the game as a tree: a *user* node tries every equation still possible
-(``get_possible_equations``, i.e. the remaining candidates, in list order) and a *computer* node
-tries every feedback that guess can receive. Leaves carry the size of the reduced candidate set.
-``EXPECTIMIN`` (Algorithm 10) backs values up:
+A guess's value is the report's ``EXPECTIMIN`` backed up over ``depth`` levels (one user ply and
+one computer ply each): at depth 1 the integer ``sum(s^2)`` over its buckets ``s``; at depth 2
+each bucket's best inner guess, combined as ``sum(v^2) / sum(v)``. Guesses come from the
+candidates, in list order (ties go to the first), so the solver is hard-mode legal by construction.
+Depth 2 is used only while at most ``max_depth2_candidates`` candidates remain (its cost at the
+root of classic Nerdle is minutes, not the per-decision budget of a baseline).
 
-* user node: the minimum of its children, the first strictly smaller one winning
-  (``if exp_value[1] < value``), so ties go to the first guess in candidate order;
-* computer node: ``nr / dr`` with ``nr = sum(v * v)`` and ``dr = sum(v)`` over its children's
-  values ``v`` (a weighted average whose weights are the values themselves).
-
-``depth`` here counts *levels* (one user ply plus one computer ply), as in the report's
-"search depth = 1/2"; the report's ``BUILD_TREE(depth)`` counts plies, so our ``depth=1`` is its
-``BUILD_TREE(depth=2)``.
-
-* depth 1: value of a guess = ``sum(s^2) / sum(s)`` over its buckets ``s``; ``sum(s) = |C|`` is
-  the same for every guess, so we compare the integer ``sum(s^2)`` (exact).
-* depth 2: for each bucket ``B`` of the root guess, the inner user node's value is
-  ``min over g in B of sum(s'^2) / |B|`` over the buckets ``s'`` of ``g`` within ``B`` (a bucket of
-  one or two equations has value 1); the root guess's value is ``sum(v_B^2) / sum(v_B)``. The
-  numba kernel groups each root guess's candidates by pattern with a counting sort and evaluates
-  each inner bucket on its own ``|B| x |B|`` block, stopping an inner scan early when a perfect
-  split (value 1) is found, which cannot be beaten. Values are floats, as in the report; values
-  equal up to rounding (relative 1e-12) count as ties, resolved in candidate order.
-
-Cost and the root. Depth 2 costs ``sum over root guesses of sum(s^2)``, i.e. ``|C|^2`` times the
-mean depth-1 value, not the ``O(n^4)`` the report derives for its tree. At the root of classic
-Nerdle (17,723 equations) that sum is about 3.9e10 pattern reads (mean depth-1 value 123): about
-7 minutes on two cores (benchmarks/bench_solvers.py extrapolates it from a sample of root
-guesses), not the hours the report's bound suggests, but far too slow for a per-decision
-baseline. So depth 2 is used only when at most ``max_depth2_candidates`` candidates
-remain (default 3,000); larger sets, in particular the root of classic and Midi Nerdle, use the
-depth-1 choice. ``max_depth2_candidates=None`` forces depth 2 everywhere.
-
-Seed claims and ambiguities:
-
-* Best opener (section 9.3): the report says ``48-16=32`` (depth 1). Our exhaustive depth-1
-  search over the 17,723 answers finds ``48-32=16`` (value 31.11; ``48-16=32`` scores 32.99 and
-  ranks 17th). The report's histogram claim that its opener leaves fewer than 110
-  equations for every answer also fails for both: the largest bucket is 116 for ``48-16=32`` and
-  111 for ``48-32=16``. benchmarks/bench_solvers.py prints the opener and its value.
-* Candidate order: the report's lists keep the order of its generator (``generate_expressions``);
-  ours are the game's answer list (sorted). Ties (``<`` keeps the first) may therefore resolve to
-  a different equation than the report's program would pick.
-* Algorithm 10 line 22 assigns ``exp_value[1] <- self.expectimin(n[1])`` (a tuple into one slot);
-  we read it as ``exp_value <- ...`` and use its value, the only reading that type-checks.
-* The report's generator pseudo-code (Algorithm 3) would format division results as floats
-  (``"12/3=4.0"``) and cannot produce its own count of 17,723; our answer list comes from
-  :mod:`guessgym.envs.equations`, which reproduces 17,723 exactly.
-* Guesses come only from the candidates (the user node enumerates possible equations), so the
-  solver is hard-mode legal by construction.
+How the report was read, its errors (the best opener is ``48-32=16``, not ``48-16=32``) and the
+cost analysis are in the documentation's research notes (``docs/research/min-average.md``).
 """
 
 from __future__ import annotations

@@ -1,71 +1,20 @@
 """Greedy bucket solvers: minimax ("least worst"), expected size, and most buckets.
 
-Seeds: wordle_minimax_solver.txt (R. Pawson, the C# ``BestAttempt``/``BetterOf`` solver and its two
-variants plus a hard-mode variant) and generalised_wordle_greedy_clique.txt section 6.1 (the same
-greedy rule for word lengths 3 to 9).
+Seeds: wordle_minimax_solver.txt (the C# ``BestAttempt``/``BetterOf`` solver, its two variants and
+a hard-mode variant) and generalised_wordle_greedy_clique.txt section 6.1.
 
-Rule. For every guess in a pool, split the remaining candidates by the feedback they would give
-and score the guess by the size of its largest bucket (variant 1, "least worst") or by the sum of
-the squared bucket sizes (variant 2, "expected": the report's ``Sum(g.Count() * g.Count())``,
-which is ``|C|`` times the expected number of candidates left). The smallest score wins.
+For every guess in a pool, split the remaining candidates by the feedback they would give and score
+the guess by its largest bucket (``"least-worst"``), the sum of the squared bucket sizes
+(``"expected-size"``) or minus the number of buckets (``"most-buckets"``); the smallest score wins.
+The constructor options ``pool``/``hard_pool``, ``order`` and ``tie_break`` choose the pool and the
+tie-break; the defaults reproduce the report (``tie_break="betterof"``: the last candidate with the
+minimum score if any, else the first word, :func:`guessgym.envs.buckets.betterof_fold`). The
+generalised paper's Greedy is ``make_baseline("least-worst", pool="candidates", tie_break="first",
+order="game")``.
 
-Pools and tie-breaks (constructor options; the defaults reproduce the report):
-
-* ``pool="all"`` (easy mode): every allowed guess, visited in ``order="answers-first"``: the
-  report's ``ValidWords`` list is the 2,309 answers followed by the 10,638 other words.
-* ``hard_pool="candidates"`` (hard mode): the report's hard variant,
-  ``AllRemainingWordCounts(possAnswers, possAnswers)``: attempts drawn from the remaining
-  candidates, which always satisfy the hard-mode rule. ``hard_pool="all"`` instead searches every
-  guess the real hard-mode rule allows (greens kept in place, revealed letters reused): the hard
-  mode as generalised_wordle_greedy_clique.txt section 4 *states* it (its Greedy still draws
-  guesses from the pruned vocabulary, i.e. the candidates, see below).
-* ``tie_break="betterof"``: the report's ``Aggregate(BetterOf)`` fold: a challenger replaces the
-  best so far when its count is strictly smaller, or equal and the challenger is itself a
-  remaining candidate. Implemented without a loop by :func:`guessgym.envs.buckets.betterof_fold`: the
-  result is the *last* candidate with the minimum count if any, otherwise the *first* word with
-  the minimum count. ``tie_break="first"``: ``Vocab[argmin(worst_case_words)]`` of the
-  generalised paper (first minimum in list order).
-
-The generalised paper's Greedy (Algorithm 2) is
-``make_baseline("least-worst", pool="candidates", tie_break="first", order="game")``: its guesses
-come from the pruned vocabulary (the candidates, since its vocabulary is one list of words that
-are both guesses and answers), in both modes.
-
-Seed ambiguities and errors found (our measurements on the nyt lists, 12,947 guesses and 2,309
-answers):
-
-* The report says list order "makes no difference" (Appendix I). It does: five words tie at the
-  minimum worst case of 167 for the first guess (AESIR, ARISE, RAISE, REAIS, SERAI). With the
-  answers-first order the fold visits ARISE, RAISE (both answers), then AESIR, REAIS, SERAI; it
-  returns RAISE, the report's opener. A plain first-minimum rule would return ARISE in that order
-  and AESIR in alphabetical order.
-* ``AllRemainingWordCounts`` uses ``AsParallel()`` without ``AsOrdered()``, so in the C# program
-  the fold order, and hence the tie-break, is not even deterministic; we fold in list order.
-* With ``BetterOf`` in the hard variant every challenger is a candidate, so ties go to the *last*
-  candidate in list order with the minimum count.
-* The report's commentary prints ``MarkAttempt`` returning ``EvaluateYellows(...).target``, while
-  the listing (correctly) returns ``.attempt``; ``TestBestAttempt`` and ``TestAllRemainingWordCounts``
-  contain six-letter typos ("BBBBBB", "DDDDDD"). The scoring itself (greens first, then yellows
-  left to right against unused letters) is the one :mod:`guessgym.envs.scoring` implements.
-* The generalised paper's ``GetPattern`` marks a letter yellow whenever it occurs anywhere in the
-  hidden word (its vocabulary is assumed to have distinct letters); we always use the exact
-  two-pass scoring, which agrees with it on words with distinct letters.
-* With ``tie_break="first"`` and ``pool="all"`` a single remaining candidate would lose to the
-  first word of the list (every guess then scores 1) and the game would never end; we always play
-  the last remaining candidate (``BetterOf`` does so by itself).
-* Claims checked by benchmarks/bench_solvers.py (and tests): RAISE's worst case is 167 and after
-  an all-grey RAISE the solver plays BLUDY (worst case 13): confirmed. Least worst over all 2,309
-  answers: mean 3.5548 with 1/67/977/1,178/86 games in 1/2/3/4/5 guesses, exactly the report's
-  percentages. Hard variant: mean 3.6652 with 13 answers needing more than 6 guesses: the
-  report's 3.67 and 13. Expected variant: *not* reproduced. We measure mean 3.4812 and never more
-  than 5 guesses (opener ROATE; 3.4942, still at most 5, when RAISE is forced first as in the
-  report's simulation loop), against the report's 3.57 with ten answers needing 6; no reading of
-  the listing we tried (sum of squares, number of groups, integer average) gives its figures.
-
-``most-buckets`` is not from a seed document: it keeps the guess with the *most* buckets (the
-"most distinct feedback patterns" rule), with the same pools and tie-breaks. It is here because
-the learned policies start from it (``split_prior = {"log buckets": ...}`` in configs/), so a
-learned row can be read against the greedy rule it started from, not only against the seeds'.
+The seeds' ambiguities and errors, the tie-break analysis and the figures checked (mean 3.5548 with
+the report's distribution; the expected variant *not* reproduced) are in the documentation's
+research notes (``docs/research/minimax.md``).
 """
 
 from __future__ import annotations
@@ -145,12 +94,14 @@ class _GreedyBucketAgent(BaselineAgent):
 class LeastWorstAgent(_GreedyBucketAgent):
     """Greedy minimax: smallest worst-case feedback bucket (wordle_minimax_solver.txt; generalised paper 6.1).
 
-    Keyword arguments (defaults reproduce the report's ``BestAttempt``):
+    Args:
         pool: ``"all"`` guesses (default) or the remaining ``"candidates"`` in easy mode.
         hard_pool: pool in hard mode: ``"candidates"`` (default, the report's hard variant) or
             ``"all"`` guesses the hard-mode rule allows.
         tie_break: ``"betterof"`` (default, the report's fold) or ``"first"`` minimum.
         order: ``"answers-first"`` (default, the report's ValidWords) or ``"game"`` list order.
+
+    The defaults reproduce the report's ``BestAttempt``.
     """
 
     name = "least-worst"

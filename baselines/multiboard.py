@@ -2,7 +2,7 @@
 left, else the guess that leaves the fewest candidates expected, summed over the unsolved boards.
 
 Not from a seed document (the seeds play one board). The rule is the single-board
-``expected-size`` statistic, made additive over boards, with a win counting as none left:
+``expected-size`` statistic, made additive over boards, with a win counting as none left::
 
     E(g) = sum over unsolved boards b of (sum of squared bucket sizes of g on C_b - [g in C_b]) / |C_b|
 

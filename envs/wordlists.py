@@ -2,15 +2,15 @@
 
 Presets (see ``envs/data/PROVENANCE.md``):
 
-========== ======= ================================ =========================================
-preset     lengths answers                          allowed guesses
-========== ======= ================================ =========================================
-``nyt``    5       2,309 (NYT-era answers)          12,947 (NYT-era allowed list)
-``original`` 5     2,315 (pre-NYT answers)          12,972 (pre-NYT allowed list)
-``nyt2022`` 5      2,309 (NYT-era answers)          14,855 (the larger list of Sept 2022)
-``nyt2023`` 5      3,158 (the extended list of 2023) 14,855 (the larger list of Sept 2022)
-``english`` 3-9    SCOWL size 50 (common words)     SCOWL size 70 (a superset)
-========== ======= ================================ =========================================
+============ ======= ================================== ======================================
+preset       lengths answers                            allowed guesses
+============ ======= ================================== ======================================
+``nyt``      5       2,309 (NYT-era answers)            12,947 (NYT-era allowed list)
+``original`` 5       2,315 (pre-NYT answers)            12,972 (pre-NYT allowed list)
+``nyt2022``  5       2,309 (NYT-era answers)            14,855 (the larger list of Sept 2022)
+``nyt2023``  5       3,158 (the extended list of 2023)  14,855 (the larger list of Sept 2022)
+``english``  3-9     SCOWL size 50 (common words)       SCOWL size 70 (a superset)
+============ ======= ================================== ======================================
 """
 
 from __future__ import annotations

@@ -1,0 +1,443 @@
+"""Pages the documentation generates from the code and the committed results when it builds.
+
+* one page per registered environment (``environments/<Name>.md``): the Gymnasium table (action
+  space, observation space, ``gymnasium.make`` call), an animated picture of a game drawn by the
+  environment's own ``rgb_array`` render, and the entry point's docstring sections;
+* the command-line reference (``reference/cli.md``), walked from ``guessgym``'s argument parser;
+* the API reference (``reference/api/*.md``), one page per package, an ``automodule`` per module;
+* the results (``results/imported/``): the committed Markdown reports of ``results/`` with their
+  pictures, links to other reports kept and links to data files written as their repository path.
+
+Every generated file is git-ignored and rewritten only when its text changes, so an incremental
+build stays incremental. Nothing here is hand-maintained: a new id, option or module appears in the
+next build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from sphinx.application import Sphinx
+
+import guessgym
+from guessgym.envs.kinds import guessgym_ids, kind_of
+
+DOCS = Path(__file__).resolve().parents[1]
+ROOT = DOCS.parent
+#: The answer every demo game is drawn from.
+DEMO_SEED = 7
+#: The widest a demo picture is drawn (pixels); larger boards are scaled down.
+DEMO_WIDTH = 720
+
+
+# ---- writing ----------------------------------------------------------------------------------------
+def write_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` unless it already holds exactly that."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+
+
+def page_name(env_id: str) -> str:
+    """The page of an id: ``guessgym/Wordle-v1`` -> ``Wordle-v1``."""
+    return env_id.split("/", 1)[1]
+
+
+# ---- docstrings -------------------------------------------------------------------------------------
+_ROLE = re.compile(r":(class|func|meth|mod|attr|data|exc|obj):`([^`]+)`")
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def rst_to_myst(text: str) -> str:
+    """The reStructuredText of a docstring in MyST Markdown: roles and literals (the rest, headings
+    and bullet lists, is written to read the same in both)."""
+    text = _ROLE.sub(lambda m: "{py:" + m.group(1) + "}`" + m.group(2) + "`", text)
+    return _LITERAL.sub(lambda m: "`" + m.group(1) + "`", text)
+
+
+def docstring_sections(cls: type) -> list[tuple[str, str]]:
+    """The ``## Section`` parts of a class docstring, in order, as (title, MyST body)."""
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    sections: list[tuple[str, str]] = []
+    title, lines = "", []
+    for line in doc.splitlines():
+        if line.startswith("## "):
+            if title:
+                sections.append((title, rst_to_myst("\n".join(lines).strip())))
+            title, lines = line[3:].strip(), []
+        elif title:
+            lines.append(line)
+    if title:
+        sections.append((title, rst_to_myst("\n".join(lines).strip())))
+    return sections
+
+
+def summary_line(cls: type) -> str:
+    """The first paragraph of a class docstring, in MyST."""
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    return rst_to_myst(" ".join(doc.split("\n\n", 1)[0].split()))
+
+
+# ---- spaces -----------------------------------------------------------------------------------------
+def describe_space(space: gym.Space[Any]) -> str:
+    """A space in one short line: sizes, not the arrays behind them."""
+    if isinstance(space, gym.spaces.Dict):
+        return "Dict(" + ", ".join(f"{key}: {describe_space(sub)}" for key, sub in space.spaces.items()) + ")"
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        values = np.unique(space.nvec)
+        each = f"{int(values[0])} values each" if len(values) == 1 else "values " + "/".join(map(str, values))
+        return f"MultiDiscrete({space.nvec.size} cells, {each})"
+    if isinstance(space, gym.spaces.MultiBinary):
+        return f"MultiBinary({int(np.prod(space.shape))})"
+    if isinstance(space, gym.spaces.Text):
+        return f"{type(space).__name__}(up to {space.max_length:,} characters)"
+    return repr(space)
+
+
+# ---- demo games -------------------------------------------------------------------------------------
+def opener(game: Any) -> str | None:
+    """The opener of the game's shipped optimum (the same game in plain play), if one is known."""
+    from guessgym.agents.optima import known_optimum
+
+    optimum = known_optimum(game.replace(hard_mode=False, max_attempts=6))
+    return optimum.opener if optimum is not None else None
+
+
+def next_action(base: Any, obs: Any, first: bool) -> Any:
+    """The demo player: the optimum's opener, then the first answer still consistent with the
+    tiles (of the board with the fewest left); an index, or for a chat game the reply that plays it."""
+    kind = base.kind.name
+    game = base.game
+    word = opener(game) if first else None
+    if word is None:
+        if kind == "chat":
+            word = game.answers[int(base.env.candidates[0])]
+        elif kind == "multiboard":
+            left = [c for c, solved in zip(base.candidates, obs["solved"]) if not solved]
+            word = game.answers[int(min(left, key=len)[0])]  # the board closest to solved
+        else:
+            word = game.answers[int(base.candidates[0])]
+    return f"I play [{word}]" if kind == "chat" else int(game.guess_index[word])
+
+
+def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str]]:
+    """Play one game of ``env_id`` (seed :data:`DEMO_SEED`) and return the frames its ``rgb_array``
+    render drew, the first before any guess, and the guesses."""
+    env = gym.make(env_id, render_mode="rgb_array")
+    base = env.unwrapped
+    obs, _ = env.reset(seed=DEMO_SEED)
+    frames, guesses = [env.render()], []
+    done = False
+    while not done:
+        action = next_action(base, obs, first=not guesses)
+        obs, _, done, _, info = env.step(action)
+        frames.append(env.render())
+        guesses.append(info["guess"])
+    env.close()
+    return frames, guesses
+
+
+def save_gif(frames: list[np.ndarray], path: Path) -> None:
+    """An animated GIF of ``frames`` (padded to the largest, scaled to at most :data:`DEMO_WIDTH`)."""
+    from PIL import Image
+
+    height = max(f.shape[0] for f in frames)
+    width = max(f.shape[1] for f in frames)
+    scale = min(1.0, DEMO_WIDTH / width)
+    images = []
+    for frame in frames:
+        canvas = np.full((height, width, 3), 255, dtype=np.uint8)
+        canvas[: frame.shape[0], : frame.shape[1]] = frame
+        image = Image.fromarray(canvas)
+        if scale < 1.0:
+            image = image.resize((round(width * scale), round(height * scale)), Image.Resampling.LANCZOS)
+        images.append(image)
+    durations = [700] * (len(images) - 1) + [2500]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.gif")
+    images[0].save(tmp, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True)
+    tmp.replace(path)
+
+
+# ---- environment pages ------------------------------------------------------------------------------
+def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
+    """The MyST page of one registered id."""
+    spec = gym.spec(env_id)
+    kind = kind_of(env_id)
+    assert kind is not None
+    env = gym.make(env_id)
+    base = env.unwrapped
+    cls = type(base)
+    game = base.game
+    entry = f"{cls.__module__}.{cls.__qualname__}"
+    kwargs = ", ".join(f"{k}={v!r}" for k, v in spec.kwargs.items())
+    answers = f"{len(game.answers):,}"
+    rows = [
+        ("Action Space", f"`{describe_space(env.action_space)}`"),
+        ("Observation Space", f"`{describe_space(env.observation_space)}`"),
+        ("import", f'`gymnasium.make("{env_id}")`'),
+        ("Entry point", "{py:class}`" + entry + "`" + (f" with `{kwargs}`" if kwargs else "")),
+        ("Game", f"{game.name}: {answers} answers, {len(game.guesses):,} guesses, length {game.length}"),
+        ("Kind of game", f"{kind.name} ({kind.summary})" if kind.summary else kind.name),
+        ("Render modes", ", ".join(f"`{m}`" for m in cls.metadata["render_modes"])),
+    ]
+    env.close()
+    lines = [f"# {env_id}", "", summary_line(cls), "",
+             "| | |", "|---|---|", *[f"| {name} | {value} |" for name, value in rows], "",
+             f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "",
+             f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each guess "
+             f"after the opener is the first answer still consistent with the tiles (on several boards, of "
+             f"the board with the fewest left): "
+             f"{', '.join(f'`{g}`' for g in guesses)}.",
+             "```", ""]
+    for title, body in docstring_sections(cls):
+        lines += [f"## {title}", "", body, ""]
+    return "\n".join(lines)
+
+
+def generate_environment_pages() -> list[str]:
+    """Write every registered id's page and picture; return the page names."""
+    names = []
+    for env_id in guessgym_ids():
+        name = page_name(env_id)
+        frames, guesses = demo_frames(env_id)
+        save_gif(frames, DOCS / "environments" / "_pictures" / f"{name}.gif")
+        write_if_changed(DOCS / "environments" / f"{name}.md",
+                         environment_page(env_id, f"_pictures/{name}.gif", guesses))
+        names.append(name)
+    write_if_changed(DOCS / "environments" / "registered.md", registered_toctree(names))
+    return names
+
+
+def registered_toctree(names: list[str]) -> str:
+    """The table and toctree of every registered id."""
+    lines = ["# Every registered id", "",
+             "One page per id, generated from its environment class when the site builds.", "",
+             "| id | kind of game | game |", "|---|---|---|"]
+    for env_id, name in zip(guessgym_ids(), names):
+        kind = kind_of(env_id)
+        spec = gym.spec(env_id)
+        detail = ", ".join(f"{k}={v}" for k, v in spec.kwargs.items())
+        lines.append(f"| [{env_id}]({name}.md) | {kind.name if kind else ''} | {detail} |")
+    lines += ["", "```{toctree}", ":hidden:", "", *names, "```", ""]
+    return "\n".join(lines)
+
+
+# ---- command-line reference -------------------------------------------------------------------------
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser, str]]:
+    """(name, parser, help) of each subcommand of ``parser``, in order."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                found.append((name, sub, helps.get(name, "")))
+    return found
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def option_rows(parser: argparse.ArgumentParser) -> list[str]:
+    """A Markdown table of every argument of ``parser`` (not its subcommands)."""
+    rows = ["| argument | meaning | default |", "|---|---|---|"]
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        names = ", ".join(action.option_strings) or action.dest
+        if action.option_strings and action.nargs != 0:
+            names += f" {action.metavar or action.dest.upper()}" if not isinstance(action.metavar, tuple) else ""
+        if action.choices and not action.option_strings:
+            names = f"{action.dest} ({', '.join(map(str, action.choices))})"
+        hidden = action.default is None or action.default is argparse.SUPPRESS or action.nargs == 0
+        default = "" if hidden else action.default
+        help_text = (action.help or "") % {"default": action.default} if "%(" in (action.help or "") else action.help
+        if action.choices and action.option_strings:
+            help_text = f"{help_text or ''} (one of: {', '.join(map(str, action.choices))})".strip()
+        shown = _cell(repr(default)) if default != "" else ""
+        rows.append(f"| `{_cell(names)}` | {_cell(help_text or '')} | {shown} |")
+    return rows
+
+
+def cli_page() -> str:
+    """The command-line reference: every subcommand, every option, from the parser itself."""
+    from guessgym.cli import build_parser
+
+    parser = build_parser(with_training=True)
+    lines = ["# Command-line reference", "",
+             "Generated from `guessgym`'s argument parser when the site builds: every command and every option. "
+             "`guessgym COMMAND --help` prints the same.", "",
+             "```text", parser.format_usage().strip(), "```", "", *option_rows(parser), ""]
+
+    def walk(sub: argparse.ArgumentParser, name: str, help_text: str, depth: int) -> None:
+        nonlocal lines
+        lines += [f"{'#' * depth} `{name}`", "", _cell(sub.description or help_text), "",
+                  "```text", sub.format_usage().strip(), "```", ""]
+        if len(option_rows(sub)) > 2:
+            lines += [*option_rows(sub), ""]
+        if sub.epilog:
+            lines += ["```text", sub.epilog.strip(), "```", ""]
+        for child, child_parser, child_help in _subcommands(sub):
+            walk(child_parser, f"{name} {child}", child_help, min(depth + 1, 4))
+
+    for name, sub, help_text in _subcommands(parser):
+        walk(sub, f"guessgym {name}", help_text, 2)
+    return "\n".join(lines)
+
+
+# ---- API reference ----------------------------------------------------------------------------------
+#: The packages with a page each, in the order of the layers, top last.
+API_PACKAGES = ("guessgym.infra", "guessgym.envs", "guessgym.envs.chat", "guessgym.agents", "guessgym.agents.llm",
+                "guessgym.baselines", "guessgym.evaluation", "guessgym.training", "guessgym.cli", "guessgym")
+
+
+def modules_of(package: str) -> list[str]:
+    """The modules directly inside ``package`` (not its subpackages), sorted; ``__main__`` left out."""
+    pkg = importlib.import_module(package)
+    names = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if info.ispkg or info.name.startswith("__"):
+            continue
+        names.append(f"{package}.{info.name}")
+    return sorted(names)
+
+
+def api_page(package: str) -> str:
+    """One package's page: its docstring, then each module's members (docstrings are reStructuredText,
+    so the directives sit in ``eval-rst`` blocks: in a MyST block they would be read as Markdown)."""
+    lines = [f"# `{package}`", "", "```{eval-rst}", f".. automodule:: {package}", "```", ""]
+    for module in modules_of(package):
+        lines += [f"## `{module}`", "", "```{eval-rst}", f".. automodule:: {module}", "   :members:",
+                  "   :show-inheritance:", "```", ""]
+    return "\n".join(lines)
+
+
+def generate_api_pages() -> None:
+    names = []
+    for package in API_PACKAGES:
+        write_if_changed(DOCS / "reference" / "api" / f"{package}.md", api_page(package))
+        names.append(package)
+    write_if_changed(DOCS / "reference" / "api" / "index.md", "\n".join([
+        "# API reference", "",
+        "Generated from the docstrings when the site builds, one page per package, in the order of the layers "
+        "(each imports only those before it; see [the architecture](../../architecture.md)).", "",
+        "```{toctree}", ":maxdepth: 1", "", *names, "```", ""]))
+
+
+# ---- results ----------------------------------------------------------------------------------------
+#: The committed reports the site shows, as (repository path, page under results/imported/).
+IMPORTED_RESULTS = (
+    ("results/main/leaderboard.md", "leaderboard.md"),
+    ("results/optimal/README.md", "optimal.md"),
+    ("results/worst_case/README.md", "worst-case.md"),
+    ("results/learned/leaderboard.md", "learned.md"),
+    ("results/learned/reproducibility.md", "reproducibility.md"),
+    ("results/learned/cards/wordle.md", "card-wordle.md"),
+    ("results/learned/cards/wordle-hard.md", "card-wordle-hard.md"),
+    ("results/learned/cards/nerdle.md", "card-nerdle.md"),
+    ("results/learned/cards/mini-nerdle.md", "card-mini-nerdle.md"),
+    ("results/reproductions/REPRODUCTIONS.md", "reproductions.md"),
+    ("envs/data/PROVENANCE.md", "provenance.md"),
+)
+_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+_IMAGE_SUFFIXES = (".png", ".gif", ".svg", ".jpg")
+
+
+def import_report(source: str, target: str, pages: dict[str, str]) -> None:
+    """Copy one report into the site: images beside it, links to other imported reports kept, links
+    to anything else (data files, scripts) written as the repository path they name."""
+    src = ROOT / source
+    out_dir = DOCS / "results" / "imported"
+
+    def relink(match: re.Match[str]) -> str:
+        bang, text, href = match.groups()
+        if re.match(r"^[a-z]+:", href) or href.startswith("#"):
+            return match.group(0)
+        path, _, anchor = href.partition("#")
+        repo_path = (src.parent / path).resolve().relative_to(ROOT).as_posix()
+        if repo_path in pages:
+            return f"{bang}[{text}]({pages[repo_path]}{'#' + anchor if anchor else ''})"
+        if repo_path.endswith(_IMAGE_SUFFIXES) and (ROOT / repo_path).is_file():
+            image = repo_path.replace("/", "__")
+            write_bytes_if_changed(out_dir / "_images" / image, (ROOT / repo_path).read_bytes())
+            return f"{bang}[{text}](_images/{image})"
+        return f"{text} (`{repo_path}`)" if text.strip("`") != repo_path else f"`{repo_path}`"
+
+    text = _LINK.sub(relink, src.read_text())
+    write_if_changed(out_dir / target, f"<!-- imported from {source} when the site builds -->\n\n{text}")
+
+
+def write_bytes_if_changed(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def generate_results() -> None:
+    pages = {source: target for source, target in IMPORTED_RESULTS}
+    for source, target in IMPORTED_RESULTS:
+        import_report(source, target, pages)
+    benchmarks = sorted((ROOT / "results" / "benchmarks").glob("*.txt"))
+    lines = ["# Benchmark outputs", "",
+             "Every file of `results/benchmarks/` as committed: each starts with the command that wrote it.", ""]
+    for path in benchmarks:
+        lines += [f"## `{path.name}`", "", f"```{{literalinclude}} ../../../results/benchmarks/{path.name}",
+                  ":language: text", "```", ""]
+    write_if_changed(DOCS / "results" / "imported" / "benchmark-outputs.md", "\n".join(lines))
+
+
+# ---- the favicon ------------------------------------------------------------------------------------
+def generate_favicon() -> None:
+    """``_static/favicon.png``: four tiles of the game's colours, drawn by the board renderer."""
+    import io
+
+    from PIL import Image
+
+    from guessgym.envs.render import board_image
+
+    board = board_image([("gy", "GY"), ("bg", "BG")], 2, 2, "wordle")
+    buffer = io.BytesIO()
+    Image.fromarray(board).resize((64, 64), Image.Resampling.LANCZOS).save(buffer, format="PNG")
+    write_bytes_if_changed(DOCS / "_static" / "favicon.png", buffer.getvalue())
+
+
+# ---- Sphinx -----------------------------------------------------------------------------------------
+def generate(app: Sphinx) -> None:
+    """Write every generated page (connected to ``builder-inited``)."""
+    generate_environment_pages()
+    write_if_changed(DOCS / "reference" / "cli.md", cli_page())
+    generate_api_pages()
+    generate_results()
+
+
+_HEADING = re.compile(r"^## (.+)$")
+
+
+def headings_to_rubrics(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Docstrings mark their sections Gymnasium's way (``## Description``); in the API reference
+    they become rubrics (reStructuredText has no headings inside a docstring)."""
+    converted: list[str] = []
+    for line in lines:
+        match = _HEADING.match(line)
+        converted += [f".. rubric:: {match.group(1)}", ""] if match else [line]
+    lines[:] = converted
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    # Before Sphinx checks that html_favicon exists (its own check runs at the default priority, 500).
+    app.connect("config-inited", lambda app, config: generate_favicon(), priority=400)
+    app.connect("builder-inited", generate)
+    app.connect("autodoc-process-docstring", headings_to_rubrics)
+    return {"version": guessgym.__version__, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+__all__ = ["DEMO_SEED", "cli_page", "describe_space", "docstring_sections", "generate", "import_report", "rst_to_myst"]

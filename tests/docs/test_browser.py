@@ -1,0 +1,125 @@
+"""The built site in a real browser: headless Chromium (Debian's package) driven by Playwright.
+
+The site is served on 127.0.0.1 by a server the test starts and stops (the search page fetches
+pages, which a browser refuses over ``file://``). On the index, an environment page and the search
+page: no console error, no failed request, no broken image, no dead internal link; the search finds
+the environment. Screenshots go to the test's temporary folder (``scripts/docs_screenshots.py``
+writes the committed ones).
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+#: Chromium's flags on a machine with no network and no display: no background connections.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[str]:
+    """The site over HTTP on 127.0.0.1 (a free port), stopped after the module's tests."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip("no Chromium (apt-get install chromium; .ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the docs extra installs playwright")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, timeout=60_000)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+def visit(browser: Any, url: str, screenshot: Path) -> dict[str, Any]:
+    """Open ``url``; return its console errors, failed requests, broken images and internal links."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.set_default_timeout(30_000)
+    errors: list[str] = []
+    failed: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.on("response", lambda response: failed.append(f"{response.status} {response.url}")
+            if response.status >= 400 else None)
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    broken = page.eval_on_selector_all("img", "imgs => imgs.filter(i => !i.complete || i.naturalWidth === 0)"
+                                              ".map(i => i.src)")
+    links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
+    page.screenshot(path=str(screenshot), full_page=False)
+    report = {"page": page, "errors": errors, "failed": failed, "broken": broken, "links": links}
+    return report
+
+
+def check_links(browser: Any, origin: str, links: list[str]) -> list[str]:
+    """The internal links (and anchors) among ``links`` that lead nowhere."""
+    request = browser.new_context().request
+    dead = []
+    for link in sorted(set(links)):
+        if not link.startswith(origin):
+            continue
+        address, _, anchor = link.partition("#")
+        response = request.get(address)
+        if response.status != 200:
+            dead.append(f"{link}: HTTP {response.status}")
+        elif anchor and address.endswith(".html") and f'id="{anchor}"' not in response.text():
+            dead.append(f"{link}: no such anchor")
+    return dead
+
+
+@pytest.mark.parametrize("path", ["index.html", "environments/Wordle-v1.html", "environments/Quordle-v0.html"])
+def test_page_loads_cleanly(browser: Any, served: str, path: str, tmp_path: Path) -> None:
+    shot = tmp_path / (path.replace("/", "_") + ".png")
+    report = visit(browser, f"{served}/{path}", shot)
+    assert not report["errors"], f"console errors on {path}: {report['errors']}"
+    assert not report["failed"], f"failed requests on {path}: {report['failed']}"
+    assert not report["broken"], f"broken images on {path}: {report['broken']}"
+    assert check_links(browser, served, report["links"]) == []
+    assert report["page"].locator("figure img").count() >= 1
+    assert shot.stat().st_size > 10_000
+
+
+def test_search_finds_an_environment(browser: Any, served: str, tmp_path: Path) -> None:
+    shot = tmp_path / "search.png"
+    report = visit(browser, f"{served}/search.html?q=Absurdle", shot)
+    page = report["page"]
+    page.wait_for_selector("#search-results li", timeout=30_000)
+    results = page.eval_on_selector_all("#search-results li a", "as => as.map(a => a.href)")
+    page.screenshot(path=str(shot), full_page=False)
+    assert any(link.endswith("environments/Absurdle-v0.html") for link in results), results
+    assert not report["errors"], f"console errors on the search page: {report['errors']}"
+    assert not report["failed"], report["failed"]
+    assert check_links(browser, served, report["links"]) == []

@@ -1,0 +1,129 @@
+"""The documentation site: it builds with no warning, every registered id has its generated page
+and picture, the references cover every command, option and module, and no internal link is dead."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+from PIL import Image
+
+from guessgym.cli import build_parser
+from guessgym.envs.kinds import guessgym_ids
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+
+class PageLinks(HTMLParser):
+    """The links, images and element ids of one HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.images: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if values.get("id"):
+            self.ids.add(str(values["id"]))
+        if tag == "a" and values.get("href"):
+            self.hrefs.append(str(values["href"]))
+        if tag == "img" and values.get("src"):
+            self.images.append(str(values["src"]))
+
+
+def parse(page: Path) -> PageLinks:
+    links = PageLinks()
+    links.feed(page.read_text(encoding="utf-8"))
+    return links
+
+
+def test_every_registered_id_has_a_page_with_a_picture_of_a_game(site: Path) -> None:
+    for env_id in guessgym_ids():
+        page = site / "environments" / f"{env_id.split('/', 1)[1]}.html"
+        assert page.is_file(), f"{env_id} has no page"
+        html = page.read_text(encoding="utf-8")
+        for heading in ("Action Space", "Observation Space", f"gymnasium.make(&quot;{env_id}&quot;)", "Description",
+                        "Rewards", "Episode End", "Version History"):
+            assert heading in html, f"{env_id}'s page lacks {heading!r}"
+        pictures = [src for src in parse(page).images if src.endswith(".gif")]
+        assert len(pictures) == 1, f"{env_id}'s page has {len(pictures)} pictures"
+        with Image.open((page.parent / pictures[0]).resolve()) as gif:
+            assert gif.n_frames >= 3, f"{env_id}'s picture is not a game being played"
+            gif.seek(gif.n_frames - 1)
+            colours = np.unique(np.asarray(gif.convert("RGB")).reshape(-1, 3), axis=0)
+            assert len(colours) > 3  # coloured tiles, not a blank frame
+
+
+def subparsers(parser: argparse.ArgumentParser, prefix: str) -> list[tuple[str, argparse.ArgumentParser]]:
+    found = [(prefix, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += subparsers(sub, f"{prefix} {name}")
+    return found
+
+
+def test_the_command_line_reference_has_every_command_and_every_option(site: Path) -> None:
+    html = (site / "reference" / "cli.html").read_text(encoding="utf-8")
+    found = re.findall(r"<h[1-4][^>]*>(.*?)</h[1-4]>", html, re.S)
+    headings = {" ".join(re.sub(r"<[^>]+>", " ", h).split()) for h in found}
+    for command, parser in subparsers(build_parser(with_training=True), "guessgym"):
+        assert any(h.startswith(command) for h in headings), f"no section for {command}"
+        for action in parser._actions:
+            for option in action.option_strings:
+                assert option in html, f"{command} {option} is missing from the command-line reference"
+
+
+def test_the_api_reference_documents_every_module(site: Path) -> None:
+    from guessgym_docs import API_PACKAGES, modules_of
+
+    for package in API_PACKAGES:
+        html = (site / "reference" / "api" / f"{package}.html").read_text(encoding="utf-8")
+        for module in [package, *modules_of(package)]:
+            assert f'id="module-{module}"' in html, f"{module} is not in the API reference"
+
+
+def test_the_research_notes_left_the_module_docstrings(site: Path) -> None:
+    for page, module, phrase in (("minimax", "baselines/minimax.py", "Seed ambiguities and errors found"),
+                                 ("clique", "baselines/clique.py", "Seed problems and the choices made here"),
+                                 ("policies", "agents/policies.py", "Why not the default policy"),
+                                 ("min-average", "baselines/min_average.py", "Seed claims and ambiguities")):
+        assert phrase in (site / "research" / f"{page}.html").read_text(encoding="utf-8")
+        assert phrase not in (ROOT / module).read_text(encoding="utf-8")
+
+
+def test_no_internal_link_or_image_is_dead(site: Path) -> None:
+    pages = {page: parse(page) for page in site.rglob("*.html")}
+    dead = []
+    for page, links in pages.items():
+        for reference in [*links.hrefs, *links.images]:
+            parts = urlsplit(reference)
+            if parts.scheme or parts.netloc or reference.startswith(("mailto:", "javascript:")):
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                dead.append(f"{page.relative_to(site)} -> {reference}")
+            elif parts.fragment and target.suffix == ".html" and parts.fragment not in pages[target].ids:
+                dead.append(f"{page.relative_to(site)} -> {reference} (no such anchor)")
+    assert not dead, f"{len(dead)} dead links, e.g.:\n" + "\n".join(dead[:20])
+
+
+def test_the_results_pages_show_the_committed_reports_and_their_pictures(site: Path) -> None:
+    imported = site / "results" / "imported"
+    leaderboard = (imported / "leaderboard.html").read_text(encoding="utf-8")
+    assert "least-worst" in leaderboard and "3.5548" in leaderboard
+    assert any(src.endswith(".png") for src in parse(imported / "leaderboard.html").images)
+    outputs = (imported / "benchmark-outputs.html").read_text(encoding="utf-8")
+    for output in sorted((ROOT / "results" / "benchmarks").glob("*.txt")):
+        assert output.name in outputs
+    assert re.search(r"53,512", (imported / "optimal.html").read_text(encoding="utf-8"))
