@@ -194,8 +194,8 @@ def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
              "| | |", "|---|---|", *[f"| {name} | {value} |" for name, value in rows], "",
              f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "",
              f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each guess "
-             f"after the opener is the first answer still consistent with the tiles (on several boards, of "
-             f"the board with the fewest left): "
+             f"after the opener is the first answer still consistent with the tiles"
+             f"{' of the board with the fewest left' if kind.name == 'multiboard' else ''}: "
              f"{', '.join(f'`{g}`' for g in guesses)}.",
              "```", ""]
     for title, body in docstring_sections(cls):

@@ -74,7 +74,16 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
     assert core == CORE
     assert not core & HEAVY
     extras = set(metadata.get_all("Provides-Extra") or [])
-    assert {"train", "plots", "ray", "docs", "test", "all"} <= extras
+    assert {"train", "plots", "ray", "llm", "trl", "docs", "dev", "test", "all"} <= extras
+    assert metadata["Version"] == __import__("guessgym").__version__  # one place: guessgym/__init__.py
+
+
+def test_the_release_metadata_passes_twine_check(wheel: Path) -> None:
+    """The release is ``python -m build && python -m twine check --strict dist/*`` (docs/install.md)."""
+    pytest.importorskip("twine", reason="the dev extra (in the test extra) has twine")
+    done = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and "PASSED" in done.stdout, done.stdout + done.stderr
 
 
 def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path: Path) -> None:
@@ -122,6 +131,10 @@ def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path
                      "--no-progress")
     assert pretrained.returncode == 2
     assert pretrained.stderr.count("\n") == 1 and 'pip install "guessgym[train]"' in pretrained.stderr
+    # The command the message names works for a package that is on no index: pip takes the
+    # installed guessgym as satisfying "guessgym[train]" and would fetch only the extra's packages.
+    extra = run(str(python), "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", "guessgym[train]")
+    assert extra.returncode == 0 and "Requirement already satisfied: guessgym[train]" in extra.stdout, extra.stderr
 
     for name in ("envs", "agents", "baselines", "training"):
         shadow = run(str(python), "-c", f"import {name}")
