@@ -15,30 +15,19 @@ Writes ``docs/_static/wordle-game.gif`` (a game of ``guessgym/Wordle-v1`` drawn 
 from __future__ import annotations
 
 import argparse
-import functools
-import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import guessgym_docs  # noqa: E402  (from docs/_ext, added above)
+from site_server import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 
 STATIC = ROOT / "docs" / "_static"
 PAGES = {"index.png": "index.html", "wordle-v1.png": "environments/Wordle-v1.html"}
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 def board() -> Path:
@@ -52,30 +41,24 @@ def board() -> Path:
 def screenshots() -> None:
     from playwright.sync_api import sync_playwright
 
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromium = chromium_path()
     if chromium is None:
         raise SystemExit("no Chromium: apt-get install chromium")
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "html"
         subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(ROOT / "docs"),
                         str(site)], check=True, cwd=ROOT, timeout=900)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, timeout=60_000)
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                for name, path in PAGES.items():
-                    page.goto(f"http://127.0.0.1:{server.server_address[1]}/{path}", wait_until="networkidle")
-                    page.wait_for_timeout(5_000)  # the game's picture plays to its last frame
-                    out = STATIC / "screenshots" / name
-                    out.parent.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(out))
-                    print(f"{out.relative_to(ROOT)}: {path}")
-                browser.close()
-        finally:
-            server.shutdown()
-            server.server_close()
+        with serve(site) as address, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, timeout=60_000)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            for name, path in PAGES.items():
+                page.goto(f"{address}/{path}", wait_until="networkidle")
+                page.wait_for_timeout(5_000)  # the game's picture plays to its last frame
+                out = STATIC / "screenshots" / name
+                out.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(out))
+                print(f"{out.relative_to(ROOT)}: {path}")
+            browser.close()
 
 
 def main() -> None:

@@ -9,44 +9,24 @@ writes the committed ones).
 
 from __future__ import annotations
 
-import functools
-import shutil
-import threading
+import sys
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
+
+from site_server import CHROMIUM_ARGS, chromium_path, serve  # docs/_ext, added above
+
 pytestmark = pytest.mark.browser
-
-#: Chromium's flags on a machine with no network and no display: no background connections.
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-
-
-def chromium_path() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture(scope="module")
 def served(site: Path) -> Iterator[str]:
-    """The site over HTTP on 127.0.0.1 (a free port), stopped after the module's tests."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    """The site over HTTP on 127.0.0.1, stopped after the module's tests."""
+    with serve(site) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
