@@ -20,9 +20,10 @@ Examples:
 
 from __future__ import annotations
 
+from .analysis import analyze
 from .evaluate import evaluate
 from .report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .results import EvaluationResult, GameRecord
 
-__all__ = ["EvaluationResult", "GameRecord", "evaluate", "leaderboard", "plot_histogram", "plot_leaderboard",
+__all__ = ["EvaluationResult", "GameRecord", "analyze", "evaluate", "leaderboard", "plot_histogram", "plot_leaderboard",
            "plot_win_rate_curves"]

@@ -4,13 +4,14 @@ Subcommands::
 
     guessgym evaluate --env ID --agent NAME [...]   one agent on one game -> table, JSON, PNG
     guessgym compare [--quick]                       the main job: every baseline, Wordle + Nerdle
+    guessgym analyze RESULT.json | --game '...'      every move judged against optimal play
     guessgym assist [--game wordle|nerdle ...]       a solver at your side for a real game
     guessgym play [--env ID]                         play in the terminal
     guessgym list                                    environments, agents, the main job
     guessgym train ...                               train a learned agent (training package)
 
 Modules: :mod:`~guessgym.cli.common` (what the commands share), :mod:`~guessgym.cli.evaluate`
-(evaluate, compare), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
+(evaluate, compare), :mod:`~guessgym.cli.analyze` (analyze), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
 :mod:`~guessgym.cli.trees` (tree, solve, worst-case), :mod:`~guessgym.cli.info` (list, pretrained,
 cache), :mod:`~guessgym.cli.train` (train; imported only when asked for, as it imports torch).
 
@@ -29,11 +30,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..infra.optional import DependencyNotInstalled
-from . import evaluate, games, info, trees
+from . import analyze, evaluate, games, info, trees
 from .common import PROG, OneLineParser, UsageError, make_agent, parse_answers, parse_kwargs
 
 #: The command families, in the order their commands are listed.
-FAMILIES = (evaluate, games, trees, info)
+FAMILIES = (evaluate, analyze, games, trees, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:

@@ -55,6 +55,10 @@ OPTIONS: dict[str, dict[str, list[str]]] = {
     "assist": {"--game": ["wordle", "nerdle", "nope"], "--length": NUMBERS, "--hard": [],
                "--solver": AGENTS, "--solver-kwargs": KWARGS},
     "pretrained": {"": ["wordle", "nope", ""]},
+    "analyze": {"": ["{garbage}", "{dir}", "{fifo}", "{readonly}", "/nonexistent.json", "--no-progress"],
+                "--env": ENVS, "--env-kwargs": KWARGS, "--out": PATHS, "--no-memo": [],
+                "--game": ["5-1=4 BBBBB", "5-1=4 GGGGG", "5-1=4", "", "crane BBYBY", "5-1=4 BBBBX 1+2=3 GGGGG",
+                           "1*1=1 BBBBB 1*1=1 BBBBB"]},
     "cache": {"--prune": ["1K", "0", "-5", "x", "10Q"]},
 }
 

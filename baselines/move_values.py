@@ -1,0 +1,122 @@
+"""Exact values of game states under optimal play, for judging moves (:mod:`guessgym.evaluation.analysis`).
+
+A *state* is the set ``C`` of answers still consistent with the tiles, the attempts left and, in
+hard mode, the guesses still allowed. Its value ``T*(C)`` is the fewest *total* guesses over the
+answers of ``C`` with optimal play from here, counting the next guess: the objective the optimum
+baselines minimise, so ``T*(C) / |C|`` is the expected number of guesses still needed, uniform
+over ``C``. Playing guess ``g`` and then optimally costs ``|C| + sum T*(B)`` over the buckets ``B``
+the tiles of ``g`` split ``C`` into (the bucket ``g`` wins costs nothing more).
+
+The values come from the exact solver's kernel (:class:`~guessgym.baselines.optimal.SearchKernel`,
+every guess at every node), whose memo of solved sets is kept on disk between runs (``cache_dir``),
+so an opener solved once is never solved again. The value of the starting state is the shipped
+optimum's total where one is known (:mod:`guessgym.agents.optima`); ``root_proven`` says whether it
+is proven optimal over every opener. A state from which no strategy finishes within the attempts
+left is valued without the limit (``T*`` with as many attempts as answers, always enough).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..agents.base import UnsupportedGameError
+from ..agents.optima import known_optimum
+from ..envs.candidates import hard_filter
+from ..envs.game import Game
+from ..envs.matrix import PatternMatrix
+from .optimal import SearchKernel
+from .search_kernels import INF
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One outcome of a guess: its tiles' pattern, the answers left, the guesses then allowed, and
+    the value ``T*`` of that state (0 for the bucket the guess wins)."""
+
+    pattern: int
+    answers: np.ndarray
+    allowed: np.ndarray
+    total: int
+
+
+class StateValues:
+    """``T*`` of any state of one game, memoised (see the module docstring).
+
+    Args:
+        game: a game whose pattern matrix fits in memory (the exact solver's condition).
+        cache_dir: where the solver's memo is kept between runs (``None``: in memory only).
+        patterns: the game's pattern matrix (guesses x answers), if the caller has it.
+    """
+
+    def __init__(self, game: Game, *, cache_dir: str | os.PathLike[str] | None = None,
+                 patterns: np.ndarray | None = None) -> None:
+        if patterns is None:
+            patterns = PatternMatrix.for_game(game).dense
+            if patterns is None:
+                raise UnsupportedGameError(f"move analysis needs {game.name}'s whole pattern matrix in memory")
+        self.game = game
+        self.kernel = SearchKernel(game, np.ascontiguousarray(patterns.T), 0, 0.0, cache_dir)
+        self.everyone = np.arange(len(game.answers), dtype=np.int32)
+        self.all_guesses = self.kernel.all_guesses
+        optimum = known_optimum(game)
+        self.root_total = optimum.total if optimum is not None else None
+        self.root_proven = bool(optimum.proven) if optimum is not None else True
+        self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
+
+    def best(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        """``T*`` of the state: the fewest total guesses over ``answers`` with optimal play."""
+        if self.root_total is not None and answers.size == self.everyone.size and left == self.game.max_attempts:
+            return self.root_total
+        return self._solve(answers, left, allowed)
+
+    def best_guess(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        """A guess that achieves :meth:`best` (the solver's, after it has solved the state)."""
+        self._solve(answers, left, allowed)
+        for attempts in (left, answers.size):
+            guess = self.kernel.known(answers, attempts, allowed)[1]
+            if guess >= 0:
+                return guess
+        raise RuntimeError("the solver left a solved state without its guess")
+
+    def knows_after(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> bool:
+        """Whether :meth:`after` has this state and guess already (else it may take a while: an
+        opener of Wordle takes seconds to solve, once)."""
+        return self._key(answers, guess, left, allowed) in self._after
+
+    def _key(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[bytes, int, int, bytes]:
+        return answers.tobytes(), guess, left, allowed.tobytes() if self.game.hard_mode else b""
+
+    def after(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[int, list[Bucket]]:
+        """The total with ``guess`` played now and optimal play after it, and its buckets."""
+        key = self._key(answers, guess, left, allowed)
+        if key not in self._after:
+            patterns = self.kernel.mt[answers, guess].astype(np.int64)
+            buckets = []
+            total = int(answers.size)
+            for pattern in np.unique(patterns):
+                bucket = answers[patterns == pattern]
+                then = (hard_filter(allowed, self.kernel.codes, guess, int(pattern), self.game.n_symbols)
+                        if self.game.hard_mode else allowed)
+                won = pattern == self.kernel.green
+                value = 0 if won else self._solve(bucket, left - 1, then)
+                total += value
+                buckets.append(Bucket(int(pattern), bucket, then, value))
+            self._after[key] = (total, buckets)
+        return self._after[key]
+
+    def _solve(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        if left >= 1:
+            total = self.kernel.cost(answers, left, allowed, INF)
+            if total < INF:
+                return total
+        return self.kernel.cost(answers, max(int(answers.size), 1), allowed, INF)  # no strategy fits: no limit
+
+    def save(self) -> None:
+        """Write the memo to ``cache_dir`` now (it is also written every minute while solving)."""
+        self.kernel.checkpoint(force=True)
+
+
+__all__ = ["Bucket", "StateValues"]

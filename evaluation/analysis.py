@@ -1,0 +1,303 @@
+"""Move analysis: every move of a finished game judged against optimal play, exactly.
+
+For each move, in the state before it (the answers still possible, ``candidates`` of them):
+
+* ``expected``: the expected number of guesses to finish, counting this one, if this guess is
+  played and optimal play follows (uniform over the candidates);
+* ``best``: the same for the best guess (``best_guess`` is one);
+* ``loss = expected - best``: 0 for a best move;
+* ``luck``: what the tiles that came did to the expectation: the expected guesses still needed
+  after this one, on average over the tiles the guess could have shown, minus those needed after
+  the tiles it did show (positive: fewer than average were left);
+* ``possible``: whether the guess could still be the answer; ``hard_mode_violation``: whether it
+  ignores a revealed hint (hard mode only).
+
+A won game of ``n`` guesses satisfies ``n = best_1 + sum(loss) - sum(luck)``, ``best_1`` the
+starting state's ``best``: the moves' losses are exactly what the game cost beyond optimal play,
+up to luck. The values come from :class:`~guessgym.baselines.move_values.StateValues` (the exact
+solver, its memo kept between runs). The starting state's value is the shipped optimum's; where it
+is only the best known (Wordle), ``best_proven`` is False and a loss may be negative if the move
+beats it. Multi-board games, Absurdle and games whose pattern matrix does not fit in memory are
+refused with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agents.base import UnsupportedGameError
+from ..baselines.move_values import StateValues
+from ..envs.game import Game
+from ..envs.kinds import kind_of
+from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
+from ..infra.atomic import atomic_write_text
+from .results import EvaluationResult
+
+#: Upper edges of the loss histogram's bins (expected guesses); the last bin is everything above.
+LOSS_BINS = (0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
+#: Losses below this are rounding, not mistakes (values are ratios of integers).
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class MoveAnalysis:
+    """One move, judged (see the module docstring)."""
+
+    number: int
+    guess: str
+    tiles: str
+    candidates: int
+    expected: float
+    best: float
+    loss: float
+    luck: float
+    best_guess: str
+    possible: bool
+    hard_mode_violation: bool
+    best_proven: bool = True
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """The moves of one game; ``answer`` is ``""`` when a typed-in game did not reveal it."""
+
+    answer: str
+    solved: bool
+    moves: tuple[MoveAnalysis, ...]
+    left_after: float = 0.0
+
+    @property
+    def loss(self) -> float:
+        return sum(m.loss for m in self.moves)
+
+    @property
+    def luck(self) -> float:
+        return sum(m.luck for m in self.moves)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer": self.answer, "solved": self.solved, "guesses": len(self.moves),
+                "loss": round(self.loss, 6), "luck": round(self.luck, 6), "left_after": round(self.left_after, 6),
+                "moves": [_rounded(asdict(m)) for m in self.moves]}
+
+
+@dataclass
+class Analysis:
+    """The analysis of one agent's games, with its summary (:meth:`summary`)."""
+
+    env_id: str
+    game: str
+    agent: str
+    games: list[GameAnalysis] = field(default_factory=list)
+
+    def summary(self, mistakes: int = 10) -> dict[str, Any]:
+        moves = [m for g in self.games for m in g.moves]
+        losses = np.array([m.loss for m in moves]) if moves else np.zeros(0)
+        by_number: dict[int, list[float]] = {}
+        for m in moves:
+            by_number.setdefault(m.number, []).append(m.loss)
+        edges = [*LOSS_BINS, float("inf")]
+        histogram = {f"<= {hi:g}" if np.isfinite(hi) else f"> {LOSS_BINS[-1]:g}":
+                     int(np.sum((losses > lo + TOLERANCE) & (losses <= hi + TOLERANCE)) if i else
+                         np.sum(losses <= TOLERANCE))
+                     for i, (lo, hi) in enumerate(zip([-np.inf, *edges[:-1]], edges))}
+        mistakes_by_state: dict[tuple[str, ...], dict[str, Any]] = {}
+        for g in self.games:
+            for m in g.moves:
+                if m.loss <= TOLERANCE:
+                    continue
+                before = tuple(x.guess + " " + x.tiles for x in g.moves[: m.number - 1])
+                seen = mistakes_by_state.setdefault((*before, m.guess), {
+                    "before": list(before), "move": m.number, "guess": m.guess, "best_guess": m.best_guess,
+                    "candidates": m.candidates, "loss": round(m.loss, 6), "games": 0, "answers": []})
+                seen["games"] += 1
+                if len(seen["answers"]) < 5:
+                    seen["answers"].append(g.answer)
+        worst = sorted(mistakes_by_state.values(), key=lambda d: (-d["loss"] * d["games"], -d["loss"]))[:mistakes]
+        return {
+            "games": len(self.games), "moves": len(moves),
+            "mean_loss_per_move": float(losses.mean()) if moves else 0.0,
+            "mean_loss_per_game": float(losses.sum() / len(self.games)) if self.games else 0.0,
+            "best_move_share": float(np.mean(losses <= TOLERANCE)) if moves else 1.0,
+            "loss_by_move": {n: float(np.mean(v)) for n, v in sorted(by_number.items())},
+            "histogram": histogram,
+            "mistakes": worst,
+            "best_proven": all(m.best_proven for m in moves),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": 1, "env_id": self.env_id, "game": self.game, "agent": self.agent,
+                "summary": self.summary(), "games": [g.to_dict() for g in self.games]}
+
+    def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        text = json.dumps(self.to_dict(), indent=1)
+        if path is not None:
+            atomic_write_text(Path(path), text + "\n")
+        return text
+
+    def to_markdown(self) -> str:
+        s = self.summary(mistakes=5)
+        lines = [f"Move analysis of {self.agent} on {self.game}: {s['games']:,} games, {s['moves']:,} moves",
+                 "", "| loss per move | loss per game | best moves | loss by move |", "|---:|---:|---:|---|",
+                 f"| {s['mean_loss_per_move']:.4f} | {s['mean_loss_per_game']:.4f} | {100 * s['best_move_share']:.2f}% "
+                 f"| {' '.join(f'{n}:{v:.3f}' for n, v in s['loss_by_move'].items())} |"]
+        if s["mistakes"]:
+            lines += ["", "Costliest mistakes (loss x games that reached the state):", ""]
+            for m in s["mistakes"]:
+                before = "after " + ", ".join(m["before"]) if m["before"] else "as the first move"
+                lines.append(f"- {before}: {m['guess']} instead of {m['best_guess']} ({m['candidates']} candidates) "
+                             f"loses {m['loss']:.4f} in each of {m['games']} games (e.g. {', '.join(m['answers'])})")
+        if not s["best_proven"]:
+            lines += ["", "The first move's best value is the best known tree's, not proven optimal."]
+        return "\n".join(lines)
+
+
+def _rounded(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
+
+
+def check_analysable(game: Game) -> None:
+    """Raise :class:`UnsupportedGameError` for a game move analysis cannot judge exactly."""
+    if game.answers and len(game.guesses) * len(game.answers) > 400_000_000:
+        raise UnsupportedGameError(f"move analysis needs {game.name}'s pattern matrix in memory "
+                                   f"({len(game.guesses):,} x {len(game.answers):,} is too large)")
+
+
+def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer: str = "",
+                  notice: Callable[[str], None] | None = None) -> GameAnalysis:
+    """Judge one game given as (guess index, tile pattern) pairs, in order (see the module docstring).
+
+    ``notice`` is told before an opener's tree is solved (seconds for a Wordle opener, once: the
+    solved states are kept, and on disk with a ``cache_dir``).
+    """
+    game = values.game
+    answers = values.everyone
+    allowed = values.all_guesses
+    left = game.max_attempts
+    judged = []
+    state_best = values.best(answers, left, allowed)
+    solved = False
+    for number, (guess, pattern) in enumerate(moves, start=1):
+        if solved:
+            raise ValueError(f"move {number} ({game.guesses[guess]}) comes after the game was won")
+        n = int(answers.size)
+        if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
+            notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
+        total, buckets = values.after(answers, guess, left, allowed)
+        bucket = next((b for b in buckets if b.pattern == pattern), None)
+        if bucket is None:
+            tiles = pattern_to_tiles(pattern, game.length)
+            raise ValueError(f"move {number}: {game.guesses[guess]} {tiles} leaves no answer consistent with the "
+                             "tiles before it")
+        solved = pattern == values.kernel.green
+        proven = values.root_proven or number > 1
+        expected, best = total / n, state_best / n
+        average_left = (total - n) / n
+        left_now = 0.0 if solved else bucket.total / bucket.answers.size
+        violation = game.hard_mode and not bool(np.isin(guess, allowed))
+        possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
+        best_guess = _root_opener(values) if number == 1 and values.root_total is not None else \
+            game.guesses[values.best_guess(answers, left, allowed)]
+        judged.append(MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected,
+                                   best, expected - best, average_left - left_now, best_guess, possible, violation,
+                                   proven))
+        answers, allowed, left = bucket.answers, bucket.allowed, left - 1
+        state_best = bucket.total
+    left_after = 0.0 if solved or not judged else state_best / answers.size
+    return GameAnalysis(answer, solved, tuple(judged), left_after)
+
+
+def _root_opener(values: StateValues) -> str:
+    from ..agents.optima import known_optimum
+
+    optimum = known_optimum(values.game)
+    assert optimum is not None
+    return optimum.opener
+
+
+def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:
+    """``"crane BBYBY salet GGGGG"``: guesses each followed by its tiles, as (guess, pattern) pairs.
+
+    Raises:
+        ValueError: an odd number of words, an unknown guess or tiles that cannot be read.
+    """
+    words = text.split()
+    if not words or len(words) % 2:
+        raise ValueError(f"a game is guesses each followed by its tiles, like 'crane BBYBY salet GGGGG'; got {text!r}")
+    moves = []
+    for guess, tiles in zip(words[::2], words[1::2]):
+        problem = game.explain_invalid_guess(guess)
+        if problem is not None:
+            raise ValueError(problem)
+        try:
+            pattern = tiles_to_pattern(tiles, game.length)
+        except ValueError as exc:
+            raise ValueError(f"tiles {tiles!r} after {guess}: {exc}") from None
+        moves.append((game.guess_index[game.normalize_guess(guess)], pattern))
+    return moves
+
+
+def record_moves(game: Game, answer: str, played: Iterable[str]) -> list[tuple[int, int]]:
+    """A played game's (guess, pattern) pairs, its tiles scored against ``answer``."""
+    return [(game.guess_index[g], int(game.score(g, answer))) for g in played]
+
+
+def game_of_result(result: EvaluationResult) -> Game:
+    """The game a saved result was played on (its id, environment arguments and attempt limit).
+
+    Raises:
+        UnsupportedGameError: a kind of game without a fixed answer per game (multi-board, Absurdle).
+    """
+    if result.env_id is None:
+        raise ValueError("the result names no registered environment, so its game cannot be rebuilt")
+    kind = kind_of(result.env_id)
+    if kind is None or kind.name not in ("plain", "chat"):
+        what = kind.description if kind is not None else result.env_id
+        raise UnsupportedGameError(f"move analysis is defined for single-board games with one answer, not {what}")
+    kwargs = {k: v for k, v in (result.meta.get("env_kwargs") or {}).items()}
+    return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
+
+
+def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
+            progress: Callable[[int, int], None] | None = None,
+            notice: Callable[[str], None] | None = None) -> Analysis:
+    """Judge every move of every game of an evaluation result (a result or its JSON file).
+
+    The result must hold each game's guesses (``evaluate(..., record_guesses=True)``, ``guessgym
+    evaluate --guesses``). ``cache_dir`` keeps the solved states between runs (the command line
+    uses the cache folder); ``progress`` is called with (games done, games); ``notice`` is told
+    when an opener's tree is being solved.
+
+    Raises:
+        ValueError: a result without the games' guesses, or a game that cannot be replayed.
+        UnsupportedGameError: a kind of game or a size that move analysis does not judge.
+    """
+    if not isinstance(result, EvaluationResult):
+        result = EvaluationResult.from_json(result)
+    game = game_of_result(result)
+    check_analysable(game)
+    missing = [r.answer for r in result.records if r.played is None]
+    if missing:
+        raise ValueError(f"the result holds no guesses for {len(missing):,} games (e.g. {missing[0]}); evaluate with "
+                         "record_guesses=True (guessgym evaluate --guesses) to analyse its moves")
+    values = StateValues(game, cache_dir=cache_dir)
+    analysis = Analysis(str(result.env_id), game.name, result.agent)
+    total = len(result.records)
+    for i, record in enumerate(result.records):
+        assert record.played is not None
+        moves = record_moves(game, record.answer, record.played)
+        analysis.games.append(analyze_moves(values, moves, record.answer, notice))
+        if progress is not None:
+            progress(i + 1, total)
+    values.save()
+    return analysis
+
+
+__all__ = ["Analysis", "GameAnalysis", "LOSS_BINS", "MoveAnalysis", "analyze", "analyze_moves", "check_analysable",
+           "game_of_result", "parse_typed_game", "record_moves"]

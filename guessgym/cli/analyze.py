@@ -1,0 +1,95 @@
+"""``guessgym analyze``: every move of finished games judged against optimal play
+(:mod:`guessgym.evaluation.analysis`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .common import UsageError, add_env_options, check_kind, check_output_file, parse_kwargs, progress_bar
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from ..agents.base import UnsupportedGameError
+    from ..evaluation.analysis import Analysis, analyze, analyze_moves, check_analysable, parse_typed_game
+    from ..evaluation.results import EvaluationResult
+    from ..infra.cache import cache_dir
+
+    if (args.result is None) == (args.game is None):
+        raise UsageError("give a result file (RESULT.json) or a game typed in (--env ID --game 'crane BBYBY ...'), "
+                         "one of the two")
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        check_output_file(out, "--out")
+    try:
+        if args.result is not None:
+            try:
+                result = EvaluationResult.from_json(args.result)
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise UsageError(f"{args.result}: not a readable evaluation result ({exc})") from None
+            update, close = progress_bar("analysing") if not args.no_progress else (None, lambda: None)
+            memo = None if args.no_memo else cache_dir()
+            try:
+                analysis = analyze(result, cache_dir=memo, progress=update, notice=_tell)
+            finally:
+                close()
+        else:
+            kind = check_kind("analyze", args.env)
+            kwargs = parse_kwargs(args.env_kwargs, "--env-kwargs")
+            game = kind.resolve(args.env, kwargs).game
+            check_analysable(game)
+            from ..baselines.move_values import StateValues
+
+            moves = parse_typed_game(game, args.game)
+            analysis = Analysis(args.env, game.name, "typed in")
+            values = StateValues(game, cache_dir=None if args.no_memo else cache_dir())
+            analysis.games.append(analyze_moves(values, moves, notice=_tell))
+            values.save()
+    except (ValueError, UnsupportedGameError) as exc:
+        raise UsageError(str(exc)) from None
+    if out is not None:
+        analysis.to_json(out)
+    print(analysis.to_markdown() if args.result is not None else _moves_table(analysis))
+    if out is not None:
+        print(f"wrote {out}")
+    return 0
+
+
+def _tell(message: str) -> None:
+    print(f"guessgym analyze: {message}", file=sys.stderr, flush=True)
+
+
+def _moves_table(analysis: Any) -> str:
+    game = analysis.games[0]
+    lines = ["| # | guess | tiles | candidates | expected | best | loss | luck | best guess |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---|"]
+    for m in game.moves:
+        flags = (" (not a possible answer)" if not m.possible else "") + (" (breaks hard mode)" if
+                                                                          m.hard_mode_violation else "")
+        lines.append(f"| {m.number} | {m.guess}{flags} | {m.tiles} | {m.candidates:,} | {m.expected:.4f} | "
+                     f"{m.best:.4f} | {m.loss:.4f} | {m.luck:+.4f} | {m.best_guess} |")
+    lines.append(f"\nloss {game.loss:.4f}, luck {game.luck:+.4f}" + ("" if game.solved else
+                 f"; not solved: {game.left_after:.4f} guesses expected still"))
+    return "\n".join(lines)
+
+
+def register(sub: Any) -> None:
+    """Add this module's commands to the subparsers ``sub``."""
+    p = sub.add_parser(
+        "analyze", help="judge every move of finished games against optimal play",
+        description="For every move: the candidates left, the expected guesses to finish with optimal play after "
+                    "this guess and after the best one, their difference (the loss) and the luck of the tiles. "
+                    "Give a result saved with its guesses (guessgym evaluate --guesses --out DIR), or a game typed "
+                    "in as guesses each followed by its tiles.",
+    )
+    p.add_argument("result", nargs="?", metavar="RESULT.json", help="an evaluation result holding its games' guesses")
+    add_env_options(p, env_help="with --game: the environment id (default: %(default)s)")
+    p.add_argument("--game", help="a game typed in: guesses each followed by its tiles, e.g. 'crane BBYBY salet GGGGG'")
+    p.add_argument("--out", help="write the analysis as JSON to this file")
+    p.add_argument("--no-memo", action="store_true",
+                   help="keep solved states in memory only (by default they are kept in the cache folder, shared "
+                        "with guessgym solve, so an opener is solved once)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_analyze)

@@ -1,0 +1,186 @@
+"""Move analysis: against brute force over every strategy on tiny games, the optimum's moves lose
+nothing, losses add up to the gap to the optimum, and a record and the same game typed in agree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import guessgym  # noqa: F401
+from guessgym.agents.registry import make_agent
+from guessgym.baselines.move_values import StateValues
+from guessgym.baselines.optimal import INF, solve
+from guessgym.cli import main
+from guessgym.envs import make_game
+from guessgym.envs.candidates import HardModeRule
+from guessgym.envs.game import Game, wordle
+from guessgym.envs.scoring import all_green, pattern_to_tiles
+from guessgym.evaluation import evaluate
+from guessgym.evaluation.analysis import analyze, analyze_moves, parse_typed_game, record_moves
+
+WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share", "stare",
+         "scare", "score", "store", "stone", "shone", "phone", "prone", "drone", "crone"]
+
+
+def brute_value(game: Game, cands: tuple[str, ...], left: int, rule: HardModeRule | None) -> int:
+    """T*(C): the fewest total guesses over ``cands`` by recursion over every guess; no bound, no memo."""
+    if len(cands) == 1:
+        return 1 if left >= 1 else INF
+    if left <= 1:
+        return INF
+    best = INF
+    for index in range(len(game.guesses)):
+        if rule is not None and rule.violation(index) is not None:
+            continue
+        best = min(best, brute_after(game, cands, index, left, rule)[0])
+    return best
+
+
+def brute_after(game: Game, cands: tuple[str, ...], guess: int, left: int,
+                rule: HardModeRule | None) -> tuple[int, dict[int, tuple[tuple[str, ...], int]]]:
+    """|C| + sum T*(bucket) for ``guess`` now, and each bucket with its value."""
+    green = all_green(game.length)
+    buckets: dict[int, list[str]] = {}
+    for a in cands:
+        buckets.setdefault(game.score(game.guesses[guess], a), []).append(a)
+    if len(buckets) == 1 and green not in buckets:
+        return INF, {}
+    total = len(cands)
+    values = {}
+    for pattern, bucket in buckets.items():
+        child = None
+        if rule is not None:
+            child = rule.copy()
+            child.add(guess, pattern)
+        value = 0 if pattern == green else brute_value(game, tuple(bucket), left - 1, child)
+        values[pattern] = (tuple(bucket), value)
+        total += value
+    return total, values
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_every_move_equals_brute_force_on_tiny_games(seed: int, hard_mode: bool) -> None:
+    rng = np.random.default_rng(seed)
+    answers = sorted(rng.choice(WORDS, size=int(rng.integers(3, 7)), replace=False).tolist())
+    extra = sorted(set(rng.choice(WORDS, size=3, replace=False).tolist()) - set(answers))
+    game = wordle(answers=answers, guesses=answers + extra, hard_mode=hard_mode)
+    values = StateValues(game)
+    for answer in answers:
+        rule = HardModeRule(game) if hard_mode else None
+        cands, moves, checks = tuple(game.answers), [], []
+        left = game.max_attempts
+        while True:  # a random legal guess each turn, until the answer is guessed
+            legal = [g for g in range(len(game.guesses)) if rule is None or rule.violation(g) is None]
+            guess = int(rng.choice(legal)) if len(moves) < 3 else game.guess_index[answer]
+            pattern = int(game.score(game.guesses[guess], answer))
+            total, buckets = brute_after(game, cands, guess, left, rule)
+            if total >= INF:  # a guess that tells nothing apart: never played by a sensible agent
+                continue
+            best = brute_value(game, cands, left, rule)
+            bucket, value = buckets[pattern]
+            won = pattern == all_green(game.length)
+            luck = (total - len(cands)) / len(cands) - (0 if won else value / len(bucket))
+            checks.append((len(cands), total / len(cands), best / len(cands), luck))
+            moves.append((guess, pattern))
+            if won:
+                break
+            if rule is not None:
+                rule.add(guess, pattern)
+            cands, left = bucket, left - 1
+        analysis = analyze_moves(values, moves, answer)
+        assert analysis.solved
+        for move, (n, expected, best, luck) in zip(analysis.moves, checks):
+            assert move.candidates == n
+            assert move.expected == pytest.approx(expected) and move.best == pytest.approx(best)
+            assert move.loss == pytest.approx(expected - best) and move.loss >= -1e-12
+            assert move.luck == pytest.approx(luck)
+        assert len(moves) == pytest.approx(analysis.moves[0].best + analysis.loss - analysis.luck)
+
+
+@pytest.mark.parametrize("env_id", ["guessgym/MicroNerdle-v1", "guessgym/MiniNerdle-v1"])
+def test_the_optimums_moves_lose_nothing_and_its_luck_averages_out(env_id: str) -> None:
+    result = evaluate(make_agent("optimal"), env_id, record_guesses=True)
+    analysis = analyze(result)
+    assert all(m.loss == pytest.approx(0, abs=1e-12) for g in analysis.games for m in g.moves)
+    assert sum(g.luck for g in analysis.games) == pytest.approx(0, abs=1e-9)
+    assert analysis.summary()["best_move_share"] == 1.0
+
+
+@pytest.mark.parametrize("agent", ["least-worst", "pattern-entropy", "random-consistent"])
+def test_each_games_losses_minus_luck_are_its_guesses_beyond_the_optimum(agent: str) -> None:
+    game = make_game("guessgym/MiniNerdle-v1")
+    result = evaluate(make_agent(agent), "guessgym/MiniNerdle-v1", record_guesses=True)
+    analysis = analyze(result)
+    optimum = 544 / len(game.answers)
+    for record, judged in zip(result.records, analysis.games):
+        assert judged.answer == record.answer and len(judged.moves) == record.guesses
+        assert record.guesses == pytest.approx(optimum + judged.loss - judged.luck)
+    if agent != "random-consistent":  # one strategy for every answer: the luck of its games sums to 0
+        gap = sum(r.guesses for r in result.records) - 544
+        assert sum(g.loss for g in analysis.games) == pytest.approx(gap)
+        assert analysis.summary()["mean_loss_per_game"] == pytest.approx(gap / len(game.answers))
+
+
+def test_a_fixed_openers_expected_total_is_the_solvers_total_for_that_opener() -> None:
+    game = make_game("guessgym/MicroNerdle-v1")
+    values = StateValues(game)
+    for opener in ("5-1=4", "1+2=3", "9/3=3", "8-7=1"):
+        total, _ = values.after(values.everyone, game.guess_index[opener], game.max_attempts, values.all_guesses)
+        assert total == solve(game, opener=opener).total
+    assert values.best(values.everyone, game.max_attempts, values.all_guesses) == 374  # the proven optimum
+
+
+def test_a_recorded_game_and_the_same_game_typed_in_are_judged_alike() -> None:
+    game = make_game("guessgym/MiniNerdle-v1")
+    result = evaluate(make_agent("expected-size"), "guessgym/MiniNerdle-v1", record_guesses=True, sample=12)
+    values = StateValues(game)
+    for record in result.records:
+        assert record.played is not None
+        moves = record_moves(game, record.answer, record.played)
+        typed = " ".join(f"{game.guesses[g]} {pattern_to_tiles(p, game.length)}" for g, p in moves)
+        assert parse_typed_game(game, typed) == moves
+        assert analyze_moves(values, moves, record.answer).moves == analyze_moves(values, moves).moves
+
+
+def test_the_analyze_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "one.json"
+    assert main(["analyze", "--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28 BBBGBB 5+6=11 GGGGGG",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| 1 | 4*7=28" in printed
+    game = json.loads(out.read_text())["games"][0]
+    assert [m["guess"] for m in game["moves"]] == ["4*7=28", "5+6=11"]
+    for move in game["moves"]:
+        assert {"guess", "candidates", "expected", "best", "loss", "luck"} <= set(move)
+        assert move["loss"] == pytest.approx(move["expected"] - move["best"], abs=1e-6)
+    assert game["moves"][0]["candidates"] == 206 and game["moves"][0]["loss"] == 0
+
+    evaluated = tmp_path / "runs"
+    assert main(["evaluate", "--env", "guessgym/MicroNerdle-v1", "--agent", "least-worst", "--guesses",
+                 "--no-progress", "--out", str(evaluated)]) == 0
+    capsys.readouterr()
+    saved = next(evaluated.glob("*.json"))
+    assert main(["analyze", str(saved), "--out", str(tmp_path / "all.json"), "--no-progress"]) == 0
+    assert "Move analysis of least-worst on micro-nerdle: 127 games" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "all.json").read_text())["summary"]
+    assert summary["games"] == 127 and summary["mean_loss_per_game"] == pytest.approx((392 - 374) / 127, abs=1e-6)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--env", "guessgym/Quordle-v0", "--game", "salet BBBBB"], "analyze plays the single-board"),
+    (["--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28"], "guesses each followed by its tiles"),
+    (["--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28 GGGGGQ"], "tiles 'GGGGGQ'"),
+    (["--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28 BBBBBB 4*7=28 GGGGGG"], "leaves no answer"),
+    (["--env", "guessgym/MiniNerdle-v1", "--game", "nope BBBBBB"], "nope"),
+    (["results/main/Wordle-v1__least-worst.json"], "holds no guesses"),
+    ([], "give a result file"),
+])
+def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", *argv]) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if ": error: " in line]  # a notice may come first
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
