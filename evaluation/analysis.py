@@ -23,6 +23,7 @@ refused with one line.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -37,7 +38,7 @@ from ..baselines.move_values import StateValues
 from ..envs.game import Game
 from ..envs.kinds import kind_of
 from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
-from ..infra.atomic import atomic_write_text
+from ..infra.atomic import atomic_write_bytes, atomic_write_text
 from .results import EvaluationResult
 
 #: Upper edges of the loss histogram's bins (expected guesses); the last bin is everything above.
@@ -131,11 +132,23 @@ class Analysis:
             "best_proven": all(m.best_proven for m in moves),
         }
 
+    def brief(self) -> dict[str, Any]:
+        """The summary's headline figures (what a result's ``meta["analysis"]`` and a leaderboard keep)."""
+        s = self.summary(mistakes=3)
+        return {k: s[k] for k in ("moves", "mean_loss_per_move", "mean_loss_per_game", "best_move_share",
+                                  "loss_by_move", "best_proven", "mistakes")}
+
     def to_dict(self) -> dict[str, Any]:
         return {"format": 1, "env_id": self.env_id, "game": self.game, "agent": self.agent,
                 "summary": self.summary(), "games": [g.to_dict() for g in self.games]}
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
+        """The analysis as JSON text; also written atomically to ``path`` when given (gzipped and
+        compact when it ends in ``.gz``: a classic Nerdle agent has some 53,000 moves)."""
+        if path is not None and str(path).endswith(".gz"):
+            text = json.dumps(self.to_dict(), separators=(",", ":"))
+            atomic_write_bytes(Path(path), gzip.compress(text.encode(), mtime=0))
+            return text
         text = json.dumps(self.to_dict(), indent=1)
         if path is not None:
             atomic_write_text(Path(path), text + "\n")
@@ -264,18 +277,30 @@ def game_of_result(result: EvaluationResult) -> Game:
     return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
 
 
+def same_rules(a: Game, b: Game) -> bool:
+    """Whether two games have the same lists and rules (so the same state values)."""
+    return (a.fingerprint, a.hard_mode, a.max_attempts, a.commutative, a.kind) == (
+        b.fingerprint, b.hard_mode, b.max_attempts, b.commutative, b.kind)
+
+
 def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
-            notice: Callable[[str], None] | None = None) -> Analysis:
+            notice: Callable[[str], None] | None = None, values: StateValues | None = None,
+            max_openers: int | None = None) -> Analysis:
     """Judge every move of every game of an evaluation result (a result or its JSON file).
 
     The result must hold each game's guesses (``evaluate(..., record_guesses=True)``, ``guessgym
     evaluate --guesses``). ``cache_dir`` keeps the solved states between runs (the command line
     uses the cache folder); ``progress`` is called with (games done, games); ``notice`` is told
-    when an opener's tree is being solved.
+    when an opener's tree is being solved. ``values`` shares solved states between analyses of the
+    same game (the main job analyses every agent with one). Each distinct opener costs a solve of
+    its whole tree (seconds on Wordle and classic Nerdle, kept in the cache after): ``max_openers``
+    refuses, before any work, a result whose games open with more distinct guesses than that (a
+    randomised agent's).
 
     Raises:
-        ValueError: a result without the games' guesses, or a game that cannot be replayed.
+        ValueError: a result without the games' guesses, a game that cannot be replayed, or more
+            distinct openers than ``max_openers``.
         UnsupportedGameError: a kind of game or a size that move analysis does not judge.
     """
     if not isinstance(result, EvaluationResult):
@@ -286,7 +311,12 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
     if missing:
         raise ValueError(f"the result holds no guesses for {len(missing):,} games (e.g. {missing[0]}); evaluate with "
                          "record_guesses=True (guessgym evaluate --guesses) to analyse its moves")
-    values = StateValues(game, cache_dir=cache_dir)
+    openers = {r.played[0] for r in result.records if r.played}
+    if max_openers is not None and len(openers) > max_openers:
+        raise ValueError(f"its games open with {len(openers):,} different guesses, each of whose trees would be solved "
+                         f"(more than {max_openers}); guessgym analyze does it, keeping what it solved")
+    if values is None or not same_rules(values.game, game):
+        values = StateValues(game, cache_dir=cache_dir)
     analysis = Analysis(str(result.env_id), game.name, result.agent)
     total = len(result.records)
     for i, record in enumerate(result.records):

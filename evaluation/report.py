@@ -124,9 +124,11 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
     With ``by_game=True`` the rows are grouped by game (in order of first appearance), each group
     ranked on its own, which is what a comparison across two games needs.
     """
+    analysed = any("analysis" in r.meta for r in results)
     header = (
-        "| # | agent | game | games | win % | mean | mean X=m+1 | std | max | distribution | vs optimum | s/game |\n"
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+        "| # | agent | game | games | win % | mean | mean X=m+1 | std | max | distribution | vs optimum | "
+        + ("loss/game (best moves) | " if analysed else "") + "s/game |\n"
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|" + ("---:|" if analysed else "") + "---:|"
     )
     groups: list[list[EvaluationResult]]
     if by_game:
@@ -143,12 +145,22 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
                 f"| {i} | {r.label} | {r.game} | {r.n_games} | {format_percent(r.win_rate)} | "
                 f"{format_number(r.mean_guesses, 4)} | {format_number(r.mean_guesses_with_failures, 4)} | "
                 f"{format_number(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {r.gap_text()} | {format_seconds(r.seconds_per_game)} |"
+                f"{r.compact_distribution()} | {r.gap_text()} | " + (f"{analysis_text(r)} | " if analysed else "")
+                + f"{format_seconds(r.seconds_per_game)} |"
             )
     notes = [r.optimum_note() for r in results if r.gap_to_optimum is not None]
     notes = list(dict.fromkeys(notes))
     table = header + ("\n" + "\n".join(rows) if rows else "")
     return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
+
+
+def analysis_text(result: EvaluationResult) -> str:
+    """A result's move analysis in a cell: the mean loss per game and the share of best moves
+    (:mod:`guessgym.evaluation.analysis`), or ``-`` when its moves were not analysed."""
+    brief = result.meta.get("analysis")
+    if not isinstance(brief, dict):
+        return "-"
+    return f"{brief['mean_loss_per_game']:.4f} ({100 * brief['best_move_share']:.1f}%)"
 
 
 def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro: Sequence[str] = (),

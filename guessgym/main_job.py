@@ -29,7 +29,9 @@ from typing import Any
 from .agents.base import Agent, UnsupportedGameError
 from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
+from .baselines.move_values import StateValues
 from .envs.registration import SUPERSEDED, V1_CHANGE
+from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result
 from .evaluation.evaluate import Backend, evaluate
 from .evaluation.report import leaderboard_report, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
@@ -136,6 +138,7 @@ class Outcome:
     result: EvaluationResult | None = None
     not_applicable: str = ""
     error: str = ""
+    analysis: Analysis | None = None
 
 
 MakeAgent = Callable[[str, dict[str, Any]], Agent]
@@ -181,6 +184,9 @@ def run_main_job(
     on_outcome: Callable[[Outcome], None] | None = None,
     backend: Backend = "auto",
     ray_address: str | None = None,
+    analyse: bool = True,
+    memo_dir: str | Path | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> list[Outcome]:
     """Evaluate every entry; never stops on one agent's failure.
 
@@ -196,8 +202,15 @@ def run_main_job(
             entry.
         on_outcome: called after each entry (e.g. to print a line as the job goes).
         backend, ray_address: passed to :func:`~guessgym.evaluation.evaluate.evaluate` for parallel entries.
+        analyse: judge every move of every game against optimal play
+            (:mod:`guessgym.evaluation.analysis`): the games' guesses are recorded, the analysis is
+            the outcome's ``analysis`` and its headline figures the result's ``meta["analysis"]``;
+            a game the analysis cannot judge gets ``meta["analysis_note"]`` instead.
+        memo_dir: where the analysis keeps solved states between runs (``None``: in memory).
+        notice: told when the analysis solves an opener's tree (seconds, once per opener).
     """
     outcomes: list[Outcome] = []
+    values: dict[str, StateValues] = {}  # one per game: agents share their solved states
     for entry in entries:
         outcome = Outcome(entry)
         try:
@@ -214,13 +227,15 @@ def run_main_job(
                     agent, entry.env_id, env_kwargs=dict(entry.env_kwargs), sample=sample, seed=seed,
                     max_attempts=entry.max_attempts,
                     n_jobs=jobs, backend=backend if jobs > 1 else "serial", ray_address=ray_address,
-                    progress=callback or False,
+                    progress=callback or False, record_guesses=analyse,
                 )
                 result.meta["label"] = entry.label
                 result.meta["note"] = entry.note
                 result.meta["agent_kwargs"] = dict(entry.agent_kwargs)
                 result.meta["slug"] = entry.slug
                 outcome.result = result
+                if analyse:
+                    _analyse(outcome, values, memo_dir, notice)
             except UnsupportedGameError as exc:
                 outcome.not_applicable = str(exc) or type(exc).__name__
             except Exception as exc:  # one broken agent must not lose the others' hours of work
@@ -232,6 +247,30 @@ def run_main_job(
         if on_outcome is not None:
             on_outcome(outcome)
     return outcomes
+
+
+#: The main job analyses the moves of an agent whose games open with at most this many guesses (each
+#: opener's tree is solved once); a randomised agent's games are left to ``guessgym analyze``.
+MAX_OPENERS = 10
+
+
+def _analyse(outcome: Outcome, values: dict[str, StateValues], memo_dir: str | Path | None,
+             notice: Callable[[str], None] | None) -> None:
+    """Judge the outcome's moves (see :func:`run_main_job`), sharing ``values`` by game."""
+    result = outcome.result
+    assert result is not None
+    try:
+        game = game_of_result(result)
+        check_analysable(game)
+        key = f"{game.fingerprint}/{game.hard_mode}/{game.max_attempts}/{game.commutative}"
+        if key not in values:
+            values[key] = StateValues(game, cache_dir=memo_dir)
+        outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS)
+        result.meta["analysis"] = outcome.analysis.brief()
+    except (UnsupportedGameError, ValueError) as exc:
+        result.meta["analysis_note"] = f"moves not analysed: {exc}"
+    else:
+        values[key].save()
 
 
 def same_scope(result: EvaluationResult, sample: int | None, seed: int) -> bool:
@@ -301,8 +340,9 @@ def write_report(
     outcomes: Sequence[Outcome], out_dir: str | Path, *, command: str = "guessgym compare",
     sample: int | None = None, seed: int = 0, keep_earlier: bool = True,
 ) -> dict[str, Path]:
-    """Write one JSON and one histogram per result, then ``leaderboard.md``, ``leaderboard.png`` and
-    ``win_rate.png`` into ``out_dir``; return the paths written by kind.
+    """Write one JSON and one histogram per result (and its move analysis, ``.analysis.json.gz``),
+    then ``leaderboard.md``, ``leaderboard.png`` and ``win_rate.png`` into ``out_dir``; return the
+    paths written by kind.
 
     With ``keep_earlier`` (the default), results already in ``out_dir`` of the same scope that this
     run did not replace stay in the leaderboard (see :func:`earlier_outcomes`): a partial run never
@@ -315,6 +355,8 @@ def write_report(
         if o.result is not None:
             stem = o.entry.slug
             o.result.to_json(out / f"{stem}.json")
+            if o.analysis is not None:
+                o.analysis.to_json(out / f"{stem}.analysis.json.gz")
             try:
                 plot_histogram(o.result, out / f"{stem}.png")
             except DependencyNotInstalled:
@@ -353,6 +395,13 @@ def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym com
         "*s/game*: wall-clock seconds per game including the agent's search (memoised solvers pay",
         "for the shared part of their decision tree in the first games).",
     ]
+    if any("analysis" in r.meta for r in results):
+        intro += [
+            "*loss/game (best moves)*: every move judged against optimal play (`guessgym analyze`): the guesses",
+            "each game lost to its moves in expectation, and the share of moves that were best; per move in",
+            "`<entry>.analysis.json.gz`. Over every answer it equals *vs optimum* divided by the games",
+            "for an agent that plays one strategy (the tiles' luck averages out).",
+        ]
     not_run = [(o.entry.agent, o.entry.env_id,
                 f"not applicable: {o.not_applicable}" if o.not_applicable else f"error: {o.error}")
                for o in outcomes if o.result is None]

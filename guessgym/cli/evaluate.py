@@ -170,6 +170,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             r = o.result
             line = (f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
                     f"{r.n_games} games in {r.meta.get('wall_seconds', 0):.1f} s")
+            if o.analysis is not None:
+                brief = r.meta["analysis"]
+                line += (f"; moves: {brief['mean_loss_per_game']:.4f} guesses lost per game, "
+                         f"{100 * brief['best_move_share']:.1f}% best")
         elif o.not_applicable:
             line = f"n/a   {o.entry.describe()}: {o.not_applicable}"
         else:
@@ -188,9 +192,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     if backend == "ray":
         connect_ray_or_fail(args.address, args.jobs)
+    from ..infra.cache import cache_dir
+
+    def notice(message: str) -> None:
+        if not broken and not args.no_progress:
+            print(f"      {message}", file=sys.stderr, flush=True)
+
     outcomes = main_job.run_main_job(
         entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
-        on_outcome=report, backend=backend, ray_address=args.address,
+        on_outcome=report, backend=backend, ray_address=args.address, analyse=not args.no_analysis,
+        memo_dir=cache_dir(), notice=notice,
     )
     outcomes += included
     command = " ".join([PROG, *map(shlex.quote, args.argv)])
@@ -243,5 +254,8 @@ def register(sub: Any) -> None:
     p.add_argument("--address", help="Ray cluster address (implies --backend ray)")
     p.add_argument("--include", nargs="+", metavar="RESULT.json",
                    help="add saved results (e.g. results/learned/learned-wordle.json) to the leaderboard")
+    p.add_argument("--no-analysis", action="store_true",
+                   help="skip the move analysis (every move judged against optimal play: the loss/game column "
+                        "and <entry>.analysis.json.gz)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_compare)

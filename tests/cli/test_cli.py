@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -339,16 +340,21 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert "* random-consistent (seed 1) plays game `micro-nerdle`: a test." in report
     assert "| clique | guessgym/MicroNerdle-v1 | not applicable: " in report
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == sorted([
-        "leaderboard.md", "leaderboard.png", "win_rate.png",
-        "MicroNerdle-v1__least-worst.json", "MicroNerdle-v1__least-worst.png",
-        "MicroNerdle-v1__random-consistent__seed-1.json", "MicroNerdle-v1__random-consistent__seed-1.png",
-        "MiniNerdle-v1__least-worst__m3.json", "MiniNerdle-v1__least-worst__m3.png",
-    ])
+    stems = ["MicroNerdle-v1__least-worst", "MicroNerdle-v1__random-consistent__seed-1",
+             "MiniNerdle-v1__least-worst__m3"]
+    suffixes = (".json", ".png", ".analysis.json.gz")
+    assert names == sorted(["leaderboard.md", "leaderboard.png", "win_rate.png",
+                            *(f"{stem}{suffix}" for stem in stems for suffix in suffixes)])
     from guessgym.evaluation.results import EvaluationResult
 
     mini = EvaluationResult.from_json(tmp_path / "MiniNerdle-v1__least-worst__m3.json")
     assert mini.max_attempts == 3 and mini.n_games == 206
+    # every move judged: for one strategy over every answer, the losses are the guesses beyond the optimum
+    least_worst = EvaluationResult.from_json(tmp_path / "MicroNerdle-v1__least-worst.json")
+    assert least_worst.meta["analysis"]["mean_loss_per_game"] == pytest.approx((392 - 374) / 127, abs=1e-6)
+    assert "| loss/game (best moves) |" in report and f"| {(392 - 374) / 127:.4f} (" in report
+    moves = json.loads(gzip.decompress((tmp_path / "MicroNerdle-v1__least-worst.analysis.json.gz").read_bytes()))
+    assert len(moves["games"]) == 127 and moves["games"][0]["moves"][0]["guess"] == "8-1=7"  # least-worst's opener
     assert main(["compare", "--agents", "nope", "--out", str(tmp_path)]) == 2
     assert "not in the main job" in capsys.readouterr().err
 
