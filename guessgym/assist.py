@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from .agents.base import Agent, CandidateAgent
 from .envs.candidates import Candidates
@@ -211,10 +211,13 @@ def run_assist(
     *,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
+    judge: bool = False,
 ) -> int:
     """The interactive loop; returns an exit code (0 solved or quit, 1 input ended unsolved).
 
     ``make_solver(name)`` builds a solver by name (may raise ``ValueError`` with a message).
+    ``judge``: after each move, say how it compares with optimal play
+    (:mod:`guessgym.evaluation.analysis`: its loss in expected guesses, the best guess, the luck).
     """
     stdin = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
@@ -226,6 +229,7 @@ def run_assist(
         session = AssistSession(game, _as_candidate(make_solver(solver_name), solver_name), solver_name)
     except ValueError as exc:  # UnsupportedGameError: this solver cannot play this game
         raise AssistError(f"solver {solver_name!r} cannot play {game.name}: {exc}") from None
+    judgement = MoveJudge(game, say) if judge else None
     noun = "word" if game.kind == "wordle" else "equation"
     say(f"{game.name}: {_possible(len(game.answers))}, {game.max_attempts} attempts"
         + (", hard mode" if game.hard_mode else "") + f"; solver {solver_name}.")
@@ -281,10 +285,14 @@ def run_assist(
                 except AssistError:
                     session._current = previous
                     raise
+                if judgement is not None:
+                    judgement.last_move(session.history)
                 if session.solved and _finished(session, stdin, out, say):
                     return 0
             else:
                 _report(session, line, say)
+                if judgement is not None:
+                    judgement.last_move(session.history)
                 if session.solved and _finished(session, stdin, out, say):
                     return 0
         except (AssistError, ValueError) as exc:  # ValueError: unsupported game for a new solver
@@ -335,6 +343,41 @@ def _finished(session: AssistSession, stdin: TextIO, out: TextIO, say: Callable[
         _undo(session, say)
         return False
     return True
+
+
+class MoveJudge:
+    """Says how the move just played compares with optimal play (``guessgym assist --judge``)."""
+
+    def __init__(self, game: Game, say: Callable[[str], None]) -> None:
+        self.game = game
+        self.say = say
+        self.values: Any = None
+        self.unavailable = ""
+
+    def last_move(self, history: list[Step]) -> None:
+        from .agents.base import UnsupportedGameError
+        from .baselines.move_values import StateValues
+        from .evaluation.analysis import analyze_moves, check_analysable
+        from .infra.cache import cache_dir
+
+        if self.unavailable or not history:
+            return
+        if self.values is None:
+            try:
+                check_analysable(self.game)
+                self.values = StateValues(self.game, cache_dir=cache_dir())
+            except UnsupportedGameError as exc:
+                self.unavailable = str(exc)
+                self.say(f"(no judgement of moves: {exc})")
+                return
+        if len(history) == 1 and not self.values.knows_after(
+                self.values.everyone, history[0].guess, self.game.max_attempts, self.values.all_guesses):
+            self.say(f"(judging: solving the tree of {self.game.guesses[history[0].guess]}, once)")
+        move = analyze_moves(self.values, [(step.guess, step.pattern) for step in history]).moves[-1]
+        verdict = ("was a best move" if move.loss <= 1e-9 else
+                   f"lost {move.loss:.4f} guesses in expectation (best: {move.best_guess})")
+        self.say(f"judge: {move.guess} {verdict}; {move.expected:.4f} guesses expected with it, "
+                 f"luck of the tiles {move.luck:+.4f}")
 
 
 def _report(session: AssistSession, tiles: str, say: Callable[[str], None]) -> None:

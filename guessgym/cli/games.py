@@ -59,7 +59,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
             raise AssistError(str(exc)) from None
 
     try:
-        return run_assist(game, make_solver, args.solver, stdin=args.stdin, stdout=args.stdout)
+        return run_assist(game, make_solver, args.solver, stdin=args.stdin, stdout=args.stdout, judge=args.judge)
     except AssistError as exc:  # only the first solver can fail this way; later ones are reported inline
         raise UsageError(str(exc)) from None
 
@@ -108,6 +108,9 @@ def register(sub: Any) -> None:
                    help="Nerdle guess vocabulary (all: every valid equation)")
     p.add_argument("--solver", default="least-worst", help="solver name (default: %(default)s)")
     p.add_argument("--solver-kwargs", nargs="+", metavar="KV")
+    p.add_argument("--judge", action="store_true",
+                   help="after each move, say how it compares with optimal play (exact: its loss in expected "
+                        "guesses, the best guess, the luck; an opener's tree is solved once, in seconds)")
     p.set_defaults(func=cmd_assist)
     p = sub.add_parser(
         "export-prompts", help="first-turn prompts of a chat game as JSONL, answers apart",

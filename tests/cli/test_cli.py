@@ -247,6 +247,26 @@ def test_assist_own_guess_list_and_solver_switch(capsys: pytest.CaptureFixture[s
     assert text.rstrip().endswith("bye")
 
 
+def test_assist_judges_each_move_against_optimal_play(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``--judge``: the optimum's opener is a best move; another opener loses what the analysis says."""
+    from guessgym.baselines.move_values import StateValues
+    from guessgym.evaluation.analysis import analyze_moves
+
+    monkeypatch.setenv("GUESSGYM_CACHE_DIR", str(tmp_path))
+    game = nerdle(5)
+    moves = [(game.guess_index["5-1=4"], score("5-1=4", "8-5=3")), (game.guess_index["1+2=3"], score("1+2=3", "8-5=3"))]
+    lines = [f"{game.guesses[g]} {pattern_to_tiles(p, 5)}" for g, p in moves]
+    out = io.StringIO()
+    code = main(["assist", "--game", "micro-nerdle", "--judge"], stdin=io.StringIO("\n".join([*lines, "quit"]) + "\n"),
+                stdout=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "judge: 5-1=4 was a best move" in text
+    second = analyze_moves(StateValues(game), moves).moves[1]
+    assert second.loss > 0
+    assert f"judge: 1+2=3 lost {second.loss:.4f} guesses in expectation (best: {second.best_guess})" in text
+
+
 def test_assist_input_end_and_inconsistent_history() -> None:
     game = nerdle(5)
     s = AssistSession(game, FirstAgent(), "first")
