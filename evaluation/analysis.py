@@ -171,6 +171,27 @@ class Analysis:
         return "\n".join(lines)
 
 
+def load_analysis(path: str | os.PathLike[str]) -> Analysis:
+    """An analysis written by :meth:`Analysis.to_json` (``.json`` or ``.json.gz``).
+
+    Raises:
+        ValueError: the file is not an analysis (named, with why).
+    """
+    from ..infra.inputs import read_input
+
+    raw = read_input(path, "move analysis")
+    try:
+        data = json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
+        fields = {f for f in MoveAnalysis.__dataclass_fields__}
+        games = [GameAnalysis(str(g["answer"]), bool(g["solved"]),
+                              tuple(MoveAnalysis(**{k: v for k, v in m.items() if k in fields}) for m in g["moves"]),
+                              float(g.get("left_after", 0.0))) for g in data["games"]]
+        return Analysis(str(data["env_id"]), str(data["game"]), str(data["agent"]), games)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise ValueError(f"{path}: not a move analysis ({why})") from None
+
+
 def _rounded(d: dict[str, Any]) -> dict[str, Any]:
     return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
 
@@ -330,4 +351,4 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
 
 
 __all__ = ["Analysis", "GameAnalysis", "LOSS_BINS", "MoveAnalysis", "analyze", "analyze_moves", "check_analysable",
-           "game_of_result", "parse_typed_game", "record_moves"]
+           "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "same_rules"]

@@ -15,6 +15,7 @@ Run it with ``guessgym compare`` (``--quick`` for a seeded sample of answers).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import platform
@@ -31,10 +32,11 @@ from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
 from .baselines.move_values import StateValues
 from .envs.registration import SUPERSEDED, V1_CHANGE
-from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result
+from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis
 from .evaluation.evaluate import Backend, evaluate
 from .evaluation.report import leaderboard_report, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
+from .evaluation.viewer import write_viewer
 from .infra.atomic import atomic_write_text
 from .infra.names import file_slug
 from .infra.optional import DependencyNotInstalled
@@ -341,8 +343,9 @@ def write_report(
     sample: int | None = None, seed: int = 0, keep_earlier: bool = True,
 ) -> dict[str, Path]:
     """Write one JSON and one histogram per result (and its move analysis, ``.analysis.json.gz``),
-    then ``leaderboard.md``, ``leaderboard.png`` and ``win_rate.png`` into ``out_dir``; return the
-    paths written by kind.
+    then ``leaderboard.md``, ``leaderboard.png``, ``win_rate.png`` and the game viewer
+    ``report.html`` (:mod:`guessgym.evaluation.viewer`) into ``out_dir``; return the paths written
+    by kind.
 
     With ``keep_earlier`` (the default), results already in ``out_dir`` of the same scope that this
     run did not replace stay in the leaderboard (see :func:`earlier_outcomes`): a partial run never
@@ -374,6 +377,15 @@ def write_report(
     text = report_markdown(outcomes, command=command, sample=sample, seed=seed)
     atomic_write_text(out / "leaderboard.md", text)
     written["leaderboard_md"] = out / "leaderboard.md"
+    viewed = [o for o in outcomes if o.result is not None]
+    analyses = {i: o.analysis for i, o in enumerate(viewed) if o.analysis is not None}
+    for i, o in enumerate(viewed):  # kept rows: their analysis from the earlier run, if it is there
+        saved = out / f"{o.entry.slug}.analysis.json.gz"
+        if i not in analyses and o.result is not None and o.result.meta.get("kept") and saved.is_file():
+            with contextlib.suppress(ValueError):
+                analyses[i] = load_analysis(saved)
+    written["report_html"] = write_viewer([o.result for o in viewed if o.result is not None], out / "report.html",
+                                          analyses=analyses, title="guessgym main job")
     return written
 
 

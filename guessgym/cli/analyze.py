@@ -75,6 +75,31 @@ def _moves_table(analysis: Any) -> str:
     return "\n".join(lines)
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..evaluation.analysis import load_analysis
+    from ..evaluation.results import EvaluationResult
+    from ..evaluation.viewer import write_viewer
+
+    out = Path(args.html)
+    check_output_file(out, "--html")
+    results, analyses = [], {}
+    for i, name in enumerate(args.results):
+        try:
+            results.append(EvaluationResult.from_json(name))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{name}: not a readable evaluation result ({exc})") from None
+        beside = [Path(name).with_suffix(suffix) for suffix in (".analysis.json.gz", ".analysis.json")]
+        found = next((p for p in beside if p.is_file()), None)
+        if found is not None:
+            try:
+                analyses[i] = load_analysis(found)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+    write_viewer(results, out, analyses=analyses, title=args.title)
+    print(f"wrote {out} ({len(results)} results, {len(analyses)} with their move analysis)")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add this module's commands to the subparsers ``sub``."""
     p = sub.add_parser(
@@ -93,3 +118,13 @@ def register(sub: Any) -> None:
                         "with guessgym solve, so an opener is solved once)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_analyze)
+    p = sub.add_parser(
+        "report", help="a game viewer of results: one self-contained HTML file",
+        description="Write one HTML file (no network, no server) with the leaderboard, each agent's distribution and "
+                    "every game's board, filterable, sortable and comparable side by side; each move's loss and luck "
+                    "where an <result>.analysis.json.gz lies beside the result (guessgym compare writes them).",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULT.json", help="evaluation results (with --guesses for boards)")
+    p.add_argument("--html", required=True, help="the HTML file to write")
+    p.add_argument("--title", default="guessgym results", help="the page's title")
+    p.set_defaults(func=cmd_report)

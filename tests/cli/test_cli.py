@@ -363,7 +363,7 @@ def test_compare_on_a_small_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     stems = ["MicroNerdle-v1__least-worst", "MicroNerdle-v1__random-consistent__seed-1",
              "MiniNerdle-v1__least-worst__m3"]
     suffixes = (".json", ".png", ".analysis.json.gz")
-    assert names == sorted(["leaderboard.md", "leaderboard.png", "win_rate.png",
+    assert names == sorted(["leaderboard.md", "leaderboard.png", "win_rate.png", "report.html",
                             *(f"{stem}{suffix}" for stem in stems for suffix in suffixes)])
     from guessgym.evaluation.results import EvaluationResult
 

@@ -176,7 +176,7 @@ def test_the_analyze_command(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     (["--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28 GGGGGQ"], "tiles 'GGGGGQ'"),
     (["--env", "guessgym/MiniNerdle-v1", "--game", "4*7=28 BBBBBB 4*7=28 GGGGGG"], "leaves no answer"),
     (["--env", "guessgym/MiniNerdle-v1", "--game", "nope BBBBBB"], "nope"),
-    (["results/main/Wordle-v1__least-worst.json"], "holds no guesses"),
+    (["results/learned/learned-mini-nerdle.json"], "holds no guesses"),
     ([], "give a result file"),
 ])
 def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

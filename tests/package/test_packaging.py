@@ -58,6 +58,7 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
                  "guessgym/agents/registry.py", "guessgym/agents/llm/client.py",
                  "guessgym/baselines/minimax.py", "guessgym/training/train.py", "guessgym/cli/__init__.py",
                  "guessgym/evaluation/evaluate.py", "guessgym/infra/pool.py",
+                 "guessgym/evaluation/viewer_assets/viewer.js", "guessgym/evaluation/viewer_assets/viewer.html",
                  "guessgym/envs/data/PROVENANCE.md", "guessgym/envs/data/english/SCOWL-COPYRIGHT.txt"):
         assert name in names, name
     for words in ("answers_2309.txt", "allowed_12947.txt", "answers_2315.txt", "allowed_12972.txt"):

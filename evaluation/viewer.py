@@ -1,0 +1,93 @@
+"""A game viewer: one self-contained HTML file of evaluation results, to look at instead of read.
+
+:func:`write_viewer` writes the leaderboard, each agent's distribution, and every game's board
+drawn with coloured tiles; games can be filtered (by answer, by number of guesses, failures),
+sorted (by answer, guesses, loss) and compared side by side between two agents on the same answer.
+With a move analysis (:mod:`guessgym.evaluation.analysis`) each row of a board shows its loss and
+luck. The file holds its data and a small vanilla script: no network, no server, nothing to
+install; rows are drawn a page at a time, so the 17,723 games of classic Nerdle stay responsive.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..envs.game import Game
+from ..envs.scoring import pattern_to_tiles
+from ..infra.atomic import atomic_write_text
+from .analysis import Analysis, game_of_result
+from .results import EvaluationResult
+
+
+def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Analysis] | None = None) -> dict[str, Any]:
+    """What the page shows, as JSON-ready data: per result its figures and, when the result holds
+    its games' guesses, every game's rows (guess and tiles), with each move's loss and luck when
+    ``analyses[i]`` (by the result's position) judged them."""
+    agents = []
+    games_cache: dict[str, Game] = {}
+    for i, result in enumerate(results):
+        summary = result.summary()
+        entry: dict[str, Any] = {
+            "label": result.label, "env": result.env_id or "", "game": result.game,
+            "games": result.n_games, "win_rate": result.win_rate, "mean": result.mean_guesses,
+            "gap": result.gap_text(), "max_attempts": result.max_attempts,
+            "distribution": {str(k): v for k, v in summary["distribution"].items()},
+            "analysis": result.meta.get("analysis", {}).get("mean_loss_per_game") if isinstance(
+                result.meta.get("analysis"), dict) else None,
+            "records": [],
+        }
+        game = _game(result, games_cache)
+        analysis = (analyses or {}).get(i)
+        judged = {g.answer: g for g in analysis.games} if analysis is not None else {}
+        if analysis is not None and entry["analysis"] is None:
+            entry["analysis"] = analysis.summary(mistakes=0)["mean_loss_per_game"]
+        if game is not None:
+            entry["kind"] = game.kind
+            for record in result.records:
+                if record.played is None:
+                    continue
+                rows: list[list[Any]] = [[guess, pattern_to_tiles(int(game.score(guess, record.answer)), game.length)]
+                                         for guess in record.played]
+                moves = judged.get(record.answer)
+                if moves is not None:
+                    for row, move in zip(rows, moves.moves):
+                        row += [round(move.loss, 4), round(move.luck, 4)]
+                entry["records"].append([record.answer, record.guesses, int(record.solved),
+                                         round(moves.loss, 4) if moves is not None else None, rows])
+        agents.append(entry)
+    return {"agents": agents}
+
+
+def _game(result: EvaluationResult, cache: dict[str, Game]) -> Game | None:
+    """The result's game (one per id and arguments), or None for a kind without one answer per game."""
+    key = json.dumps([result.env_id, result.meta.get("env_kwargs"), result.max_attempts], sort_keys=True, default=str)
+    if key not in cache:
+        try:
+            cache[key] = game_of_result(result)
+        except (ValueError, TypeError):
+            return None
+    return cache[key]
+
+
+def write_viewer(results: Sequence[EvaluationResult], path: str | os.PathLike[str], *,
+                 analyses: Mapping[int, Analysis] | None = None, title: str = "guessgym results") -> Path:
+    """Write the viewer of ``results`` to ``path`` (atomically) and return the path."""
+    data = json.dumps(viewer_data(results, analyses), separators=(",", ":")).replace("</", "<\\/")
+    folder = resources.files("guessgym.evaluation") / "viewer_assets"
+    page = (folder / "viewer.html").read_text(encoding="utf-8")
+    page = (page.replace("{{title}}", html.escape(title))
+                .replace("{{style}}", (folder / "viewer.css").read_text(encoding="utf-8"))
+                .replace("{{script}}", (folder / "viewer.js").read_text(encoding="utf-8"))
+                .replace("{{data}}", data))
+    out = Path(path)
+    atomic_write_text(out, page)
+    return out
+
+
+__all__ = ["viewer_data", "write_viewer"]

@@ -1,0 +1,114 @@
+"""The game viewer: its data are the games' tiles and the analysis' judgements, and the page works
+in a real browser (filter to one answer, its board's tiles, two agents side by side)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from guessgym.agents.registry import make_agent
+from guessgym.cli import main
+from guessgym.envs import make_game
+from guessgym.envs.scoring import pattern_to_tiles
+from guessgym.evaluation import analyze, evaluate
+from guessgym.evaluation.viewer import viewer_data, write_viewer
+
+MINI = "guessgym/MiniNerdle-v1"
+
+
+@pytest.fixture(scope="module")
+def results() -> tuple[list, dict]:  # type: ignore[type-arg]
+    lw = evaluate(make_agent("least-worst"), MINI, record_guesses=True)
+    pe = evaluate(make_agent("pattern-entropy"), MINI, record_guesses=True)
+    return [lw, pe], {0: analyze(lw)}
+
+
+def test_the_viewers_data_are_the_games_tiles_and_judgements(results: tuple[list, dict]) -> None:  # type: ignore[type-arg]
+    runs, analyses = results
+    data = viewer_data(runs, analyses)
+    game = make_game(MINI)
+    lw, pe = data["agents"]
+    assert lw["label"] == "least-worst" and lw["games"] == 206 and lw["kind"] == "nerdle"
+    assert lw["analysis"] == pytest.approx((546 - 544) / 206, abs=1e-9)
+    assert pe["analysis"] is None and len(pe["records"]) == 206
+    judged = {g.answer: g for g in analyses[0].games}
+    for answer, guesses, solved, loss, rows in lw["records"]:
+        assert len(rows) == guesses and solved == 1
+        for (guess, tiles, move_loss, luck), move in zip(rows, judged[answer].moves):
+            assert tiles == pattern_to_tiles(int(game.score(guess, answer)), game.length)
+            assert (move_loss, luck) == (round(move.loss, 4), round(move.luck, 4))
+        assert loss == round(judged[answer].loss, 4)
+
+
+def test_a_result_without_guesses_or_of_another_kind_has_no_boards() -> None:
+    quordle = evaluate(make_agent("multi-expected-size"), "guessgym/Dordle-v0", sample=2, record_guesses=True)
+    plain = evaluate(make_agent("least-worst"), MINI, sample=3)
+    agents = viewer_data([quordle, plain])["agents"]
+    assert [a["records"] for a in agents] == [[], []]
+    assert agents[1]["distribution"]
+
+
+def test_the_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "--env", MINI, "--agent", "least-worst", "--guesses", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    saved = tmp_path / "MiniNerdle-v1__least-worst.json"
+    assert main(["analyze", str(saved), "--out", str(tmp_path / "MiniNerdle-v1__least-worst.analysis.json.gz"),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(saved), "--html", str(tmp_path / "r.html")]) == 0
+    assert "1 with their move analysis" in capsys.readouterr().out
+    page = (tmp_path / "r.html").read_text()
+    assert "<script src" not in page and "http://" not in page and "https://" not in page  # self-contained
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    assert data["agents"][0]["records"][0][4][0][2] is not None  # a move's loss
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["report", str(tmp_path / "bad.json"), "--html", str(tmp_path / "x.html")]) == 2
+    assert "not a readable evaluation result" in capsys.readouterr().err
+
+
+@pytest.mark.browser
+def test_the_viewer_in_a_browser(results: tuple[list, dict], tmp_path: Path) -> None:  # type: ignore[type-arg]
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium (apt-get install chromium; .ci/run installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the docs extra installs playwright")
+    runs, analyses = results
+    page_file = write_viewer(runs, tmp_path / "viewer.html", analyses=analyses)
+    game = make_game(MINI)
+    answer = "5+6=11"
+    played = next(r.played for r in runs[0].records if r.answer == answer)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu",
+                                             "--disable-background-networking", "--disable-component-update"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1000})
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_file.as_uri())
+            assert page.locator("#board-table tbody tr").count() == 2
+            assert page.inner_text("#count") == "206 of 206 games"
+            page.select_option("#compare", label="pattern-entropy")
+            page.fill("#filter", answer)
+            assert page.inner_text("#count") == "1 of 206 games"
+            boards = page.locator(".game .board")
+            assert boards.count() == 2  # least-worst and pattern-entropy side by side
+            first = boards.nth(0)
+            assert first.locator(".row").count() == len(played)
+            for i, guess in enumerate(played):
+                row = first.locator(".row").nth(i)
+                tiles = "".join(t.get_attribute("data-tile") for t in row.locator(".tile").all())
+                assert row.get_attribute("data-guess") == guess
+                assert tiles == pattern_to_tiles(int(game.score(guess, answer)), game.length)
+                assert "loss" in row.inner_text()
+            page.fill("#filter", "")
+            page.select_option("#show", "failed")
+            assert page.inner_text("#count") == "0 of 206 games"
+            page.screenshot(path=str(tmp_path / "viewer.png"))
+            assert not errors, errors
+        finally:
+            browser.close()
