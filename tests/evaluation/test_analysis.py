@@ -184,3 +184,14 @@ def test_bad_input_is_one_line(argv: list[str], message: str, capsys: pytest.Cap
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if ": error: " in line]  # a notice may come first
     assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
+
+
+def test_the_commutative_rule_is_judged_too() -> None:
+    """With Nerdle's commutative rule (a rearranged answer wins) the optimum's moves still lose
+    nothing, and expected-size's losses add up to its distance from the commutative optimum (525)."""
+    kwargs = {"commutative": True}
+    optimal = analyze(evaluate(make_agent("optimal"), "guessgym/MiniNerdle-v1", env_kwargs=kwargs, record_guesses=True))
+    assert optimal.summary()["best_move_share"] == 1.0
+    result = evaluate(make_agent("expected-size"), "guessgym/MiniNerdle-v1", env_kwargs=kwargs, record_guesses=True)
+    gap = sum(r.guesses for r in result.records) - 525
+    assert gap > 0 and sum(g.loss for g in analyze(result).games) == pytest.approx(gap)
