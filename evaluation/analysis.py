@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -187,7 +188,7 @@ def load_analysis(path: str | os.PathLike[str]) -> Analysis:
                               tuple(MoveAnalysis(**{k: v for k, v in m.items() if k in fields}) for m in g["moves"]),
                               float(g.get("left_after", 0.0))) for g in data["games"]]
         return Analysis(str(data["env_id"]), str(data["game"]), str(data["agent"]), games)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, EOFError, zlib.error, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
         why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise ValueError(f"{path}: not a move analysis ({why})") from None
 

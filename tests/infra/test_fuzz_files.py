@@ -157,3 +157,23 @@ def test_saved_results(tmp_path: Path) -> None:
     counts = fuzz_file(tmp_path / "fuzz.json", path.read_bytes(), EvaluationResult.from_json, (ValueError,),
                        [mutate_bytes, mutate_json], rounds=ROUNDS)
     assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+@pytest.mark.parametrize("suffix", [".json", ".json.gz"])
+def test_move_analysis_files(tmp_path: Path, suffix: str) -> None:
+    """``guessgym report`` reads the move analyses beside the results (``load_analysis``)."""
+    from guessgym.evaluation.analysis import analyze, load_analysis
+    from guessgym.evaluation.evaluate import evaluate
+
+    result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=6, record_guesses=True)
+    path = tmp_path / f"valid.analysis{suffix}"
+    analyze(result).to_json(path)
+    assert load_analysis(path).games
+    if suffix == ".json":
+        blob, mutations = path.read_bytes(), [mutate_bytes, mutate_lines, mutate_json]
+    else:
+        blob, mutations = path.read_bytes(), [mutate_bytes]
+
+    counts = fuzz_file(tmp_path / f"fuzz.analysis{suffix}", blob, load_analysis, (ValueError,), mutations,
+                       rounds=ROUNDS // 4)
+    assert counts["refused"] > ROUNDS // 40, counts
