@@ -18,6 +18,7 @@ left is valued without the limit (``T*`` with as many attempts as answers, alway
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +28,14 @@ from ..agents.optima import known_optimum
 from ..envs.candidates import hard_filter
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
+from . import search_kernels as K
 from .optimal import SearchKernel
 from .search_kernels import INF
+
+
+class ValuesTimedOut(TimeoutError):
+    """The time budget of :meth:`StateValues.set_budget` ran out; the values object must not be
+    used again (its memo may hold a search cut short), so it is not saved either."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,12 @@ class StateValues:
         self.root_total = optimum.total if optimum is not None else None
         self.root_proven = bool(optimum.proven) if optimum is not None else True
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
+
+    def set_budget(self, seconds: float | None) -> None:
+        """Bound the solving that follows to ``seconds`` from now (``None``: no bound); past it,
+        :class:`ValuesTimedOut` is raised."""
+        self.kernel.deadline = 0.0 if seconds is None else time.perf_counter() + seconds
+        self.kernel.stats[K.ABORTED] = 0
 
     def best(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
         """``T*`` of the state: the fewest total guesses over ``answers`` with optimal play."""
@@ -108,15 +121,26 @@ class StateValues:
         return self._after[key]
 
     def _solve(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        if self.kernel.aborted:
+            raise ValuesTimedOut("the time budget ran out")
         if left >= 1:
             total = self.kernel.cost(answers, left, allowed, INF)
+            self._check()
             if total < INF:
                 return total
-        return self.kernel.cost(answers, max(int(answers.size), 1), allowed, INF)  # no strategy fits: no limit
+        total = self.kernel.cost(answers, max(int(answers.size), 1), allowed, INF)  # no strategy fits: no limit
+        self._check()
+        return total
+
+    def _check(self) -> None:
+        if self.kernel.aborted:
+            raise ValuesTimedOut("the time budget ran out")
 
     def save(self) -> None:
-        """Write the memo to ``cache_dir`` now (it is also written every minute while solving)."""
-        self.kernel.checkpoint(force=True)
+        """Write the memo to ``cache_dir`` now (never after a time-out: the memo may hold a search
+        cut short)."""
+        if not self.kernel.aborted:
+            self.kernel.checkpoint(force=True)
 
 
-__all__ = ["Bucket", "StateValues"]
+__all__ = ["Bucket", "StateValues", "ValuesTimedOut"]

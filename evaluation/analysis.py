@@ -308,7 +308,7 @@ def same_rules(a: Game, b: Game) -> bool:
 def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
             notice: Callable[[str], None] | None = None, values: StateValues | None = None,
-            max_openers: int | None = None) -> Analysis:
+            max_openers: int | None = None, time_budget: float | None = None) -> Analysis:
     """Judge every move of every game of an evaluation result (a result or its JSON file).
 
     The result must hold each game's guesses (``evaluate(..., record_guesses=True)``, ``guessgym
@@ -318,7 +318,8 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
     same game (the main job analyses every agent with one). Each distinct opener costs a solve of
     its whole tree (seconds on Wordle and classic Nerdle, kept in the cache after): ``max_openers``
     refuses, before any work, a result whose games open with more distinct guesses than that (a
-    randomised agent's).
+    randomised agent's). ``time_budget`` bounds the solving, in seconds
+    (:class:`~guessgym.baselines.move_values.ValuesTimedOut` past it; ``values`` is then spent).
 
     Raises:
         ValueError: a result without the games' guesses, a game that cannot be replayed, or more
@@ -339,6 +340,7 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
                          f"(more than {max_openers}); guessgym analyze does it, keeping what it solved")
     if values is None or not same_rules(values.game, game):
         values = StateValues(game, cache_dir=cache_dir)
+    values.set_budget(time_budget)
     analysis = Analysis(str(result.env_id), game.name, result.agent)
     total = len(result.records)
     for i, record in enumerate(result.records):

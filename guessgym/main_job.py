@@ -30,7 +30,7 @@ from typing import Any
 from .agents.base import Agent, UnsupportedGameError
 from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
-from .baselines.move_values import StateValues
+from .baselines.move_values import StateValues, ValuesTimedOut
 from .envs.registration import SUPERSEDED, V1_CHANGE
 from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis
 from .evaluation.evaluate import Backend, evaluate
@@ -254,6 +254,9 @@ def run_main_job(
 #: The main job analyses the moves of an agent whose games open with at most this many guesses (each
 #: opener's tree is solved once); a randomised agent's games are left to ``guessgym analyze``.
 MAX_OPENERS = 10
+#: Seconds the main job gives the analysis of one agent's games (the states its moves reach may be
+#: slow to solve, e.g. the clique strategy's); past them the agent's row says so.
+ANALYSIS_BUDGET = 90.0
 
 
 def _analyse(outcome: Outcome, values: dict[str, StateValues], memo_dir: str | Path | None,
@@ -267,8 +270,13 @@ def _analyse(outcome: Outcome, values: dict[str, StateValues], memo_dir: str | P
         key = f"{game.fingerprint}/{game.hard_mode}/{game.max_attempts}/{game.commutative}"
         if key not in values:
             values[key] = StateValues(game, cache_dir=memo_dir)
-        outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS)
+        outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS,
+                                   time_budget=ANALYSIS_BUDGET)
         result.meta["analysis"] = outcome.analysis.brief()
+    except ValuesTimedOut:
+        del values[key]  # cut short: its memo is not to be trusted, nor saved
+        result.meta["analysis_note"] = (f"moves not analysed: solving its states took more than "
+                                        f"{ANALYSIS_BUDGET:.0f} s; guessgym analyze has no limit")
     except (UnsupportedGameError, ValueError) as exc:
         result.meta["analysis_note"] = f"moves not analysed: {exc}"
     else:

@@ -195,3 +195,14 @@ def test_the_commutative_rule_is_judged_too() -> None:
     result = evaluate(make_agent("expected-size"), "guessgym/MiniNerdle-v1", env_kwargs=kwargs, record_guesses=True)
     gap = sum(r.guesses for r in result.records) - 525
     assert gap > 0 and sum(g.loss for g in analyze(result).games) == pytest.approx(gap)
+
+
+def test_a_time_budget_bounds_the_solving_and_spends_the_values() -> None:
+    from guessgym.baselines.move_values import ValuesTimedOut
+
+    result = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", record_guesses=True, sample=3)
+    values = StateValues(make_game("guessgym/Wordle-v1"))
+    with pytest.raises(ValuesTimedOut):
+        analyze(result, values=values, time_budget=1e-6)  # no opener's tree is solved in a microsecond
+    with pytest.raises(ValuesTimedOut):
+        values.best(values.everyone[:50], 5, values.all_guesses)  # spent: never trusted again
