@@ -70,6 +70,7 @@ class StateValues:
         self.all_guesses = self.kernel.all_guesses
         optimum = known_optimum(game)
         self.root_total = optimum.total if optimum is not None else None
+        self.root_opener = optimum.opener if optimum is not None else None
         self.root_proven = bool(optimum.proven) if optimum is not None else True
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 

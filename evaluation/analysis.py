@@ -237,7 +237,7 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer:
         left_now = 0.0 if solved else bucket.total / bucket.answers.size
         violation = game.hard_mode and not bool(np.isin(guess, allowed))
         possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
-        best_guess = _root_opener(values) if number == 1 and values.root_total is not None else \
+        best_guess = values.root_opener if number == 1 and values.root_opener is not None else \
             game.guesses[values.best_guess(answers, left, allowed)]
         judged.append(MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected,
                                    best, expected - best, average_left - left_now, best_guess, possible, violation,
@@ -246,14 +246,6 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer:
         state_best = bucket.total
     left_after = 0.0 if solved or not judged else state_best / answers.size
     return GameAnalysis(answer, solved, tuple(judged), left_after)
-
-
-def _root_opener(values: StateValues) -> str:
-    from ..agents.optima import known_optimum
-
-    optimum = known_optimum(values.game)
-    assert optimum is not None
-    return optimum.opener
 
 
 def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:
@@ -299,10 +291,14 @@ def game_of_result(result: EvaluationResult) -> Game:
     return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
 
 
+def rules_key(game: Game) -> tuple[str, bool, int, bool, str]:
+    """What a game's state values depend on: its lists and rules (games alike here share values)."""
+    return game.fingerprint, game.hard_mode, game.max_attempts, game.commutative, game.kind
+
+
 def same_rules(a: Game, b: Game) -> bool:
     """Whether two games have the same lists and rules (so the same state values)."""
-    return (a.fingerprint, a.hard_mode, a.max_attempts, a.commutative, a.kind) == (
-        b.fingerprint, b.hard_mode, b.max_attempts, b.commutative, b.kind)
+    return rules_key(a) == rules_key(b)
 
 
 def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
@@ -354,4 +350,4 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
 
 
 __all__ = ["Analysis", "GameAnalysis", "LOSS_BINS", "MoveAnalysis", "analyze", "analyze_moves", "check_analysable",
-           "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "same_rules"]
+           "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "rules_key", "same_rules"]

@@ -32,7 +32,7 @@ from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
 from .baselines.move_values import StateValues, ValuesTimedOut
 from .envs.registration import SUPERSEDED, V1_CHANGE
-from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis
+from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis, rules_key
 from .evaluation.evaluate import Backend, evaluate
 from .evaluation.report import leaderboard_report, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
@@ -212,7 +212,7 @@ def run_main_job(
         notice: told when the analysis solves an opener's tree (seconds, once per opener).
     """
     outcomes: list[Outcome] = []
-    values: dict[str, StateValues] = {}  # one per game: agents share their solved states
+    values: dict[tuple[str, bool, int, bool, str], StateValues] = {}  # one per game: shared by the agents
     for entry in entries:
         outcome = Outcome(entry)
         try:
@@ -259,7 +259,8 @@ MAX_OPENERS = 10
 ANALYSIS_BUDGET = 90.0
 
 
-def _analyse(outcome: Outcome, values: dict[str, StateValues], memo_dir: str | Path | None,
+def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], StateValues],
+             memo_dir: str | Path | None,
              notice: Callable[[str], None] | None) -> None:
     """Judge the outcome's moves (see :func:`run_main_job`), sharing ``values`` by game."""
     result = outcome.result
@@ -267,7 +268,7 @@ def _analyse(outcome: Outcome, values: dict[str, StateValues], memo_dir: str | P
     try:
         game = game_of_result(result)
         check_analysable(game)
-        key = f"{game.fingerprint}/{game.hard_mode}/{game.max_attempts}/{game.commutative}"
+        key = rules_key(game)
         if key not in values:
             values[key] = StateValues(game, cache_dir=memo_dir)
         outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS,

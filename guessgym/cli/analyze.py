@@ -21,6 +21,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         raise UsageError("give a result file (RESULT.json) or a game typed in (--env ID --game 'crane BBYBY ...'), "
                          "one of the two")
     out = Path(args.out) if args.out else None
+    memo = None if args.no_memo else cache_dir()
     if out is not None:
         check_output_file(out, "--out")
     try:
@@ -30,7 +31,6 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise UsageError(f"{args.result}: not a readable evaluation result ({exc})") from None
             update, close = progress_bar("analysing") if not args.no_progress else (None, lambda: None)
-            memo = None if args.no_memo else cache_dir()
             try:
                 analysis = analyze(result, cache_dir=memo, progress=update, notice=_tell)
             finally:
@@ -44,7 +44,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
             moves = parse_typed_game(game, args.game)
             analysis = Analysis(args.env, game.name, "typed in")
-            values = StateValues(game, cache_dir=None if args.no_memo else cache_dir())
+            values = StateValues(game, cache_dir=memo)
             analysis.games.append(analyze_moves(values, moves, notice=_tell))
             values.save()
     except (ValueError, UnsupportedGameError) as exc:
