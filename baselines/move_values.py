@@ -33,6 +33,10 @@ from .optimal import SearchKernel
 from .search_kernels import INF
 
 
+#: The most answers whose start is solved again with fewer attempts than the shipped tree needs.
+ROOT_SOLVE_LIMIT = 1000
+
+
 class ValuesTimedOut(TimeoutError):
     """The time budget of :meth:`StateValues.set_budget` ran out; the values object must not be
     used again (its memo may hold a search cut short), so it is not saved either."""
@@ -72,6 +76,7 @@ class StateValues:
         self.root_total = optimum.total if optimum is not None else None
         self.root_opener = optimum.opener if optimum is not None else None
         self.root_proven = bool(optimum.proven) if optimum is not None else True
+        self.root_max = optimum.max_guesses if optimum is not None else game.max_attempts
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 
     def set_budget(self, seconds: float | None) -> None:
@@ -80,14 +85,32 @@ class StateValues:
         self.kernel.deadline = 0.0 if seconds is None else time.perf_counter() + seconds
         self.kernel.stats[K.ABORTED] = 0
 
+    def is_root(self, answers: np.ndarray, left: int) -> bool:
+        """Whether the state is the start, or the start with fewer attempts that the shipped tree
+        still fits in (a chat game's turn lost before its first guess): its value is then the
+        shipped optimum's. A start with fewer attempts than that tree needs is refused on a game
+        of over :data:`ROOT_SOLVE_LIMIT` answers (it would be the whole game solved again)."""
+        if self.root_total is None or answers.size != self.everyone.size:
+            return False
+        if self.root_max <= left <= self.game.max_attempts:
+            return True
+        if answers.size > ROOT_SOLVE_LIMIT:
+            raise UnsupportedGameError(
+                f"the start of {self.game.name} with {left} attempts left (turns lost before the first guess) "
+                f"would need the whole game solved again, since its optimal tree needs {self.root_max}")
+        return False
+
     def best(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
         """``T*`` of the state: the fewest total guesses over ``answers`` with optimal play."""
-        if self.root_total is not None and answers.size == self.everyone.size and left == self.game.max_attempts:
+        if self.is_root(answers, left):
+            assert self.root_total is not None
             return self.root_total
         return self._solve(answers, left, allowed)
 
     def best_guess(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
         """A guess that achieves :meth:`best` (the solver's, after it has solved the state)."""
+        if self.is_root(answers, left) and self.root_opener is not None:
+            return self.game.guess_index[self.root_opener]
         self._solve(answers, left, allowed)
         for attempts in (left, answers.size):
             guess = self.kernel.known(answers, attempts, allowed)[1]
@@ -144,4 +167,4 @@ class StateValues:
             self.kernel.checkpoint(force=True)
 
 
-__all__ = ["Bucket", "StateValues", "ValuesTimedOut"]
+__all__ = ["Bucket", "ROOT_SOLVE_LIMIT", "StateValues", "ValuesTimedOut"]

@@ -12,6 +12,12 @@ For each move, in the state before it (the answers still possible, ``candidates`
 * ``possible``: whether the guess could still be the answer; ``hard_mode_violation``: whether it
   ignores a revealed hint (hard mode only).
 
+A chat game's reply that the game refused *and* that used up an attempt (``invalid="forfeit"``,
+or retries spent) is a move too, a ``forfeit``: an attempt spent learning nothing, so its
+``expected`` is one guess plus the state's value with one attempt fewer, and its luck is 0. A
+refused reply that was retried costs no attempt and is not a move. Where the forfeits fell is in
+the transcripts file (:func:`guessgym.evaluation.transcripts.read_transcripts`), not in a result.
+
 A won game of ``n`` guesses satisfies ``n = best_1 + sum(loss) - sum(luck)``, ``best_1`` the
 starting state's ``best``: the moves' losses are exactly what the game cost beyond optimal play,
 up to luck. The values come from :class:`~guessgym.baselines.move_values.StateValues` (the exact
@@ -36,14 +42,17 @@ import numpy as np
 
 from ..agents.base import UnsupportedGameError
 from ..baselines.move_values import StateValues
-from ..envs.game import Game
+from ..envs.game import GAME_KEYS, Game
 from ..envs.kinds import kind_of
 from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
 from .results import EvaluationResult
+from .transcripts import Transcripts, Turn, read_transcripts
 
 #: Upper edges of the loss histogram's bins (expected guesses); the last bin is everything above.
 LOSS_BINS = (0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
+#: How a forfeited turn is shown where a move would be.
+TURN_LOST = "(turn lost)"
 #: Losses below this are rounding, not mistakes (values are ratios of integers).
 TOLERANCE = 1e-9
 
@@ -64,6 +73,12 @@ class MoveAnalysis:
     possible: bool
     hard_mode_violation: bool
     best_proven: bool = True
+    forfeit: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The move in words: ``"crane BBYBY"``, or ``"(turn lost)"`` for a forfeit."""
+        return TURN_LOST if self.forfeit else f"{self.guess} {self.tiles}"
 
 
 @dataclass(frozen=True)
@@ -114,9 +129,10 @@ class Analysis:
             for m in g.moves:
                 if m.loss <= TOLERANCE:
                     continue
-                before = tuple(x.guess + " " + x.tiles for x in g.moves[: m.number - 1])
-                seen = mistakes_by_state.setdefault((*before, m.guess), {
-                    "before": list(before), "move": m.number, "guess": m.guess, "best_guess": m.best_guess,
+                before = tuple(x.shown for x in g.moves[: m.number - 1])
+                guess = TURN_LOST if m.forfeit else m.guess
+                seen = mistakes_by_state.setdefault((*before, guess), {
+                    "before": list(before), "move": m.number, "guess": guess, "best_guess": m.best_guess,
                     "candidates": m.candidates, "loss": round(m.loss, 6), "games": 0, "answers": []})
                 seen["games"] += 1
                 if len(seen["answers"]) < 5:
@@ -204,9 +220,10 @@ def check_analysable(game: Game) -> None:
                                    f"({len(game.guesses):,} x {len(game.answers):,} is too large)")
 
 
-def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer: str = "",
+def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], answer: str = "",
                   notice: Callable[[str], None] | None = None) -> GameAnalysis:
-    """Judge one game given as (guess index, tile pattern) pairs, in order (see the module docstring).
+    """Judge one game given as (guess index, tile pattern) pairs, in order, ``None`` standing for a
+    forfeited turn (see the module docstring).
 
     ``notice`` is told before an opener's tree is solved (seconds for a Wordle opener, once: the
     solved states are kept, and on disk with a ``cache_dir``).
@@ -218,10 +235,20 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer:
     judged = []
     state_best = values.best(answers, left, allowed)
     solved = False
-    for number, (guess, pattern) in enumerate(moves, start=1):
+    for number, move in enumerate(moves, start=1):
         if solved:
-            raise ValueError(f"move {number} ({game.guesses[guess]}) comes after the game was won")
+            raise ValueError(f"move {number} comes after the game was won")
         n = int(answers.size)
+        proven = values.root_proven or not values.is_root(answers, left)
+        best_guess = game.guesses[values.best_guess(answers, left, allowed)]
+        if move is None:  # an attempt spent without tiles: the same state, one attempt fewer
+            then = values.best(answers, left - 1, allowed)
+            expected, best = (n + then) / n, state_best / n
+            judged.append(MoveAnalysis(number, "", "", n, expected, best, expected - best, 0.0, best_guess, False,
+                                       False, proven, forfeit=True))
+            left, state_best = left - 1, then
+            continue
+        guess, pattern = move
         if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
             notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
         total, buckets = values.after(answers, guess, left, allowed)
@@ -231,14 +258,11 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int]], answer:
             raise ValueError(f"move {number}: {game.guesses[guess]} {tiles} leaves no answer consistent with the "
                              "tiles before it")
         solved = pattern == values.kernel.green
-        proven = values.root_proven or number > 1
         expected, best = total / n, state_best / n
         average_left = (total - n) / n
         left_now = 0.0 if solved else bucket.total / bucket.answers.size
         violation = game.hard_mode and not bool(np.isin(guess, allowed))
         possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
-        best_guess = values.root_opener if number == 1 and values.root_opener is not None else \
-            game.guesses[values.best_guess(answers, left, allowed)]
         judged.append(MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected,
                                    best, expected - best, average_left - left_now, best_guess, possible, violation,
                                    proven))
@@ -270,9 +294,22 @@ def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:
     return moves
 
 
-def record_moves(game: Game, answer: str, played: Iterable[str]) -> list[tuple[int, int]]:
+def record_moves(game: Game, answer: str, played: Iterable[str]) -> list[tuple[int, int] | None]:
     """A played game's (guess, pattern) pairs, its tiles scored against ``answer``."""
     return [(game.guess_index[g], int(game.score(g, answer))) for g in played]
+
+
+def turn_moves(game: Game, turns: Iterable[Turn]) -> list[tuple[int, int] | None]:
+    """A chat game's moves from its turns: each valid reply's (guess, pattern), ``None`` for a
+    forfeited turn; a refused reply that was retried is no move."""
+    moves: list[tuple[int, int] | None] = []
+    for turn in turns:
+        if turn.guess:
+            guess = game.guess_index[game.normalize_guess(turn.guess)]
+            moves.append((guess, tiles_to_pattern(turn.tiles, game.length)))
+        elif turn.forfeit:
+            moves.append(None)
+    return moves
 
 
 def game_of_result(result: EvaluationResult) -> Game:
@@ -287,7 +324,9 @@ def game_of_result(result: EvaluationResult) -> Game:
     if kind is None or kind.name not in ("plain", "chat"):
         what = kind.description if kind is not None else result.env_id
         raise UnsupportedGameError(f"move analysis is defined for single-board games with one answer, not {what}")
-    kwargs = {k: v for k, v in (result.meta.get("env_kwargs") or {}).items()}
+    kwargs = dict(result.meta.get("env_kwargs") or {})
+    if kind.name == "plain":  # a plain id played in conversation keeps its chat options beside the game's
+        kwargs = {k: v for k, v in kwargs.items() if k in GAME_KEYS}
     return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
 
 
@@ -301,13 +340,16 @@ def same_rules(a: Game, b: Game) -> bool:
     return rules_key(a) == rules_key(b)
 
 
-def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str | os.PathLike[str] | None = None,
+def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
+            cache_dir: str | os.PathLike[str] | None = None,
             progress: Callable[[int, int], None] | None = None,
             notice: Callable[[str], None] | None = None, values: StateValues | None = None,
             max_openers: int | None = None, time_budget: float | None = None) -> Analysis:
-    """Judge every move of every game of an evaluation result (a result or its JSON file).
+    """Judge every move of every game of an evaluation: a result or its JSON file, or a text
+    agent's transcripts (:class:`~guessgym.evaluation.transcripts.Transcripts` or its ``.jsonl`` file,
+    where the forfeited turns are moves too).
 
-    The result must hold each game's guesses (``evaluate(..., record_guesses=True)``, ``guessgym
+    A result must hold each game's guesses (``evaluate(..., record_guesses=True)``, ``guessgym
     evaluate --guesses``). ``cache_dir`` keeps the solved states between runs (the command line
     uses the cache folder); ``progress`` is called with (games done, games); ``notice`` is told
     when an opener's tree is being solved. ``values`` shares solved states between analyses of the
@@ -322,14 +364,21 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
             distinct openers than ``max_openers``.
         UnsupportedGameError: a kind of game or a size that move analysis does not judge.
     """
-    if not isinstance(result, EvaluationResult):
-        result = EvaluationResult.from_json(result)
+    if isinstance(result, (str, os.PathLike)):
+        result = read_transcripts(result) if str(result).endswith(".jsonl") else EvaluationResult.from_json(result)
+    turns = result.turns if isinstance(result, Transcripts) else None
+    if isinstance(result, Transcripts):
+        result = result.result
     game = game_of_result(result)
     check_analysable(game)
     missing = [r.answer for r in result.records if r.played is None]
     if missing:
         raise ValueError(f"the result holds no guesses for {len(missing):,} games (e.g. {missing[0]}); evaluate with "
                          "record_guesses=True (guessgym evaluate --guesses) to analyse its moves")
+    forfeited = [r.answer for r in result.records if r.forfeits]
+    if forfeited and turns is None:
+        raise ValueError(f"{len(forfeited):,} games lost turns to invalid replies (e.g. {forfeited[0]}), and a result "
+                         "does not say where; analyse the evaluation's transcripts file (.jsonl) instead")
     openers = {r.played[0] for r in result.records if r.played}
     if max_openers is not None and len(openers) > max_openers:
         raise ValueError(f"its games open with {len(openers):,} different guesses, each of whose trees would be solved "
@@ -341,7 +390,7 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
     total = len(result.records)
     for i, record in enumerate(result.records):
         assert record.played is not None
-        moves = record_moves(game, record.answer, record.played)
+        moves = turn_moves(game, turns[i]) if turns is not None else record_moves(game, record.answer, record.played)
         analysis.games.append(analyze_moves(values, moves, record.answer, notice))
         if progress is not None:
             progress(i + 1, total)
@@ -350,4 +399,5 @@ def analyze(result: EvaluationResult | str | os.PathLike[str], *, cache_dir: str
 
 
 __all__ = ["Analysis", "GameAnalysis", "LOSS_BINS", "MoveAnalysis", "analyze", "analyze_moves", "check_analysable",
-           "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "rules_key", "same_rules"]
+           "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "rules_key", "same_rules",
+           "turn_moves"]

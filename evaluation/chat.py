@@ -28,7 +28,6 @@ error says what happened and how many games are saved.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import threading
@@ -37,15 +36,12 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from ..agents.optima import known_optimum
-from ..agents.text import ModelReply, TextAgent
+from ..agents.text import TextAgent
 from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv, ChatKind
-from ..infra.resumable_log import ResumableLog
 from .episodes import play_chat_game
 from .games import progress_callback, select_answers
 from .results import EvaluationResult, GameRecord
-
-#: Version of the transcripts file layout.
-TRANSCRIPT_FORMAT = 1
+from .transcripts import TranscriptLog, replay_check
 
 
 class EvaluationStopped(RuntimeError):
@@ -56,78 +52,6 @@ class EvaluationStopped(RuntimeError):
 class EvaluationInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped the evaluation: the games in flight were cancelled, every finished one is
     saved (with a transcripts file), and the message says how to resume."""
-
-
-class _Replay(TextAgent):
-    """Replies taken from a saved transcript, in order (to replay a resumed game)."""
-
-    name = "replay"
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = replies
-        self.turn = 0
-
-    def reply(self, messages: list[dict[str, str]]) -> ModelReply:
-        if self.turn >= len(self.replies):
-            raise ValueError("the game needs more replies than the transcript holds")
-        self.turn += 1
-        return ModelReply(self.replies[self.turn - 1])
-
-
-def replay_check(env: ChatGuessEnv, seed: int) -> Callable[[Any], tuple[int, GameRecord]]:
-    """The row parser of a transcripts file: each saved game is played again from its replies
-    through ``env``, and must give exactly the saved record and conversation (so a forged or
-    damaged line, wrong tiles or an answer that is not the game's, is refused, naming its line)."""
-
-    def parse(line: Any) -> tuple[int, GameRecord]:
-        if not isinstance(line, dict) or line.get("kind") != "game":
-            raise ValueError("not a game line")
-        record = GameRecord.from_dict(line["record"])
-        transcript = line["transcript"]
-        index = transcript["answer_index"]
-        if type(index) is not int or not 0 <= index < len(env.game.answers):
-            raise ValueError(f"answer_index {index!r} is not an answer of {env.game.name}")
-        messages = transcript["messages"]
-        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-            raise ValueError("its messages are not a list of objects")
-        replies = [m.get("content") for m in messages if m.get("role") == "assistant"]
-        if not all(isinstance(r, str) for r in replies):
-            raise ValueError("a reply is not text")
-        replayed, again = play_chat_game(env, _Replay(replies), index, seed=seed, record_guesses=True)
-        same = dataclasses.replace(replayed, played=replayed.played if record.played is not None else None,
-                                   prompt_tokens=record.prompt_tokens, completion_tokens=record.completion_tokens)
-        if same != record or again["messages"] != messages or transcript.get("answer") != record.answer:
-            raise ValueError(f"its record or conversation is not what the game gives when its replies are played "
-                             f"again (answer {env.game.answers[index]!r}: {replayed.guesses} guesses, "
-                             f"{'won' if replayed.solved else 'lost'})")
-        return index, record
-
-    return parse
-
-
-class TranscriptLog:
-    """The transcripts file of one evaluation (see the module docstring): a
-    :class:`~guessgym.infra.resumable_log.ResumableLog` whose saved games are checked by playing
-    them again (``check``, e.g. :func:`replay_check`), locked while the evaluation runs."""
-
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any],
-                 check: Callable[[Any], tuple[int, GameRecord]] | None = None) -> None:
-        self.header = {"kind": "header", "format": TRANSCRIPT_FORMAT, **header}
-
-        def unchecked(line: Any) -> tuple[int, GameRecord]:
-            if not isinstance(line, dict) or line.get("kind") != "game":
-                raise ValueError("not a game line")
-            return int(line["transcript"]["answer_index"]), GameRecord.from_dict(line["record"])
-
-        self.log = ResumableLog(path, self.header, check or unchecked, what="transcripts file")
-        self.path = self.log.path
-        self.finished: dict[int, GameRecord] = dict(row for _, row in self.log.rows)
-
-    def add(self, record: GameRecord, transcript: dict[str, Any]) -> None:
-        self.log.append({"kind": "game", "record": record.to_dict(), "transcript": transcript})
-
-    def close(self) -> None:
-        self.log.close()
 
 
 def evaluate_chat(
@@ -256,5 +180,4 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, default=repr))
 
 
-__all__ = ["TRANSCRIPT_FORMAT", "EvaluationInterrupted", "EvaluationStopped", "TranscriptLog",
-           "evaluate_chat"]
+__all__ = ["EvaluationInterrupted", "EvaluationStopped", "evaluate_chat"]

@@ -115,7 +115,9 @@ def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, se
 
     Returns:
         The game's record and its transcript: ``{"answer_index", "answer", "messages",
-        "replies"}``, ``replies`` holding, per reply, the tokens, latency and finish reason.
+        "replies"}``, ``replies`` holding, per reply, the tokens, latency and finish reason, and what
+        the game made of it: the ``guess`` it played and its ``tiles`` (``""`` for an invalid reply),
+        the ``invalid`` kind (``""`` for a valid one) and whether it ``forfeit`` a turn.
     """
     game = env.game
     start = time.perf_counter()
@@ -138,9 +140,12 @@ def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, se
             completion = (completion or 0) + reply.completion_tokens
         if reply.latency is not None:
             latency = (latency or 0.0) + reply.latency
+        forfeits = info.get("forfeits", 0)
         _, _, terminated, _, info = env.step(reply.text)
         if info["guess"]:
             played.append(info["guess"])
+        replies[-1].update(guess=info["guess"], tiles=info["tiles"], invalid=info["invalid_kind"],
+                           forfeit=info["forfeits"] > forfeits)
     record = GameRecord(
         answer=game.answers[int(answer_index)],
         guesses=int(info["attempt"]),

@@ -4,8 +4,10 @@
 drawn with coloured tiles; games can be filtered (by answer, by number of guesses, failures),
 sorted (by answer, guesses, loss) and compared side by side between two agents on the same answer.
 With a move analysis (:mod:`guessgym.evaluation.analysis`) each row of a board shows its loss and
-luck. The file holds its data and a small vanilla script: no network, no server, nothing to
-install; rows are drawn a page at a time, so the 17,723 games of classic Nerdle stay responsive.
+luck, and a chart the agent's loss by move number. A text agent's refused replies (from its
+transcripts file) are rows of their own, marked. The file holds its data and a small vanilla
+script: no network, no server, nothing to install; rows are drawn a page at a time, so the 17,723
+games of classic Nerdle stay responsive.
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_text
 from .analysis import Analysis, game_of_result
 from .results import EvaluationResult
+from .transcripts import Turn
+
+#: The longest refused reply shown whole on a board (longer ones are cut).
+REPLY_CHARS = 160
 
 
-def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Analysis] | None = None) -> dict[str, Any]:
+def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Analysis] | None = None,
+                turns: Mapping[int, Sequence[Sequence[Turn]]] | None = None) -> dict[str, Any]:
     """What the page shows, as JSON-ready data: per result its figures and, when the result holds
     its games' guesses, every game's rows (guess and tiles), with each move's loss and luck when
-    ``analyses[i]`` (by the result's position) judged them."""
+    ``analyses[i]`` (by the result's position) judged them, and its loss by move number. A text
+    agent's ``turns[i]`` (:class:`~guessgym.evaluation.transcripts.Transcripts`) add its refused
+    replies as rows of their own, marked with why they were refused and whether they cost a turn."""
     agents = []
     games_cache: dict[str, Game] = {}
     for i, result in enumerate(results):
@@ -38,30 +47,49 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
             "games": result.n_games, "win_rate": result.win_rate, "mean": result.mean_guesses,
             "gap": result.gap_text(), "max_attempts": result.max_attempts,
             "distribution": {str(k): v for k, v in summary["distribution"].items()},
-            "analysis": result.meta.get("analysis", {}).get("mean_loss_per_game") if isinstance(
-                result.meta.get("analysis"), dict) else None,
-            "records": [],
+            "analysis": None, "loss_by_move": None, "records": [],
         }
         game = _game(result, games_cache)
         analysis = (analyses or {}).get(i)
         judged = {g.answer: g for g in analysis.games} if analysis is not None else {}
-        if analysis is not None and entry["analysis"] is None:
-            entry["analysis"] = analysis.summary(mistakes=0)["mean_loss_per_game"]
+        if analysis is not None:
+            brief = analysis.summary(mistakes=0)
+            entry["analysis"] = brief["mean_loss_per_game"]
+            entry["loss_by_move"] = {str(n): round(v, 4) for n, v in brief["loss_by_move"].items()}
+        elif isinstance(result.meta.get("analysis"), dict):
+            entry["analysis"] = result.meta["analysis"].get("mean_loss_per_game")
+        replies = (turns or {}).get(i)
         if game is not None:
             entry["kind"] = game.kind
-            for record in result.records:
+            for n, record in enumerate(result.records):
                 if record.played is None:
                     continue
-                rows: list[list[Any]] = [[guess, pattern_to_tiles(int(game.score(guess, record.answer)), game.length)]
-                                         for guess in record.played]
                 moves = judged.get(record.answer)
+                if replies is not None:
+                    rows = _turn_rows(replies[n])
+                else:
+                    rows = [[guess, pattern_to_tiles(int(game.score(guess, record.answer)), game.length)]
+                            for guess in record.played]
                 if moves is not None:
-                    for row, move in zip(rows, moves.moves):
-                        row += [round(move.loss, 4), round(move.luck, 4)]
+                    for row, move in zip((r for r in rows if len(r) == 2 or r[5]), moves.moves):
+                        row[2:4] = [round(move.loss, 4), round(move.luck, 4)]
                 entry["records"].append([record.answer, record.guesses, int(record.solved),
                                          round(moves.loss, 4) if moves is not None else None, rows])
         agents.append(entry)
     return {"agents": agents}
+
+
+def _turn_rows(turns: Sequence[Turn]) -> list[list[Any]]:
+    """A chat game's rows: ``[guess, tiles]`` for a valid reply, ``[reply, "", None, None, why,
+    cost a turn]`` for a refused one (its text cut to :data:`REPLY_CHARS`)."""
+    rows: list[list[Any]] = []
+    for turn in turns:
+        if turn.guess:
+            rows.append([turn.guess, turn.tiles])
+        else:
+            text = turn.reply if len(turn.reply) <= REPLY_CHARS else turn.reply[: REPLY_CHARS - 1] + "…"
+            rows.append([text, "", None, None, turn.invalid or "invalid", int(turn.forfeit)])
+    return rows
 
 
 def _game(result: EvaluationResult, cache: dict[str, Game]) -> Game | None:
@@ -76,9 +104,11 @@ def _game(result: EvaluationResult, cache: dict[str, Game]) -> Game | None:
 
 
 def write_viewer(results: Sequence[EvaluationResult], path: str | os.PathLike[str], *,
-                 analyses: Mapping[int, Analysis] | None = None, title: str = "guessgym results") -> Path:
-    """Write the viewer of ``results`` to ``path`` (atomically) and return the path."""
-    data = json.dumps(viewer_data(results, analyses), separators=(",", ":")).replace("</", "<\\/")
+                 analyses: Mapping[int, Analysis] | None = None,
+                 turns: Mapping[int, Sequence[Sequence[Turn]]] | None = None,
+                 title: str = "guessgym results") -> Path:
+    """Write the viewer of ``results`` (see :func:`viewer_data`) to ``path`` (atomically) and return the path."""
+    data = json.dumps(viewer_data(results, analyses, turns), separators=(",", ":")).replace("</", "<\\/")
     folder = resources.files("guessgym.evaluation") / "viewer_assets"
     page = (folder / "viewer.html").read_text(encoding="utf-8")
     page = (page.replace("{{title}}", html.escape(title))
@@ -90,4 +120,4 @@ def write_viewer(results: Sequence[EvaluationResult], path: str | os.PathLike[st
     return out
 
 
-__all__ = ["viewer_data", "write_viewer"]
+__all__ = ["REPLY_CHARS", "viewer_data", "write_viewer"]

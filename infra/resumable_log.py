@@ -184,9 +184,36 @@ class ResumableLog(Generic[Row]):
         self.close()
 
 
+def read_header(path: str | os.PathLike[str], what: str = "log") -> dict[str, Any]:
+    """The header of the log at ``path`` (its line 1), read without opening the rest, to learn
+    which run a file belongs to before reading it with that header (``ResumableLog(..., read_only=True)``).
+
+    Raises:
+        LogError: no such file, or its line 1 is not a JSON object (named).
+    """
+    where = Path(path)
+    try:
+        with open(where, "rb") as handle:
+            first = handle.readline(MAX_LINE_BYTES + 1)
+    except IsADirectoryError:
+        raise LogError(f"{where} is a directory, not a {what}") from None
+    except FileNotFoundError:
+        raise LogError(f"{where}: no such {what}") from None
+    except OSError as exc:
+        raise LogError(f"{where}: cannot read the {what} ({exc.strerror or exc})") from None
+    if len(first) > MAX_LINE_BYTES:
+        raise LogError(f"{where}: line 1 is over {MAX_LINE_BYTES // 2**20} MiB, so it is not a {what}")
+    if not first.endswith(b"\n"):
+        raise LogError(f"{where} is not a {what} (no complete header line)")
+    found = _parse_json(first, f"{where}: line 1")
+    if not isinstance(found, dict):
+        raise LogError(f"{where} is not a {what} (line 1 is not a header object)")
+    return found
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-__all__ = ["LogError", "MAX_LINE_BYTES", "ResumableLog"]
+__all__ = ["LogError", "MAX_LINE_BYTES", "ResumableLog", "read_header"]

@@ -60,30 +60,47 @@
     table.appendChild(body);
   }
 
-  function drawDistribution(agent) {
-    const box = document.getElementById("distribution");
+  // A bar chart: one bar per [label, value, shown text, tooltip], scaled to the largest value.
+  function bars(box, entries, extraClass) {
     box.textContent = "";
-    const entries = Object.entries(agent.distribution);
-    const top = Math.max(1, ...entries.map(([, n]) => n));
-    for (const [k, n] of entries) {
-      const bar = el("div", { cls: "bar" + (k === "X" ? " x" : ""), title: `${n} games in ${k}` },
-        [el("span", { text: String(n) })]);
-      bar.style.height = `${Math.max(14, Math.round(100 * n / top))}px`;
-      box.appendChild(el("div", {}, [bar, el("div", { cls: "bar-label", text: k })]));
+    const top = Math.max(1e-9, ...entries.map(([, v]) => v));
+    for (const [label, value, text, tip] of entries) {
+      const bar = el("div", { cls: "bar" + extraClass(label), title: tip }, [el("span", { text })]);
+      bar.style.height = `${Math.max(14, Math.round(100 * value / top))}px`;
+      box.appendChild(el("div", {}, [bar, el("div", { cls: "bar-label", text: label })]));
     }
+  }
+
+  function drawDistribution(agent) {
+    bars(document.getElementById("distribution"),
+      Object.entries(agent.distribution).map(([k, n]) => [k, n, String(n), `${n} games in ${k}`]),
+      (k) => (k === "X" ? " x" : ""));
+    const byMove = document.getElementById("loss-by-move");
+    const figure = document.getElementById("loss-figure");
+    if (!agent.loss_by_move) { figure.style.display = "none"; return; }
+    figure.style.display = "";
+    bars(byMove, Object.entries(agent.loss_by_move).map(([k, v]) => [k, v, fmt(v, 3),
+      `move ${k}: ${fmt(v, 4)} guesses lost on average`]), () => " loss");
+  }
+
+  function judgement(loss, luck) {
+    if (loss === undefined || loss === null) return [];
+    return [el("span", { cls: loss > 1e-9 ? "lost" : "", text: `loss ${fmt(loss, 4)}` }),
+      el("span", { text: ` luck ${luck >= 0 ? "+" : ""}${fmt(luck, 4)}` })];
   }
 
   function board(agent, record, title) {
     const rows = record[4].map((row) => {
-      const [guess, tiles, loss, luck] = row;
+      const [guess, tiles, loss, luck, invalid, forfeit] = row;
+      if (invalid) {  // a refused reply of a text agent: its text, why, and whether it cost a turn
+        const why = `refused (${invalid})${forfeit ? ", turn lost" : ", retried"}`;
+        return el("div", { cls: "row invalid", "data-invalid": invalid }, [
+          el("span", { cls: "reply", title: guess, text: guess }),
+          el("span", { cls: "judge" }, [el("span", { cls: "why", text: why }), ...judgement(loss, luck)])]);
+      }
       const cells = Array.from(guess).map((ch, i) => el("div", { cls: `tile ${tiles[i]}`, "data-tile": tiles[i],
         text: ch }));
-      const parts = [];
-      if (loss !== undefined) {
-        parts.push(el("span", { cls: loss > 1e-9 ? "lost" : "", text: `loss ${fmt(loss, 4)}` }));
-        parts.push(el("span", { text: ` luck ${luck >= 0 ? "+" : ""}${fmt(luck, 4)}` }));
-      }
-      return el("div", { cls: "row", "data-guess": guess }, [...cells, el("span", { cls: "judge" }, parts)]);
+      return el("div", { cls: "row", "data-guess": guess }, [...cells, el("span", { cls: "judge" }, judgement(loss, luck))]);
     });
     return el("div", { cls: `board ${agent.kind || "wordle"}` }, [el("div", { cls: "board-title", text: title }), ...rows]);
   }

@@ -14,7 +14,6 @@ from .common import UsageError, add_env_options, check_kind, check_output_file, 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from ..agents.base import UnsupportedGameError
     from ..evaluation.analysis import Analysis, analyze, analyze_moves, check_analysable, parse_typed_game
-    from ..evaluation.results import EvaluationResult
     from ..infra.cache import cache_dir
 
     if (args.result is None) == (args.game is None):
@@ -26,10 +25,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         check_output_file(out, "--out")
     try:
         if args.result is not None:
-            try:
-                result = EvaluationResult.from_json(args.result)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise UsageError(f"{args.result}: not a readable evaluation result ({exc})") from None
+            result = _read_evaluation(args.result)
             update, close = progress_bar("analysing") if not args.no_progress else (None, lambda: None)
             try:
                 analysis = analyze(result, cache_dir=memo, progress=update, notice=_tell)
@@ -57,19 +53,37 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_evaluation(name: str) -> Any:
+    """A result file, or a transcripts file (``.jsonl``, every game checked by playing it again)."""
+    from ..evaluation.results import EvaluationResult
+    from ..evaluation.transcripts import read_transcripts
+
+    if name.endswith(".jsonl"):
+        try:
+            return read_transcripts(name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        return EvaluationResult.from_json(name)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{name}: not a readable evaluation result ({exc})") from None
+
+
 def _tell(message: str) -> None:
     print(f"guessgym analyze: {message}", file=sys.stderr, flush=True)
 
 
 def _moves_table(analysis: Any) -> str:
+    from ..evaluation.analysis import TURN_LOST
+
     game = analysis.games[0]
     lines = ["| # | guess | tiles | candidates | expected | best | loss | luck | best guess |",
              "|---:|---|---|---:|---:|---:|---:|---:|---|"]
     for m in game.moves:
-        flags = (" (not a possible answer)" if not m.possible else "") + (" (breaks hard mode)" if
-                                                                          m.hard_mode_violation else "")
-        lines.append(f"| {m.number} | {m.guess}{flags} | {m.tiles} | {m.candidates:,} | {m.expected:.4f} | "
-                     f"{m.best:.4f} | {m.loss:.4f} | {m.luck:+.4f} | {m.best_guess} |")
+        flags = (" (not a possible answer)" if not m.possible and not m.forfeit else "") + (
+            " (breaks hard mode)" if m.hard_mode_violation else "")
+        lines.append(f"| {m.number} | {m.guess or TURN_LOST}{flags} | {m.tiles} | {m.candidates:,} | "
+                     f"{m.expected:.4f} | {m.best:.4f} | {m.loss:.4f} | {m.luck:+.4f} | {m.best_guess} |")
     lines.append(f"\nloss {game.loss:.4f}, luck {game.luck:+.4f}" + ("" if game.solved else
                  f"; not solved: {game.left_after:.4f} guesses expected still"))
     return "\n".join(lines)
@@ -77,25 +91,28 @@ def _moves_table(analysis: Any) -> str:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from ..evaluation.analysis import load_analysis
-    from ..evaluation.results import EvaluationResult
+    from ..evaluation.transcripts import Transcripts
     from ..evaluation.viewer import write_viewer
 
     out = Path(args.html)
     check_output_file(out, "--html")
-    results, analyses = [], {}
+    results, analyses, turns = [], {}, {}
     for i, name in enumerate(args.results):
-        try:
-            results.append(EvaluationResult.from_json(name))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"{name}: not a readable evaluation result ({exc})") from None
-        beside = [Path(name).with_suffix(suffix) for suffix in (".analysis.json.gz", ".analysis.json")]
+        read = _read_evaluation(name)
+        if isinstance(read, Transcripts):
+            results.append(read.result)
+            turns[i] = read.turns
+        else:
+            results.append(read)
+        stem = Path(name).with_suffix("")
+        beside = [stem.with_name(stem.name + suffix) for suffix in (".analysis.json.gz", ".analysis.json")]
         found = next((p for p in beside if p.is_file()), None)
         if found is not None:
             try:
                 analyses[i] = load_analysis(found)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
-    write_viewer(results, out, analyses=analyses, title=args.title)
+    write_viewer(results, out, analyses=analyses, turns=turns, title=args.title)
     print(f"wrote {out} ({len(results)} results, {len(analyses)} with their move analysis)")
     return 0
 
@@ -106,10 +123,13 @@ def register(sub: Any) -> None:
         "analyze", help="judge every move of finished games against optimal play",
         description="For every move: the candidates left, the expected guesses to finish with optimal play after "
                     "this guess and after the best one, their difference (the loss) and the luck of the tiles. "
-                    "Give a result saved with its guesses (guessgym evaluate --guesses --out DIR), or a game typed "
-                    "in as guesses each followed by its tiles.",
+                    "Give a result saved with its guesses (guessgym evaluate --guesses --out DIR), a text agent's "
+                    "transcripts file (guessgym evaluate --transcripts), or a game typed in as guesses each "
+                    "followed by its tiles.",
     )
-    p.add_argument("result", nargs="?", metavar="RESULT.json", help="an evaluation result holding its games' guesses")
+    p.add_argument("result", nargs="?", metavar="RESULT.json|TRANSCRIPTS.jsonl",
+                   help="an evaluation result holding its games' guesses, or a text agent's transcripts file (its "
+                        "forfeited turns judged too)")
     add_env_options(p, env_help="with --game: the environment id (default: %(default)s)")
     p.add_argument("--game", help="a game typed in: guesses each followed by its tiles, e.g. 'crane BBYBY salet GGGGG'")
     p.add_argument("--out", help="write the analysis as JSON to this file")
@@ -124,7 +144,9 @@ def register(sub: Any) -> None:
                     "every game's board, filterable, sortable and comparable side by side; each move's loss and luck "
                     "where an <result>.analysis.json.gz lies beside the result (guessgym compare writes them).",
     )
-    p.add_argument("results", nargs="+", metavar="RESULT.json", help="evaluation results (with --guesses for boards)")
+    p.add_argument("results", nargs="+", metavar="RESULT.json|TRANSCRIPTS.jsonl",
+                   help="evaluation results (with --guesses for boards), or text agents' transcripts files (their "
+                        "refused replies marked on the boards)")
     p.add_argument("--html", required=True, help="the HTML file to write")
     p.add_argument("--title", default="guessgym results", help="the page's title")
     p.set_defaults(func=cmd_report)

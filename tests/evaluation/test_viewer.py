@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from browser import browser_page
 
 from guessgym.agents.registry import make_agent
 from guessgym.cli import main
@@ -72,43 +72,34 @@ def test_the_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.browser
 def test_the_viewer_in_a_browser(results: tuple[list, dict], tmp_path: Path) -> None:  # type: ignore[type-arg]
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("no Chromium (apt-get install chromium; .ci/run installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the docs extra installs playwright")
     runs, analyses = results
     page_file = write_viewer(runs, tmp_path / "viewer.html", analyses=analyses)
     game = make_game(MINI)
     answer = "5+6=11"
     played = next(r.played for r in runs[0].records if r.answer == answer)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu",
-                                             "--disable-background-networking", "--disable-component-update"])
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 1000})
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(page_file.as_uri())
-            assert page.locator("#board-table tbody tr").count() == 2
-            assert page.inner_text("#count") == "206 of 206 games"
-            page.select_option("#compare", label="pattern-entropy")
-            page.fill("#filter", answer)
-            assert page.inner_text("#count") == "1 of 206 games"
-            boards = page.locator(".game .board")
-            assert boards.count() == 2  # least-worst and pattern-entropy side by side
-            first = boards.nth(0)
-            assert first.locator(".row").count() == len(played)
-            for i, guess in enumerate(played):
-                row = first.locator(".row").nth(i)
-                tiles = "".join(t.get_attribute("data-tile") for t in row.locator(".tile").all())
-                assert row.get_attribute("data-guess") == guess
-                assert tiles == pattern_to_tiles(int(game.score(guess, answer)), game.length)
-                assert "loss" in row.inner_text()
-            page.fill("#filter", "")
-            page.select_option("#show", "failed")
-            assert page.inner_text("#count") == "0 of 206 games"
-            page.screenshot(path=str(tmp_path / "viewer.png"))
-            assert not errors, errors
-        finally:
-            browser.close()
+    with browser_page() as (page, errors):
+        page.goto(page_file.as_uri())
+        assert page.locator("#board-table tbody tr").count() == 2
+        assert page.inner_text("#count") == "206 of 206 games"
+        bars = page.locator("#loss-by-move .bar")
+        assert bars.count() == len(analyses[0].summary()["loss_by_move"])  # the loss-by-move chart
+        page.select_option("#compare", label="pattern-entropy")
+        page.fill("#filter", answer)
+        assert page.inner_text("#count") == "1 of 206 games"
+        boards = page.locator(".game .board")
+        assert boards.count() == 2  # least-worst and pattern-entropy side by side
+        first = boards.nth(0)
+        assert first.locator(".row").count() == len(played)
+        for i, guess in enumerate(played):
+            row = first.locator(".row").nth(i)
+            tiles = "".join(t.get_attribute("data-tile") for t in row.locator(".tile").all())
+            assert row.get_attribute("data-guess") == guess
+            assert tiles == pattern_to_tiles(int(game.score(guess, answer)), game.length)
+            assert "loss" in row.inner_text()
+        page.fill("#filter", "")
+        page.select_option("#show", "failed")
+        assert page.inner_text("#count") == "0 of 206 games"
+        page.screenshot(path=str(tmp_path / "viewer.png"))
+        page.click("#board-table tbody tr:nth-child(2)")  # pattern-entropy: no analysis, so no loss chart
+        assert not page.locator("#loss-figure").is_visible()
+        assert not errors, errors

@@ -26,8 +26,9 @@ from guessgym.baselines.opener_search import Checkpoint, _header, search_openers
 from guessgym.baselines.worst_case import solve_worst_case
 from guessgym.envs.chat import ChatGuessEnv
 from guessgym.envs.game import nerdle, wordle
-from guessgym.evaluation.chat import TranscriptLog, evaluate_chat, replay_check
+from guessgym.evaluation.chat import evaluate_chat
 from guessgym.evaluation.results import EvaluationResult
+from guessgym.evaluation.transcripts import TranscriptLog, read_transcripts, replay_check
 from guessgym.evaluation.trees import record_tree
 from guessgym.infra.resumable_log import LogError
 
@@ -80,6 +81,16 @@ def test_transcript_files(tmp_path: Path) -> None:
     counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), read, (LogError,),
                        [mutate_bytes, mutate_lines, mutate_jsonl], rounds=ROUNDS, may_drop_torn_line=True)
     assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
+
+
+def test_transcript_files_read_for_analysis(tmp_path: Path) -> None:
+    """read_transcripts learns the game from the file's own header, so the header is fuzzed too."""
+    path = tmp_path / "valid.jsonl"
+    evaluate_chat(_Solver(), "guessgym/NerdleChat-v0", env_kwargs={"length": 5}, sample=3, transcripts=path)
+    rounds = ROUNDS // 4
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), read_transcripts, (ValueError,),
+                       [mutate_bytes, mutate_lines, mutate_jsonl], rounds=rounds, may_drop_torn_line=True)
+    assert counts["refused"] > rounds // 4 and counts["read"] > 0, counts
 
 
 def test_opener_search_checkpoints(tmp_path: Path) -> None:

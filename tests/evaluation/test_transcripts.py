@@ -1,0 +1,174 @@
+"""Transcripts files read back and judged: every game checked by playing it again, every reply
+with its verdict, and the forfeited turns judged as moves of their own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from browser import browser_page
+
+from guessgym.agents.llm.scripted_server import ScriptedSolver
+from guessgym.agents.registry import make_agent
+from guessgym.agents.text import ModelReply, TextAgent
+from guessgym.cli import main
+from guessgym.envs.chat import ChatGuessEnv
+from guessgym.evaluation import evaluate
+from guessgym.evaluation.analysis import analyze
+from guessgym.evaluation.transcripts import read_transcripts
+from guessgym.evaluation.viewer import viewer_data, write_viewer
+from guessgym.infra.resumable_log import LogError
+
+ENV = "guessgym/NerdleChat-v0"
+GAME = {"length": 5}
+
+
+class Sloppy(TextAgent):
+    """least-worst's guesses in conversation, but every game's second reply is not a guess."""
+
+    name = "sloppy"
+
+    def __init__(self, invalid_at: int = 2) -> None:
+        self.solver = ScriptedSolver(ChatGuessEnv(kind="nerdle", **GAME).game, "least-worst")
+        self.invalid_at = invalid_at
+
+    def reply(self, messages: list[dict[str, str]]) -> ModelReply:
+        if sum(m["role"] == "assistant" for m in messages) == self.invalid_at - 1:
+            return ModelReply("I would rather not say.")
+        text = "\n".join(m["content"] for m in messages if m["role"] == "user")
+        return ModelReply(f"My guess: [{self.solver.next_guess(text)}]")
+
+
+def played(tmp_path: Path, invalid: str) -> tuple[Path, object]:
+    path = tmp_path / f"{invalid}.jsonl"
+    result = evaluate(Sloppy(), ENV, env_kwargs={**GAME, "invalid": invalid}, sample=12, transcripts=path,
+                      record_guesses=True)
+    return path, result
+
+
+@pytest.mark.parametrize("invalid", ["forfeit", "retry"])
+def test_reading_gives_the_evaluations_games_and_every_reply_with_its_verdict(tmp_path: Path, invalid: str) -> None:
+    path, result = played(tmp_path, invalid)
+    read = read_transcripts(path)
+    assert read.result.records == result.records  # type: ignore[attr-defined]
+    assert read.result.game == result.game and read.result.env_id == ENV  # type: ignore[attr-defined]
+    for record, turns in zip(read.result.records, read.turns, strict=True):
+        if len(turns) < 2:
+            continue  # won at once
+        bad = turns[1]
+        assert (bad.reply, bad.guess, bad.tiles, bad.invalid) == ("I would rather not say.", "", "", "format")
+        assert bad.forfeit is (invalid == "forfeit")
+        assert tuple(t.guess for t in turns if t.guess) == record.played
+        assert record.forfeits == (1 if invalid == "forfeit" else 0)
+
+
+def test_forfeited_turns_are_moves_and_the_losses_still_add_up(tmp_path: Path) -> None:
+    path, result = played(tmp_path, "forfeit")
+    analysis = analyze(path)
+    assert len(analysis.games) == 12
+    forfeits = 0
+    for record, game in zip(result.records, analysis.games, strict=True):  # type: ignore[attr-defined]
+        assert len(game.moves) == record.guesses  # every attempt is a move, the lost one included
+        for move in game.moves:
+            if move.forfeit:
+                forfeits += 1
+                assert move.guess == "" and move.luck == 0 and move.loss > 0.5
+        if game.solved:  # n = best_1 + sum(loss) - sum(luck)
+            assert game.moves[0].best + game.loss - game.luck == pytest.approx(record.guesses)
+    assert forfeits == sum(r.forfeits for r in result.records)  # type: ignore[attr-defined]
+    assert forfeits > 0
+
+
+def test_retried_replies_are_not_moves(tmp_path: Path) -> None:
+    path, result = played(tmp_path, "retry")
+    from_transcripts = analyze(path)
+    from_result = analyze(result)  # type: ignore[arg-type]
+    assert from_transcripts.games == from_result.games
+
+
+def test_a_result_with_forfeits_asks_for_its_transcripts(tmp_path: Path) -> None:
+    _, result = played(tmp_path, "forfeit")
+    with pytest.raises(ValueError, match="transcripts file"):
+        analyze(result)  # type: ignore[arg-type]
+
+
+def test_the_viewer_marks_invalid_replies(tmp_path: Path) -> None:
+    path, _ = played(tmp_path, "forfeit")
+    read = read_transcripts(path)
+    data = viewer_data([read.result], {0: analyze(read)}, turns={0: read.turns})
+    rows = [row for record in data["agents"][0]["records"] for row in record[4]]
+    marked = [row for row in rows if len(row) > 4 and row[4]]
+    assert marked and all(row[0] == "I would rather not say." and row[4] == "format" and row[5] == 1
+                          for row in marked)
+
+
+def test_the_commands_take_a_transcripts_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, _ = played(tmp_path, "forfeit")
+    out = tmp_path / "analysis.json"
+    assert main(["analyze", str(path), "--out", str(out), "--no-progress"]) == 0
+    data = json.loads(out.read_text())
+    assert any(m["forfeit"] for g in data["games"] for m in g["moves"])
+    html = tmp_path / "report.html"
+    assert main(["report", str(path), "--html", str(html)]) == 0
+    assert "I would rather not say." in html.read_text()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "no complete header line"),
+    ("[1, 2]\n", "not a header object"),
+    ('{"kind": "header", "format": 9}\n', "transcripts format 9"),
+    ('{"kind": "header", "format": 1, "env_id": "x", "env_kwargs": {"kind": "chess"}, "seed": 0}\n',
+     "cannot be rebuilt"),
+    ('{"kind": "checkpoint"}\n', "not a transcripts file"),
+])
+def test_what_is_not_a_transcripts_file_is_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(text)
+    with pytest.raises(LogError, match=message):
+        read_transcripts(path)
+
+
+@pytest.mark.browser
+def test_refused_replies_on_the_board_in_a_browser(tmp_path: Path) -> None:
+    path, result = played(tmp_path, "forfeit")
+    read = read_transcripts(path)
+    page_file = write_viewer([read.result], tmp_path / "viewer.html", analyses={0: analyze(read)},
+                             turns={0: read.turns})
+    record = next(r for r in read.result.records if r.forfeits)
+    with browser_page() as (page, errors):
+        page.goto(page_file.as_uri())
+        page.fill("#filter", record.answer)
+        rows = page.locator(".game .board .row")
+        assert rows.count() == record.guesses  # the forfeited turn is a row of its own
+        bad = page.locator(".row.invalid")
+        assert bad.count() == 1 and bad.get_attribute("data-invalid") == "format"
+        assert "I would rather not say." in bad.inner_text() and "turn lost" in bad.inner_text()
+        assert "loss" in bad.inner_text()
+        page.screenshot(path=str(tmp_path / "transcripts.png"))
+        assert not errors, errors
+
+
+def test_a_turn_lost_at_the_start_costs_one_guess_while_the_optimal_tree_still_fits(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from guessgym.agents.base import UnsupportedGameError
+    from guessgym.baselines import move_values
+    from guessgym.envs import make_game
+    from guessgym.evaluation.analysis import analyze_moves, record_moves
+
+    game = make_game("guessgym/MiniNerdle-v1")  # optimum: 544 guesses, every answer within 4
+    values = move_values.StateValues(game)
+    answer = game.answers[17]
+    optimal = evaluate(make_agent("optimal"), game, answers=[answer], record_guesses=True).records[0]
+    assert optimal.played is not None
+    moves = record_moves(game, answer, optimal.played)
+    judged = analyze_moves(values, [None, *moves], answer)  # 5 attempts left: the optimal tree still fits
+    assert judged.moves[0].forfeit and judged.moves[0].loss == pytest.approx(1.0)
+    assert judged.moves[0].expected == pytest.approx(1 + 544 / 206) and judged.moves[0].best_guess == "4*7=28"
+    assert all(m.loss == pytest.approx(0.0) for m in judged.moves[1:])
+    assert judged.moves[0].best + judged.loss - judged.luck == pytest.approx(len(moves) + 1)
+    three = analyze_moves(values, [None, None, None, *moves[:1]], answer)  # 3 left: the start is solved again
+    assert three.moves[2].expected > 1 + 544 / 206
+    monkeypatch.setattr(move_values, "ROOT_SOLVE_LIMIT", 100)
+    with pytest.raises(UnsupportedGameError, match="solved again"):
+        analyze_moves(move_values.StateValues(game), [None, None, None], answer)
