@@ -153,7 +153,7 @@ class Analysis:
         """The summary's headline figures (what a result's ``meta["analysis"]`` and a leaderboard keep)."""
         s = self.summary(mistakes=3)
         return {k: s[k] for k in ("moves", "mean_loss_per_move", "mean_loss_per_game", "best_move_share",
-                                  "loss_by_move", "best_proven", "mistakes")}
+                                  "loss_by_move", "histogram", "best_proven", "mistakes")}
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": 1, "env_id": self.env_id, "game": self.game, "agent": self.agent,
@@ -177,6 +177,8 @@ class Analysis:
                  "", "| loss per move | loss per game | best moves | loss by move |", "|---:|---:|---:|---|",
                  f"| {s['mean_loss_per_move']:.4f} | {s['mean_loss_per_game']:.4f} | {100 * s['best_move_share']:.2f}% "
                  f"| {' '.join(f'{n}:{v:.3f}' for n, v in s['loss_by_move'].items())} |"]
+        bins = [f"{'0' if i == 0 else edge}: {count:,}" for i, (edge, count) in enumerate(s["histogram"].items())]
+        lines += ["", "Moves by loss (guesses lost in expectation): " + ", ".join(bins)]
         if s["mistakes"]:
             lines += ["", "Costliest mistakes (loss x games that reached the state):", ""]
             for m in s["mistakes"]:
