@@ -189,6 +189,7 @@ def run_main_job(
     analyse: bool = True,
     memo_dir: str | Path | None = None,
     notice: Callable[[str], None] | None = None,
+    included: Sequence[Outcome] = (),
 ) -> list[Outcome]:
     """Evaluate every entry; never stops on one agent's failure.
 
@@ -210,6 +211,8 @@ def run_main_job(
             a game the analysis cannot judge gets ``meta["analysis_note"]`` instead.
         memo_dir: where the analysis keeps solved states between runs (``None``: in memory).
         notice: told when the analysis solves an opener's tree (seconds, once per opener).
+        included: saved results given to the job (:func:`included_outcome`): not re-run, but their
+            moves are analysed like the others' when they hold their games' guesses.
     """
     outcomes: list[Outcome] = []
     values: dict[tuple[str, bool, int, bool, str], StateValues] = {}  # one per game: shared by the agents
@@ -245,6 +248,12 @@ def run_main_job(
                 outcome.error = f"{type(exc).__name__}: {exc}"
             finally:
                 close()
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+    for outcome in included:
+        if analyse and outcome.result is not None and all(r.played is not None for r in outcome.result.records):
+            _analyse(outcome, values, memo_dir, notice)
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)

@@ -201,9 +201,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     outcomes = main_job.run_main_job(
         entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address, analyse=not args.no_analysis,
-        memo_dir=cache_dir(), notice=notice,
+        memo_dir=cache_dir(), notice=notice, included=included,
     )
-    outcomes += included
     command = " ".join([PROG, *map(shlex.quote, args.argv)])
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
     if broken:

@@ -18,6 +18,7 @@ from guessgym.assist import AssistError, AssistSession
 from guessgym.cli import UsageError, main, parse_answers, parse_kwargs
 from guessgym.envs.game import nerdle
 from guessgym.envs.scoring import all_green, pattern_to_tiles, score
+from guessgym.evaluation.results import EvaluationResult
 
 MICRO = "guessgym/MicroNerdle-v1"
 
@@ -388,12 +389,25 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
     saved = evaluate(FirstAgent(), MICRO, sample=20)
     saved.agent = "learned-test"
     saved.to_json(tmp_path / "saved.json")
+    from guessgym.agents.registry import make_agent
+
+    with_guesses = evaluate(make_agent("expected-size"), MICRO, record_guesses=True)  # wins every game
+    with_guesses.agent = "learned-guesses"
+    with_guesses.to_json(tmp_path / "guesses.json")
     monkeypatch.setattr(main_job, "MAIN_JOB", (main_job.Entry(MICRO, "least-worst"),))
     out_dir = tmp_path / "out"
-    code = main(["compare", "--out", str(out_dir), "--no-progress", "--include", str(tmp_path / "saved.json")])
+    code = main(["compare", "--out", str(out_dir), "--no-progress", "--include", str(tmp_path / "saved.json"),
+                 str(tmp_path / "guesses.json")])
     assert code == 0
     report = (out_dir / "leaderboard.md").read_text()
     assert "| learned-test (saved result) | micro-nerdle | 20 |" in report
+    # a saved result that holds its games' guesses has its moves judged like the job's own rows
+    row = next(line for line in report.splitlines() if "learned-guesses (saved result)" in line)
+    judged = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses.json").meta["analysis"]
+    assert with_guesses.win_rate == 1
+    gap = (with_guesses.total_guesses - 374) / 127
+    assert judged["mean_loss_per_game"] == pytest.approx(gap, abs=1e-6) and f"| {gap:.4f} (" in row
+    assert (out_dir / "MicroNerdle-v1__learned-guesses.analysis.json.gz").is_file()
     assert f"read from {tmp_path / 'saved.json'}, not re-run by this job" in report
     assert "| least-worst | micro-nerdle | 127 |" in report
     capsys.readouterr()
