@@ -1,13 +1,16 @@
 #!/usr/bin/env python
-"""A screenshot of the game viewer of the main job's results, for the results folder.
+"""Screenshots of the game viewer of the main job's results, for the results folder.
 
 Usage::
 
-    python scripts/viewer_screenshot.py [--folder results/main] [--answer crane]
+    python scripts/viewer_screenshot.py [--folder results/main]
 
 Writes ``FOLDER/report.html`` from every result in the folder (with the move analyses beside them,
-as ``guessgym report`` does), opens it in headless Chromium, filters to one answer with two agents
-side by side, and saves ``FOLDER/viewer.png``. Needs the docs extra (playwright) and Debian's chromium.
+as ``guessgym report`` does), opens it in headless Chromium and, for each of :data:`SHOTS`, clicks
+an agent's row, puts a second agent beside it, filters to one answer and saves the page:
+``viewer.png`` (Wordle, least-worst and the optimum on CRANE) and ``viewer-nerdle.png`` (classic
+Nerdle, the learned policy and the optimum, with its loss by move). Needs the docs extra
+(playwright) and Debian's chromium.
 """
 
 from __future__ import annotations
@@ -24,14 +27,16 @@ from site_server import CHROMIUM_ARGS, chromium_path  # noqa: E402  (docs/_ext, 
 
 from guessgym.cli import main as guessgym  # noqa: E402
 
+#: (file, game of the row, agent of the row, agent beside it, answer)
+SHOTS = (
+    ("viewer.png", "wordle-5-nyt", "least-worst", "optimal", "crane"),
+    ("viewer-nerdle.png", "nerdle-8", "learned-maskable_ppo", "optimal", "3*8-9=15"),
+)
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", default=str(ROOT / "results" / "main"))
-    parser.add_argument("--answer", default="crane")
-    parser.add_argument("--agent", default="least-worst", help="the agent shown (its row is clicked)")
-    parser.add_argument("--compare", default="optimal", help="the agent beside it")
-    parser.add_argument("--game", default="wordle-5-nyt", help="the game of the agent's row")
     args = parser.parse_args()
     folder = Path(args.folder)
     results = sorted(str(p) for p in folder.glob("*.json"))
@@ -45,16 +50,21 @@ def main() -> None:
         raise SystemExit("no Chromium: apt-get install chromium")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS, timeout=60_000)
-        page = browser.new_page(viewport={"width": 1200, "height": 1250})
-        page.goto(html.resolve().as_uri())
-        rows = page.locator("#board-table tbody tr").filter(has_text=args.game)
-        rows.filter(has_text=args.agent).first.click()
-        page.select_option("#compare", label=args.compare)
-        page.fill("#filter", args.answer)
-        out = folder / "viewer.png"
-        page.screenshot(path=str(out))
+        for name, game, agent, compare, answer in SHOTS:
+            page = browser.new_page(viewport={"width": 1200, "height": 1250})
+            errors: list[str] = []
+            page.on("pageerror", lambda e, errors=errors: errors.append(str(e)))
+            page.goto(html.resolve().as_uri())
+            rows = page.locator("#board-table tbody tr").filter(has_text=game)
+            rows.filter(has_text=agent).first.click()
+            page.select_option("#compare", label=compare)
+            page.fill("#filter", answer)
+            if page.locator(".game .board").count() != 2 or errors:
+                raise SystemExit(f"{name}: the boards of {agent} and {compare} on {answer} are not shown ({errors})")
+            page.screenshot(path=str(folder / name))
+            page.close()
+            print(f"wrote {folder / name}")
         browser.close()
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
