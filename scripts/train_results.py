@@ -105,7 +105,8 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
                            name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
         print(f"   evaluating on every answer through guessgym.evaluation.evaluate ({config.env_id})", flush=True)
         result = evaluate(
-            agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs
+            agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs,
+            record_guesses=True,  # the move analysis (guessgym analyze) needs them
         )
         result.meta.update({"training_steps": final["steps"], "training_wall_s": final["wall_time_s"],
                             "config": f"configs/{game}.toml"})
@@ -200,7 +201,8 @@ def run_lookahead(game: str, run_dir: Path, config: TrainConfig, env_kwargs: dic
     agent = LookaheadAgent(load_agent(run_dir / "model.zip", name=f"learned-{game}"), top_k=args.lookahead)
     print(f"   evaluating {agent.name} on every answer", flush=True)
     started = time.perf_counter()
-    result = evaluate(agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress)
+    result = evaluate(agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress,
+                      record_guesses=True)
     result.meta.update({"policy": f"{run_dir}/model.zip", "top_k": args.lookahead, "rollout_games": agent.rollouts})
     result.to_json(out / f"{stem}-lookahead.json")
     plot_histogram(result, out / f"{stem}-lookahead.png")
@@ -222,7 +224,8 @@ def run_transfer(game: str, run_dir: Path, env_kwargs: dict[str, Any], args: arg
     for word_list in TRANSFER_LISTS:
         kwargs = {**env_kwargs, "word_list": word_list}
         agent = load_agent(run_dir / "model.zip", name=f"learned-{game} (trained on {env_kwargs.get('word_list')})")
-        result = evaluate(agent, "guessgym/Wordle-v1", env_kwargs=kwargs, progress=not args.no_progress)
+        result = evaluate(agent, "guessgym/Wordle-v1", env_kwargs=kwargs, progress=not args.no_progress,
+                          record_guesses=True)
         result.to_json(out / f"transfer-{game}-{word_list}.json")
         baseline = evaluate(make_agent("expected-size"), "guessgym/Wordle-v1", env_kwargs=kwargs, progress=False)
         rows[word_list] = {"game": result.game, "answers": result.n_games, "win_rate": result.win_rate,
