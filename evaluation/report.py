@@ -177,7 +177,10 @@ def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro
         for r in labelled:
             note = f": {r.meta['note']}" if r.meta.get("note") else ""
             lines.append(f"* {r.label} plays game `{r.game}`{note}.")
-        if labelled:
+        unjudged = [r for r in rs if r.meta.get("analysis_note")]
+        for r in unjudged:  # why the loss column says "-"
+            lines.append(f"* {r.label}: {str(r.meta['analysis_note']).rstrip('.')}.")
+        if labelled or unjudged:
             lines.append("")
     if not_run:
         lines += ["## Not run", "", "| agent | environment | status |", "|---|---|---|"]

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from guessgym.evaluation.report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves, rank
+from guessgym.evaluation.report import (
+    leaderboard,
+    leaderboard_report,
+    plot_histogram,
+    plot_leaderboard,
+    plot_win_rate_curves,
+    rank,
+)
 from guessgym.evaluation.results import EvaluationResult, GameRecord
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -187,3 +194,13 @@ def test_the_leaderboard_heat_map_fits_every_count_in_its_cell() -> None:
         assert widths and max(widths) < 0.9 * cell, (max(widths), cell)
         left = min(label.get_window_extent(renderer).x0 for label in ax.get_yticklabels())
         assert left >= 0  # no row label is cut at the figure's left edge
+
+
+def test_the_report_says_why_a_row_has_no_move_analysis() -> None:
+    judged, unjudged = make("judged", [3, 4]), make("unjudged", [3, 3])
+    judged.meta["analysis"] = {"mean_loss_per_game": 0.25, "best_move_share": 0.5}
+    unjudged.meta["analysis_note"] = "moves not analysed: its pattern matrix is too large."
+    text = leaderboard_report([judged, unjudged], title="t")
+    row = next(line for line in text.splitlines() if line.startswith("| ") and " unjudged " in line)
+    assert " - | " in row and "| 0.2500 (50.0%) |" in text
+    assert "* unjudged: moves not analysed: its pattern matrix is too large." in text
