@@ -30,7 +30,7 @@ from guessgym.cli import main as guessgym  # noqa: E402
 #: (file, game of the row, agent of the row, agent beside it, answer)
 SHOTS = (
     ("viewer.png", "wordle-5-nyt", "least-worst", "optimal", "crane"),
-    ("viewer-nerdle.png", "nerdle-8", "learned-maskable_ppo", "optimal", "3*8-9=15"),
+    ("viewer-nerdle.png", "nerdle", "learned-maskable_ppo", "optimal", "3*8-9=15"),
 )
 
 
