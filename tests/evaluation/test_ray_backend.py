@@ -72,6 +72,7 @@ def _closed_port() -> int:
 @pytest.mark.parametrize(
     ("address", "message"),
     [("auto", "no Ray cluster at 'auto'"), (f"127.0.0.1:{_closed_port()}", "no Ray cluster reachable at")],
+    ids=["auto", "closed-port"],  # the port differs per process: pytest-xdist's workers must collect the same ids
 )
 def test_no_cluster_at_the_address_is_a_one_line_error(address: str, message: str, tmp_path: Path) -> None:
     """The README's own ``--address auto`` example printed a traceback when no cluster ran."""
