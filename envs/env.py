@@ -276,7 +276,7 @@ class PlainKind(GameKind):
 
     name = "plain"
     description = "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)"
-    commands = frozenset({"evaluate", "play", "tree", "solve", "worst-case", "analyze"})
+    commands = frozenset({"evaluate", "play", "tree", "solve", "worst-case", "analyze", "export-demos"})
 
     def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
                 max_attempts: int | None = None) -> GameSetup:

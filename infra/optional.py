@@ -25,6 +25,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "plots": ("matplotlib",),
     "llm": ("httpx",),
     "ray": ("ray",),
+    "datasets": ("datasets",),
 }
 
 

@@ -317,7 +317,7 @@ class ChatKind(GameKind):
     name = "chat"
     summary = "text in, text out"
     description = "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)"
-    commands = frozenset({"evaluate"})
+    commands = frozenset({"evaluate", "export-demos"})
 
     @staticmethod
     def chat_kwargs(env_id: str, env_kwargs: dict[str, Any] | None = None,

@@ -125,6 +125,18 @@ class ReplyParser:
         self._unit = "letters" if self._wordle else "symbols"
         self._no_guess = f"No guess found: {self.instruction}."
 
+    def reply_for(self, guess: str) -> str:
+        """A reply this parser reads as ``guess`` (``[crane]``, ``<guess>crane</guess>`` or ``crane``).
+
+        Raises:
+            ValueError: the format is a custom regular expression, whose replies cannot be written
+                without knowing what it expects.
+        """
+        replies = {"brackets": f"[{guess}]", "tags": f"<guess>{guess}</guess>", "plain": guess}
+        if self.format_name not in replies:
+            raise ValueError(f"replies for a custom reply_format cannot be written; use one of {sorted(replies)}")
+        return replies[self.format_name]
+
     def extract(self, reply: str) -> str | None:
         """The raw guess text of ``reply`` by the format (``None``: the format is not followed)."""
         if self._regex is None:

@@ -83,15 +83,20 @@ def tool_dataset(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, A
     The system message states the game's rules and asks for the ``guess`` tool; the answer goes to
     :meth:`GuessToolEnv.reset` (TRL passes the row's fields), not into the prompt.
     """
-    from .rules import rules_text
-
     env = make_chat_env(env_id, env_kwargs)
-    system = TOOL_SYSTEM_PROMPT.format(rules=rules_text(env.game), example=env.parser.example)
     rows = []
     for game_id, answer, messages in first_turns(env_id, env_kwargs, games=games, seed=seed):
-        prompt = [{"role": "system", "content": system}, *messages[1:]]
-        rows.append({"prompt": prompt, "answer": env.game.answers[answer], "id": game_id})
+        rows.append({"prompt": tool_prompt(env, messages), "answer": env.game.answers[answer], "id": game_id})
     return rows
+
+
+def tool_prompt(env: ChatGuessEnv, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """A game's first-turn ``messages`` with the system prompt of a tool-calling game (the rules,
+    then: call the ``guess`` tool)."""
+    from .rules import rules_text
+
+    system = TOOL_SYSTEM_PROMPT.format(rules=rules_text(env.game), example=env.parser.example)
+    return [{"role": "system", "content": system}, *messages[1:]]
 
 
 class GuessToolEnv:
@@ -106,7 +111,17 @@ class GuessToolEnv:
     """
 
     def __init__(self, env_id: str = "guessgym/WordleChat-v0", **env_kwargs: Any) -> None:
-        self.env = make_chat_env(env_id, env_kwargs)
+        self._attach(make_chat_env(env_id, env_kwargs))
+
+    @classmethod
+    def around(cls, env: ChatGuessEnv) -> GuessToolEnv:
+        """The tool over an existing chat environment (e.g. one for a plain id played in conversation)."""
+        tool = cls.__new__(cls)
+        tool._attach(env)
+        return tool
+
+    def _attach(self, env: ChatGuessEnv) -> None:
+        self.env = env
         self._loss_reward = float(self.env.env.rewards.loss_reward)
         self.total_reward = 0.0
         self.done = False
@@ -143,4 +158,4 @@ class GuessToolEnv:
         return self.total_reward if self.done else self.total_reward + self._loss_reward
 
 
-__all__ = ["TOOL_SYSTEM_PROMPT", "GuessToolEnv", "first_turns", "make_chat_env", "tool_dataset"]
+__all__ = ["TOOL_SYSTEM_PROMPT", "GuessToolEnv", "first_turns", "make_chat_env", "tool_dataset", "tool_prompt"]

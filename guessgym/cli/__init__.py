@@ -30,11 +30,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..infra.optional import DependencyNotInstalled
-from . import analyze, evaluate, games, info, trees
+from . import analyze, demos, evaluate, games, info, trees
 from .common import PROG, OneLineParser, UsageError, make_agent, parse_answers, parse_kwargs
 
 #: The command families, in the order their commands are listed.
-FAMILIES = (evaluate, analyze, games, trees, info)
+FAMILIES = (evaluate, analyze, demos, games, trees, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:

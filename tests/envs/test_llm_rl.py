@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 import pytest
+from tiny_lm import byte_tokenizer
 
 from guessgym.agents.llm.scripted_server import ScriptedSolver
 from guessgym.agents.registry import make_agent
@@ -48,29 +49,6 @@ def test_tool_dataset_rows_ask_for_the_tool_and_keep_the_answer_out_of_the_promp
 
 
 # ---- inside TRL's rollout code --------------------------------------------------------------------------
-SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>"]
-
-
-def byte_tokenizer() -> Any:
-    """A tokenizer built in memory (nothing downloaded): one token per byte, Qwen's special tokens
-    and Qwen 2.5's chat template, whose tool calls TRL knows how to parse."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-    from trl.chat_template_utils import qwen2_5_chat_template
-
-    vocab = {s: i for i, s in enumerate(SPECIAL)}
-    for ch in sorted(pre_tokenizers.ByteLevel.alphabet()):
-        vocab[ch] = len(vocab)
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token=SPECIAL[0]))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-                                                 pre_tokenizers.Split("", "isolated")])
-    tok.decoder = decoders.ByteLevel()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token=SPECIAL[0],
-                                        additional_special_tokens=SPECIAL[1:])
-    tokenizer.chat_template = qwen2_5_chat_template
-    return tokenizer
-
-
 def scripted_model(tokenizer: Any, solver: ScriptedSolver, opening: list[str], give_up: bool) -> Any:
     """A 1-layer Qwen2 (random, trainable) whose sampled tokens are forced, during generation, to
     spell the scripted player's reply: the ``opening`` guesses, then the solver's, each as a

@@ -1,0 +1,105 @@
+"""``guessgym export-demos``: expert demonstrations as training data (:mod:`guessgym.training.demos`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+from .common import (
+    PROG,
+    UsageError,
+    add_env_options,
+    add_seed_option,
+    check_kind,
+    check_output_dir,
+    parse_kwargs,
+    progress_bar,
+    whole_number,
+)
+
+
+def cmd_export_demos(args: argparse.Namespace) -> int:
+    from ..agents.base import UnsupportedGameError
+    from ..infra.cache import cache_dir
+    from ..training.demos import export_demos
+
+    check_kind("export-demos", args.env)
+    out = Path(args.out)
+    check_output_dir(out, "--out")
+    if not 0 < args.split <= 1:
+        raise UsageError(f"--split must be a fraction in (0, 1], the share of answers for training; got {args.split}")
+    update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
+        None, lambda: None)
+    try:
+        manifest = export_demos(
+            args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
+            agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games, split=args.split,
+            seed=args.seed, fmt=args.format, rationale_style=args.rationale, policy=args.policy,
+            cache_dir=cache_dir(), command=" ".join([PROG, *map(shlex.quote, args.argv)]), progress=update or False,
+        )
+    except (ValueError, KeyError, UnsupportedGameError) as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    finally:
+        close()
+    if args.datasets:
+        _save_datasets(out)
+    counts = manifest["counts"]
+    print(f"{manifest['game']}: {counts['train']['games']:,} train and {counts['test']['games']:,} test games by "
+          f"{manifest['agent']} ({manifest['conversation_format']}, rationale {manifest['rationale']}), "
+          f"mean {manifest['mean_guesses']['train']} guesses; wrote {', '.join(manifest['files'])} and manifest.json "
+          f"to {out}/" + (" and a datasets folder" if args.datasets else ""))
+    return 0
+
+
+def _save_datasets(out: Path) -> None:
+    """The JSON-lines files as a Hugging Face ``DatasetDict`` (``datasets.load_from_disk(out / 'datasets')``)."""
+    from ..infra.optional import require_extra
+
+    require_extra("datasets", "--datasets")
+    import datasets
+
+    datasets.disable_progress_bars()
+    splits = {}
+    for name in ("train", "test"):
+        rows = [json.loads(line) for line in (out / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+        if rows:
+            splits[name] = datasets.Dataset.from_list(rows)
+    datasets.DatasetDict(splits).save_to_disk(str(out / "datasets"))
+
+
+def register(sub: Any) -> None:
+    """Add this module's commands to the subparsers ``sub``."""
+    p = sub.add_parser(
+        "export-demos", help="expert demonstrations (the optimum's games) as fine-tuning data",
+        description="Play every answer (or a seeded sample) with an agent, the optimal tree by default, and write "
+                    "each game as the conversation a language model would have had, rendered by the chat "
+                    "environment: train.jsonl and test.jsonl, split by answer, and manifest.json (command, game, "
+                    "agent, counts, each file's SHA-256). Every game is replayed in the chat environment to a win "
+                    "in exactly the agent's number of guesses before it is written.",
+    )
+    add_env_options(p, env_help="a plain or chat id (default: %(default)s; a plain id is played in conversation)",
+                    kwargs_help="game and chat options, e.g. hard_mode=True reply_format=tags")
+    p.add_argument("--agent", default="optimal", help="the agent that plays (default: %(default)s)")
+    p.add_argument("--agent-kwargs", nargs="*", default=[], metavar="KEY=VALUE", help="the agent's arguments")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--games", type=whole_number(1), help="a seeded sample of this many answers")
+    which.add_argument("--all", action="store_true", help="every answer (the default)")
+    p.add_argument("--split", type=float, default=0.9, help="share of the answers for training (default: %(default)s)")
+    p.add_argument("--format", choices=["messages", "tools"], default="messages",
+                   help="chat messages with bracketed replies, or tool calls to the guess tool TRL's environment "
+                        "games use (default: %(default)s)")
+    p.add_argument("--rationale", choices=["none", "plain", "thinking"], default="none",
+                   help="before each guess, what it does from the exact state: as text, or in <think> tags "
+                        "(default: %(default)s)")
+    p.add_argument("--policy", action="store_true",
+                   help="also write policy-train.npz and policy-test.npz (observations, masks, actions) for "
+                        "behaviour cloning")
+    p.add_argument("--datasets", action="store_true",
+                   help="also save the splits as a Hugging Face DatasetDict in OUT/datasets (the datasets extra)")
+    add_seed_option(p, "seed of the sample and of the split")
+    p.add_argument("--out", required=True, help="the folder to write")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_export_demos)

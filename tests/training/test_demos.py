@@ -1,0 +1,166 @@
+"""Expert demonstrations: every game replays to the agent's win, the split holds, a rerun gives the
+same bytes, the rationale is the exact state's, and the files load in datasets and train in TRL."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from tiny_lm import byte_tokenizer, tiny_qwen
+
+from guessgym.agents.registry import make_agent
+from guessgym.cli import main
+from guessgym.envs.chat import ChatGuessEnv
+from guessgym.envs.chat.env import ChatKind
+from guessgym.envs.chat.tools import GuessToolEnv
+from guessgym.evaluation import evaluate
+from guessgym.training.demos import GUESS_TOOL, export_demos, split_answers
+
+MINI = "guessgym/MiniNerdle-v1"
+
+# transformers deprecates names that TRL's trainer still calls; not ours to fix.
+pytestmark = pytest.mark.filterwarnings("ignore:`.*checkpointing.*` is deprecated:FutureWarning")
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def optimal_games() -> dict[str, tuple[str, ...]]:
+    result = evaluate(make_agent("optimal"), MINI, record_guesses=True)
+    return {r.answer: tuple(r.played or ()) for r in result.records}
+
+
+@pytest.mark.parametrize("rationale", ["none", "plain", "thinking"])
+def test_every_message_demo_replays_to_the_trees_win(tmp_path: Path, rationale: str,
+                                                       optimal_games: dict[str, tuple[str, ...]]) -> None:
+    manifest = export_demos(MINI, tmp_path, rationale_style=rationale)
+    env = ChatGuessEnv(**ChatKind.chat_kwargs(MINI))
+    seen = 0
+    for name in ("train", "test"):
+        for row in rows(tmp_path / f"{name}.jsonl"):
+            replies = [m["content"] for m in row["messages"] if m["role"] == "assistant"]
+            _, info = env.reset(options={"answer": row["answer"]})
+            assert row["messages"][:2] == info["messages"]  # the environment's own prompts
+            for reply in replies:
+                _, _, terminated, _, info = env.step(reply)
+            assert terminated and info["won"] and info["attempt"] == len(optimal_games[row["answer"]]) == row["guesses"]
+            assert [m["content"] for m in row["messages"] if m["role"] == "user"] == \
+                [m["content"] for m in info["messages"][:-1] if m["role"] == "user"]
+            assert ("<think>" in replies[0]) is (rationale == "thinking")
+            seen += 1
+    assert seen == 206 and manifest["counts"]["train"]["games"] + manifest["counts"]["test"]["games"] == 206
+    total = manifest["counts"]["train"]["turns"] + manifest["counts"]["test"]["turns"]
+    assert total == 544  # the optimal tree's total over every answer
+
+
+def test_every_tool_demo_replays_through_the_tool_trl_calls(tmp_path: Path,
+                                                           optimal_games: dict[str, tuple[str, ...]]) -> None:
+    export_demos("guessgym/NerdleChat-v0", tmp_path, env_kwargs={"length": 6}, fmt="tools", rationale_style="plain")
+    for row in rows(tmp_path / "train.jsonl") + rows(tmp_path / "test.jsonl"):
+        assert row["tools"] == [GUESS_TOOL]
+        tool = GuessToolEnv("guessgym/NerdleChat-v0", length=6)
+        tool.reset(answer=row["answer"])
+        calls = [m for m in row["messages"] if m["role"] == "assistant"]
+        results = [m["content"] for m in row["messages"] if m["role"] == "tool"]
+        guesses = [c["tool_calls"][0]["function"]["arguments"]["guess"] for c in calls]
+        answers = [tool.guess(g) for g in guesses]
+        assert answers[:-1] == results and tool.done and tool.get_reward() == 1.0
+        assert tuple(guesses) == optimal_games[row["answer"]] and all(c["content"] for c in calls)
+
+
+def test_the_guess_tool_schema_is_what_transformers_makes_of_the_tool() -> None:
+    from transformers.utils import get_json_schema
+
+    assert get_json_schema(GuessToolEnv.guess) == GUESS_TOOL
+
+
+def test_the_split_is_by_answer_and_a_rerun_gives_the_same_bytes(tmp_path: Path) -> None:
+    a = export_demos(MINI, tmp_path / "a", games=100, split=0.8, seed=3, policy=True)
+    b = export_demos(MINI, tmp_path / "b", games=100, split=0.8, seed=3, policy=True)
+    export_demos(MINI, tmp_path / "c", games=100, split=0.8, seed=4)
+    assert a["files"] == b["files"]  # every file's SHA-256
+    for name in a["files"]:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    train = {r["answer"] for r in rows(tmp_path / "a" / "train.jsonl")}
+    test = {r["answer"] for r in rows(tmp_path / "a" / "test.jsonl")}
+    assert len(train) == 80 and len(test) == 20 and not train & test
+    assert train != {r["answer"] for r in rows(tmp_path / "c" / "train.jsonl")}
+    assert split_answers(list(range(10)), 1.0, 0) == (list(range(10)), [])
+    with pytest.raises(ValueError, match="split must be a fraction"):
+        split_answers([1, 2], 0, 0)
+
+
+def test_the_rationale_is_the_exact_states(tmp_path: Path) -> None:
+    export_demos(MINI, tmp_path, rationale_style="plain", games=20)
+    first = next(m["content"] for m in rows(tmp_path / "train.jsonl")[0]["messages"] if m["role"] == "assistant")
+    assert first.startswith("206 answers remain. 4*7=28 splits them by its tiles into")
+    assert f"{544 / 206:.2f} guesses are expected from here" in first and first.endswith("[4*7=28]")
+
+
+def test_the_policy_arrays_are_the_games_observations_and_actions(tmp_path: Path) -> None:
+    import gymnasium as gym
+
+    export_demos(MINI, tmp_path, games=30, policy=True)
+    arrays = np.load(tmp_path / "policy-train.npz", allow_pickle=False)
+    games = rows(tmp_path / "train.jsonl")
+    assert arrays["actions"].size == sum(g["guesses"] for g in games)
+    env = gym.make(MINI)
+    first = arrays["games"] == 0
+    obs, _ = env.reset(options={"answer": games[0]["answer"]})
+    for i, action in enumerate(arrays["actions"][first]):
+        assert np.array_equal(arrays["obs_board"][first][i], obs["board"])
+        assert arrays["obs_action_mask"][first][i][action] == 1
+        obs, *_ = env.step(int(action))
+
+
+@pytest.mark.parametrize("fmt", ["messages", "tools"])
+def test_the_files_load_in_datasets_and_train_one_sft_step(tmp_path: Path, fmt: str) -> None:
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    from datasets import load_dataset, load_from_disk
+    from trl import SFTConfig, SFTTrainer
+
+    env = "guessgym/NerdleChat-v0"
+    assert main(["export-demos", "--env", env, "--env-kwargs", "length=5", "--games", "8", "--format", fmt,
+                 "--rationale", "thinking", "--datasets", "--out", str(tmp_path), "--no-progress"]) == 0
+    data = load_dataset("json", data_files={"train": str(tmp_path / "train.jsonl")})["train"]
+    assert load_from_disk(str(tmp_path / "datasets"))["train"].num_rows == data.num_rows == 7
+    tokenizer = byte_tokenizer()
+    text = tokenizer.apply_chat_template(data[0]["messages"], tools=data[0].get("tools"), tokenize=False)
+    assert ("<tool_call>" in text) is (fmt == "tools") and "<think>" in text
+    args = SFTConfig(output_dir=str(tmp_path / "sft"), max_steps=1, per_device_train_batch_size=2, report_to=[],
+                     use_cpu=True, logging_steps=1, save_strategy="no", max_length=4096)
+    trainer = SFTTrainer(model=tiny_qwen(tokenizer), args=args, train_dataset=data, processing_class=tokenizer)
+    trainer.train()
+    assert np.isfinite(trainer.state.log_history[0]["loss"])
+
+
+def test_the_manifest_says_what_was_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export-demos", "--env", MINI, "--games", "10", "--out", str(tmp_path), "--no-progress"]) == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["command"] == f"guessgym export-demos --env {MINI} --games 10 --out {tmp_path} --no-progress"
+    assert manifest["agent"] == "optimal" and manifest["game"] == "mini-nerdle" and manifest["seed"] == 0
+    assert manifest["counts"] == {"train": {"games": 9, "turns": manifest["counts"]["train"]["turns"]},
+                                  "test": {"games": 1, "turns": manifest["counts"]["test"]["turns"]}}
+    assert "9 train and 1 test games by optimal" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--env", "guessgym/Absurdle-v0"], "export-demos plays"),
+    (["--env", MINI, "--split", "0"], "--split must be a fraction"),
+    (["--env", MINI, "--agent", "nope"], "nope"),
+    (["--env", MINI, "--env-kwargs", "reply_format=GUESS: (.*)", "reply_instruction=say GUESS: {example}"],
+     "custom reply_format"),
+    (["--env", "guessgym/Nerdle-v1", "--env-kwargs", "guesses=all", "--rationale", "plain", "--games", "2"],
+     "pattern matrix"),
+])
+def test_bad_input_is_one_line(tmp_path: Path, argv: list[str], message: str,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export-demos", *argv, "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
