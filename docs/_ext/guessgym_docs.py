@@ -346,6 +346,7 @@ IMPORTED_RESULTS = (
     ("results/learned/cards/nerdle.md", "card-nerdle.md"),
     ("results/learned/cards/mini-nerdle.md", "card-mini-nerdle.md"),
     ("results/reproductions/REPRODUCTIONS.md", "reproductions.md"),
+    ("results/demos/README.md", "demos.md"),
     ("envs/data/PROVENANCE.md", "provenance.md"),
 )
 _LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
