@@ -38,6 +38,7 @@ from typing import Any
 from ..agents.optima import known_optimum
 from ..agents.text import TextAgent
 from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv, ChatKind
+from .conduct import conduct_summary
 from .episodes import play_chat_game
 from .games import progress_callback, select_answers
 from .results import EvaluationResult, GameRecord
@@ -159,6 +160,8 @@ def evaluate_chat(
         "base_url": getattr(getattr(agent, "client", None), "base_url", None),
         "transcripts": None if transcripts is None else str(transcripts),
     }
+    if record_guesses:
+        meta["conduct"] = conduct_summary(game, records)
     optimum = known_optimum(game)
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,

@@ -41,6 +41,7 @@ from ..agents.text import TextAgent
 from ..envs.game import Game
 from ..infra.pool import check_not_bootstrapping
 from . import backends
+from .conduct import conduct_summary
 from .games import progress_callback, resolve_setup, select_games
 from .results import EvaluationResult
 
@@ -172,6 +173,8 @@ def evaluate(
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
                            "opener": optimum.opener, "scope": optimum.scope}
+    if record_guesses and setup.kind.name == "plain":
+        meta["conduct"] = conduct_summary(game, records)
     describe = getattr(agent, "describe", None)
     return EvaluationResult(
         agent=agent_name,

@@ -397,6 +397,10 @@ class EvaluationResult:
         accounting = self.accounting_line()
         if accounting:
             lines += ["", accounting]
+        if isinstance(self.meta.get("conduct"), dict):
+            from .conduct import conduct_line
+
+            lines += ["", conduct_line(self.meta["conduct"])]
         if self.gap_to_optimum is not None:
             lines += ["", self.optimum_note()]
         notes = sorted({r.note for r in self.records if r.note})

@@ -26,6 +26,7 @@ from ..agents.optima import known_optimum
 from ..agents.text import ModelReply, TextAgent
 from ..envs.chat.env import ChatGuessEnv
 from ..infra.resumable_log import LogError, ResumableLog, read_header
+from .conduct import conduct_summary
 from .episodes import play_chat_game
 from .results import EvaluationResult, GameRecord
 
@@ -190,6 +191,7 @@ def read_transcripts(path: str | os.PathLike[str]) -> Transcripts:
                               game=game.name, max_attempts=game.max_attempts,
                               records=[dataclasses.replace(record, played=tuple(t.guess for t in turns if t.guess))
                                        for _, record, turns in games], meta=meta)
+    result.meta["conduct"] = conduct_summary(game, result.records)
     return Transcripts(result, [turns for _, _, turns in games], header)
 
 

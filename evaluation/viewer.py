@@ -24,6 +24,7 @@ from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_text
 from .analysis import Analysis, game_of_result
+from .conduct import conduct_line
 from .results import EvaluationResult
 from .transcripts import Turn
 
@@ -48,6 +49,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
             "gap": result.gap_text(), "max_attempts": result.max_attempts,
             "distribution": {str(k): v for k, v in summary["distribution"].items()},
             "analysis": None, "loss_by_move": None, "records": [],
+            "conduct": conduct_line(result.meta["conduct"]) if isinstance(result.meta.get("conduct"), dict) else "",
         }
         game = _game(result, games_cache)
         analysis = (analyses or {}).get(i)

@@ -157,6 +157,7 @@
     const agent = agents[current];
     document.getElementById("agent-title").textContent =
       `${agent.label} on ${agent.game}: ${fmt(100 * agent.win_rate, 2)}% won, mean ${fmt(agent.mean, 4)}`;
+    document.getElementById("conduct").textContent = agent.conduct || "";
     drawDistribution(agent);
     const guesses = document.getElementById("guesses");
     const chosen = guesses.value;

@@ -81,6 +81,7 @@ def test_the_viewer_in_a_browser(results: tuple[list, dict], tmp_path: Path) -> 
         page.goto(page_file.as_uri())
         assert page.locator("#board-table tbody tr").count() == 2
         assert page.inner_text("#count") == "206 of 206 games"
+        assert page.inner_text("#conduct").startswith("Play: of ")  # the play metrics of the agent shown
         bars = page.locator("#loss-by-move .bar")
         assert bars.count() == len(analyses[0].summary()["loss_by_move"])  # the loss-by-move chart
         page.select_option("#compare", label="pattern-entropy")

@@ -1,0 +1,71 @@
+"""The play metrics against a slow obvious reference, the analysis' own verdicts, and the accounting."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from guessgym.agents.registry import make_agent
+from guessgym.envs import make_game
+from guessgym.envs.game import Game
+from guessgym.envs.scoring import pattern_to_tiles
+from guessgym.evaluation import analyze, evaluate
+from guessgym.evaluation.conduct import conduct_summary, game_conduct
+from guessgym.evaluation.results import GameRecord
+
+MINI = make_game("guessgym/MiniNerdle-v1")
+
+
+def reference(game: Game, answer: str, played: list[str]) -> tuple[int, int, int]:
+    """Repeated, hint-ignoring and impossible guesses, by the rules in words."""
+    repeated = ignores = impossible = 0
+    earlier: list[tuple[str, str]] = []
+    for guess in played:
+        repeated += guess in [g for g, _ in earlier]
+        broke = False
+        for g, tiles in earlier:
+            if any(t == "G" and guess[i] != g[i] for i, t in enumerate(tiles)):
+                broke = True
+            shown = Counter(g[i] for i, t in enumerate(tiles) if t in "GY")
+            if any(Counter(guess)[s] < n for s, n in shown.items()):
+                broke = True
+        ignores += broke
+        possible = guess in game.answers and all(
+            pattern_to_tiles(int(game.score(g, guess)), game.length) == tiles for g, tiles in earlier)
+        impossible += not possible
+        earlier.append((guess, pattern_to_tiles(int(game.score(guess, answer)), game.length)))
+    return repeated, ignores, impossible
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, len(MINI.answers) - 1), st.lists(st.integers(0, len(MINI.guesses) - 1), min_size=1, max_size=6))
+def test_the_counts_equal_the_rules_in_words(answer: int, guesses: list[int]) -> None:
+    played = [MINI.guesses[g] for g in guesses]
+    got = game_conduct(MINI, MINI.answers[answer], played)
+    assert (got.repeated, got.ignores_hints, got.impossible) == reference(MINI, MINI.answers[answer], played)
+    assert got.guesses == len(played)
+
+
+def test_impossible_guesses_are_the_moves_the_analysis_calls_impossible() -> None:
+    result = evaluate(make_agent("expected-size"), "guessgym/MiniNerdle-v1", record_guesses=True)
+    analysis = analyze(result)
+    flagged = sum(not m.possible for g in analysis.games for m in g.moves)
+    assert result.meta["conduct"]["impossible"] == flagged > 0
+    assert result.meta["conduct"]["repeated"] == 0 and result.meta["conduct"]["aborted"] == 0
+
+
+def test_the_summary_and_where_it_appears() -> None:
+    records = [GameRecord("1+9=10", 3, True, played=("4*7=28", "4*7=28", "1+9=10")),
+               GameRecord("4*7=28", 6, False, played=("1+9=10",) * 5, forfeits=1)]
+    summary = conduct_summary(MINI, records)
+    assert summary is not None
+    assert (summary["guesses"], summary["repeated"], summary["games_with_repeated"], summary["aborted"]) == (8, 5, 2, 1)
+    assert summary["repeated_share"] == round(5 / 8, 6)
+    assert conduct_summary(MINI, [GameRecord("1+9=10", 1, True)]) is None  # no guesses kept
+    plain = evaluate(make_agent("least-worst"), MINI, sample=5)
+    assert "conduct" not in plain.meta
+    kept = evaluate(make_agent("random-consistent"), MINI, sample=20, record_guesses=True)
+    assert kept.meta["conduct"]["impossible"] == 0 and kept.meta["conduct"]["ignores_hints"] == 0  # candidates only
+    assert "Play: of " in kept.to_markdown()
