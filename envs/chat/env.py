@@ -115,7 +115,8 @@ class ChatGuessEnv(gym.Env[str, str]):
       ``guesses``, ``max_attempts``, ``hard_mode``, rewards, ``matrix_cache``);
     * ``invalid`` (``"retry"``/``"forfeit"``), ``max_retries`` (2), ``invalid_penalty`` (0.0);
     * ``feedback``: ``"letters"``, ``"emoji"`` or ``"both"`` (default);
-    * ``reply_format``: ``"brackets"`` (default), ``"tags"``, ``"plain"`` or a regular expression
+    * ``reply_format``: ``"brackets"`` (default, ``[crane]``), ``"tags"``, ``"boxed"`` (``\\boxed{crane}``),
+      ``"plain"`` or a regular expression
       with one group, with ``reply_instruction`` (how the prompt asks for it, ``{example}``
       marking an example guess); ``max_reply_chars`` (100,000; longer replies are format errors);
     * ``prompts``: a :class:`~guessgym.envs.chat.prompts.ChatPrompts` or a dict of templates

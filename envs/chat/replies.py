@@ -2,7 +2,8 @@
 
 A reply is read in two steps. :meth:`ReplyParser.extract` finds the guess by the reply format:
 the last ``[...]`` (``"brackets"``, the default), the last ``<guess>...</guess>`` (``"tags"``),
-the whole reply (``"plain"``) or the last match of a user's regular expression with one group.
+the last ``\\boxed{...}`` (``"boxed"``), the whole reply (``"plain"``) or the last match of a user's
+regular expression with one group.
 :meth:`ReplyParser.parse` then normalises it (whitespace removed anywhere, surrounding quotes,
 backticks, asterisks and a final full stop dropped, Wordle in lower case) and checks it. Every
 invalid reply gets one of :data:`INVALID_KINDS` and a message addressed to the model:
@@ -43,6 +44,8 @@ REPLY_FORMATS: dict[str, tuple[str | None, str]] = {
     "tags": (r"<guess>(.*?)</guess>",
              "end your reply with your guess between guess tags, like <guess>{example}</guess>"),
     "plain": (None, "reply with your guess alone, like {example}"),
+    # the answer format of math-tuned models (and of verifiers' and GEM's parsers)
+    "boxed": (r"\\boxed\{([^{}]*)\}", "end your reply with your guess in \\boxed{{}}, like \\boxed{{{example}}}"),
 }
 
 _STRIP = "\"'`*."
@@ -126,13 +129,15 @@ class ReplyParser:
         self._no_guess = f"No guess found: {self.instruction}."
 
     def reply_for(self, guess: str) -> str:
-        """A reply this parser reads as ``guess`` (``[crane]``, ``<guess>crane</guess>`` or ``crane``).
+        """A reply this parser reads as ``guess`` (``[crane]``, ``<guess>crane</guess>``, ``\\boxed{crane}``
+        or ``crane``).
 
         Raises:
             ValueError: the format is a custom regular expression, whose replies cannot be written
                 without knowing what it expects.
         """
-        replies = {"brackets": f"[{guess}]", "tags": f"<guess>{guess}</guess>", "plain": guess}
+        replies = {"brackets": f"[{guess}]", "tags": f"<guess>{guess}</guess>", "boxed": f"\\boxed{{{guess}}}",
+                   "plain": guess}
         if self.format_name not in replies:
             raise ValueError(f"replies for a custom reply_format cannot be written; use one of {sorted(replies)}")
         return replies[self.format_name]

@@ -118,6 +118,12 @@ def test_other_formats_and_their_errors() -> None:
     game = wordle()
     assert ReplyParser(game, "tags").parse("<guess>a</guess> then <guess> Crane </guess>").guess == "crane"
     assert ReplyParser(game, "plain").parse("  CRANE \n").guess == "crane"
+    boxed = ReplyParser(game, "boxed")
+    assert boxed.parse(r"So \boxed{slate}? No: the answer is \boxed{CRANE}").guess == "crane"
+    assert boxed.parse("[crane]").kind == "format" and r"\boxed{crane}" in boxed.instruction
+    for name in ("brackets", "tags", "boxed", "plain"):  # the reply each format reads back
+        parser = ReplyParser(nerdle(), name)
+        assert parser.parse(parser.reply_for("12+34=46")).guess == "12+34=46"
     assert ReplyParser(game, "plain").parse("my guess is crane").kind == "length"
     custom = ReplyParser(game, r"GUESS:\s*(\w+)", instruction="end with GUESS: {example}")
     assert custom.parse("hmm GUESS: slate ... GUESS: crane").guess == "crane"
