@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..envs.candidates import HardModeRule
 from ..envs.game import Game
-from .results import GameRecord
+
+if TYPE_CHECKING:  # results.py reports these metrics, so this module must not import it
+    from .results import GameRecord
 
 #: The per-guess counts, in the order they are reported.
 COUNTS = ("repeated", "ignores_hints", "impossible")
