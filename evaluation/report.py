@@ -154,6 +154,23 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
     return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
 
 
+def play_table(results: Sequence[EvaluationResult]) -> list[str]:
+    """How the ranked agents play (:mod:`guessgym.evaluation.conduct`, their ``meta["conduct"]``), as
+    Markdown lines: shares of their guesses that repeat one, ignore a hint or could no longer be the
+    answer, and games aborted by invalid replies; no lines when no result has them."""
+    rows = [r for r in rank(results) if isinstance(r.meta.get("conduct"), dict)]
+    if not rows:
+        return []
+    lines = ["How they play (share of guesses; `guessgym.evaluation.conduct`):", "",
+             "| agent | game | guesses | repeated | ignore a hint | could not be the answer | aborted games |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        c = r.meta["conduct"]
+        lines.append(f"| {r.label} | {r.game} | {c['guesses']:,} | {100 * c['repeated_share']:.2f}% | "
+                     f"{100 * c['ignores_hints_share']:.2f}% | {100 * c['impossible_share']:.2f}% | {c['aborted']:,} |")
+    return [*lines, ""]
+
+
 def analysis_text(result: EvaluationResult) -> str:
     """A result's move analysis in a cell: the mean loss per game and the share of best moves
     (:mod:`guessgym.evaluation.analysis`), or ``-`` when its moves were not analysed."""
@@ -182,6 +199,7 @@ def leaderboard_report(results: Sequence[EvaluationResult], *, title: str, intro
             lines.append(f"* {r.label}: {str(r.meta['analysis_note']).rstrip('.')}.")
         if labelled or unjudged:
             lines.append("")
+        lines += play_table(rs)
     if not_run:
         lines += ["## Not run", "", "| agent | environment | status |", "|---|---|---|"]
         for agent, env_id, status in not_run:

@@ -33,6 +33,7 @@ from .baselines import BASELINES
 from .baselines.move_values import StateValues, ValuesTimedOut
 from .envs.registration import SUPERSEDED, V1_CHANGE
 from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis, rules_key
+from .evaluation.conduct import conduct_summary
 from .evaluation.evaluate import Backend, evaluate
 from .evaluation.report import leaderboard_report, plot_histogram, plot_leaderboard, plot_win_rate_curves
 from .evaluation.results import EvaluationResult
@@ -253,6 +254,9 @@ def run_main_job(
             on_outcome(outcome)
     for outcome in included:
         if analyse and outcome.result is not None and all(r.played is not None for r in outcome.result.records):
+            with contextlib.suppress(ValueError, UnsupportedGameError):  # a saved result of a kind without them
+                outcome.result.meta.setdefault("conduct", conduct_summary(game_of_result(outcome.result),
+                                                                         outcome.result.records))
             _analyse(outcome, values, memo_dir, notice)
         outcomes.append(outcome)
         if on_outcome is not None:

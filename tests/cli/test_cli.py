@@ -408,6 +408,8 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
     gap = (with_guesses.total_guesses - 374) / 127
     assert judged["mean_loss_per_game"] == pytest.approx(gap, abs=1e-6) and f"| {gap:.4f} (" in row
     assert (out_dir / "MicroNerdle-v1__learned-guesses.analysis.json.gz").is_file()
+    saved_again = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses.json")
+    assert saved_again.meta["conduct"]["guesses"] == with_guesses.total_guesses and "How they play" in report
     assert f"read from {tmp_path / 'saved.json'}, not re-run by this job" in report
     assert "| least-worst | micro-nerdle | 127 |" in report
     capsys.readouterr()

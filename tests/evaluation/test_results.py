@@ -204,3 +204,14 @@ def test_the_report_says_why_a_row_has_no_move_analysis() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| ") and " unjudged " in line)
     assert " - | " in row and "| 0.2500 (50.0%) |" in text
     assert "* unjudged: moves not analysed: its pattern matrix is too large." in text
+
+
+def test_the_report_says_how_they_play() -> None:
+    plays, silent = make("plays", [3, 4]), make("silent", [3, 3])
+    plays.meta["conduct"] = {"games": 2, "guesses": 7, "aborted": 0, "repeated": 1, "repeated_share": 1 / 7,
+                             "ignores_hints": 0, "ignores_hints_share": 0.0, "impossible": 2,
+                             "impossible_share": 2 / 7}
+    text = leaderboard_report([plays, silent], title="t")
+    assert "| plays | toy | 7 | 14.29% | 0.00% | 28.57% | 0 |" in text
+    assert "| silent | toy |" not in text.split("How they play")[1]
+    assert "How they play" not in leaderboard_report([silent], title="t")
