@@ -11,6 +11,13 @@ Per game, from its guesses and its answer (:func:`game_conduct`):
   split the candidates), but a model that plays many without gaining from them does not reason
   from the tiles.
 
+clembench's Wordle scores, as its scorer computes them (``clp-research/clembench``,
+``wordle/utils/compute_metrics.py``; :func:`clembench_scores`): the **speed** of a game, its main
+score (won in at most 3 guesses 100, in 4 50, in 5 30, in 6 20; lost 0; aborted: no score), the
+**closeness** of each guess (5 per green tile, 3 per yellow), and the **strategy** of each guess
+after the first (20 for every letter of the previous guess's greens used again, 10 for its yellows,
+-20 for its greys; a game won at once scores 100).
+
 Over an evaluation (:func:`conduct_summary`): those counts, their share of all valid guesses, the
 games with at least one, and the *aborted* games: lost, with attempts lost to invalid replies (a
 language model's forfeited turns) or ended by invalid actions (an index agent's).
@@ -26,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..envs.candidates import HardModeRule
 from ..envs.game import Game
+from ..envs.scoring import pattern_to_tiles
 
 if TYPE_CHECKING:  # results.py reports these metrics, so this module must not import it
     from .results import GameRecord
@@ -63,6 +71,27 @@ def game_conduct(game: Game, answer: str, played: Sequence[str]) -> GameConduct:
     return GameConduct(len(played), repeated, ignores, impossible)
 
 
+#: clembench's speed of a won Wordle game by its guesses (more than 6: ``100 / guesses``, its other games' rule).
+CLEMBENCH_SPEED = {1: 100.0, 2: 100.0, 3: 100.0, 4: 50.0, 5: 30.0, 6: 20.0}
+
+
+def clembench_scores(game: Game, record: GameRecord) -> dict[str, Any]:
+    """clembench's speed of the game (``None`` when aborted) and the closeness and strategy of each guess."""
+    played = list(record.played or ())
+    tiles = [pattern_to_tiles(int(game.score(g, record.answer)), game.length) for g in played]
+    closeness = [5 * t.count("G") + 3 * t.count("Y") for t in tiles]
+    strategy: list[float] = [100.0] if len(played) == 1 else [0.0] * bool(played)
+    for (before, shown), after in zip(zip(played, tiles), played[1:]):
+        letters = set(after)
+        by_tile = {tile: {ch for ch, t in zip(before, shown) if t == tile} for tile in "GYB"}
+        strategy.append(20.0 * len(by_tile["G"] & letters) + 10.0 * len(by_tile["Y"] & letters)
+                        - 20.0 * len(by_tile["B"] & letters))
+    aborted = not record.solved and bool(record.note or record.forfeits)
+    speed = None if aborted else (0.0 if not record.solved else
+                                  CLEMBENCH_SPEED.get(record.guesses, 100.0 / record.guesses))
+    return {"speed": speed, "closeness": closeness, "strategy": strategy}
+
+
 def conduct_summary(game: Game, records: Iterable[GameRecord]) -> dict[str, Any] | None:
     """The play metrics over ``records`` (``None`` when a record lacks its guesses)."""
     rows = list(records)
@@ -77,6 +106,15 @@ def conduct_summary(game: Game, records: Iterable[GameRecord]) -> dict[str, Any]
         summary[name] = sum(counts)
         summary[f"{name}_share"] = round(sum(counts) / guesses, 6) if guesses else 0.0
         summary[f"games_with_{name}"] = sum(1 for n in counts if n)
+    clem = [clembench_scores(game, r) for r in rows]
+    speeds = [c["speed"] for c in clem if c["speed"] is not None]
+    closeness = [x for c in clem for x in c["closeness"]]
+    strategy = [x for c in clem for x in c["strategy"]]
+    summary["clembench"] = {
+        "speed": round(sum(speeds) / len(speeds), 4) if speeds else None,
+        "closeness_per_guess": round(sum(closeness) / len(closeness), 4) if closeness else None,
+        "strategy_per_guess": round(sum(strategy) / len(strategy), 4) if strategy else None,
+    }
     return summary
 
 
@@ -85,8 +123,13 @@ def conduct_line(summary: dict[str, Any]) -> str:
     parts = [f"{summary[name]:,} {label} ({100 * summary[f'{name}_share']:.1f}% of guesses, "
              f"{summary[f'games_with_{name}']:,} games)"
              for name, label in zip(COUNTS, ("repeated", "ignoring a hint", "impossible"))]
+    clem = summary.get("clembench") or {}
+    scores = (f" clembench speed {clem['speed']:.2f}, closeness {clem['closeness_per_guess']:.2f} and strategy "
+              f"{clem['strategy_per_guess']:.2f} per guess." if clem.get("speed") is not None
+              and clem.get("closeness_per_guess") is not None else "")
     return (f"Play: of {summary['guesses']:,} guesses, " + ", ".join(parts) +
-            f"; {summary['aborted']:,} games aborted by invalid replies.")
+            f"; {summary['aborted']:,} games aborted by invalid replies." + scores)
 
 
-__all__ = ["COUNTS", "GameConduct", "conduct_line", "conduct_summary", "game_conduct"]
+__all__ = ["CLEMBENCH_SPEED", "COUNTS", "GameConduct", "clembench_scores", "conduct_line", "conduct_summary",
+           "game_conduct"]

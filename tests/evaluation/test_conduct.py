@@ -69,3 +69,22 @@ def test_the_summary_and_where_it_appears() -> None:
     kept = evaluate(make_agent("random-consistent"), MINI, sample=20, record_guesses=True)
     assert kept.meta["conduct"]["impossible"] == 0 and kept.meta["conduct"]["ignores_hints"] == 0  # candidates only
     assert "Play: of " in kept.to_markdown()
+
+
+def test_clembench_scores_as_its_scorer_computes_them() -> None:
+    from guessgym.envs.game import wordle
+    from guessgym.evaluation.conduct import clembench_scores
+
+    game = wordle()
+    won = clembench_scores(game, GameRecord("sneak", 2, True, played=("creek", "sneak")))
+    # creek on sneak: B B G B G (closeness 10); greens e, k used again +40, grey e used again -20
+    assert won == {"speed": 100.0, "closeness": [10, 25], "strategy": [0.0, 20.0]}
+    assert clembench_scores(game, GameRecord("sneak", 1, True, played=("sneak",)))["strategy"] == [100.0]
+    five = ("crane", "slate", "pious", "dumpy", "sneak")
+    assert clembench_scores(game, GameRecord("sneak", 5, True, played=five))["speed"] == 30.0
+    lost = GameRecord("sneak", 6, False, played=("crane",) * 6)
+    assert clembench_scores(game, lost)["speed"] == 0.0
+    aborted = GameRecord("sneak", 6, False, played=("crane",) * 3, forfeits=3)
+    assert clembench_scores(game, aborted)["speed"] is None
+    summary = conduct_summary(game, [GameRecord("sneak", 2, True, played=("creek", "sneak")), lost, aborted])
+    assert summary is not None and summary["clembench"]["speed"] == 50.0  # (100 + 0) / 2, the aborted game unscored
