@@ -139,6 +139,7 @@ class HardModeRule:
         self.required_at: dict[int, int] = {}  # position -> symbol index
         self.min_count = np.zeros(game.n_symbols, dtype=np.int64)
         self._mask = np.ones(len(game.guesses), dtype=bool)
+        self._pending: list[tuple[int, int]] = []  # feedback not yet applied to the mask (see legal_mask)
 
     @property
     def active(self) -> bool:
@@ -161,13 +162,19 @@ class HardModeRule:
         raised = np.flatnonzero(revealed > self.min_count)
         np.maximum(self.min_count, revealed, out=self.min_count)
         if new_positions or raised.size:  # otherwise this feedback constrains nothing new
-            allowed = np.flatnonzero(self._mask)
-            kept = hard_filter(allowed, self.game.guess_codes, int(guess), int(pattern), self.game.n_symbols)
-            self._mask[allowed] = False
-            self._mask[kept] = True
+            self._pending.append((int(guess), int(pattern)))
 
     def legal_mask(self) -> np.ndarray:
-        """Boolean mask over guesses: which guesses hard mode allows now (a view; do not modify)."""
+        """Boolean mask over guesses: which guesses hard mode allows now (a view; do not modify).
+
+        Filtering every guess is the costly part of a rule, and :meth:`violation` does not need it,
+        so the feedback is applied here, when the mask is first asked for after it."""
+        for guess, pattern in self._pending:
+            allowed = np.flatnonzero(self._mask)
+            kept = hard_filter(allowed, self.game.guess_codes, guess, pattern, self.game.n_symbols)
+            self._mask[allowed] = False
+            self._mask[kept] = True
+        self._pending.clear()
         return self._mask
 
     def violation(self, guess: int) -> str | None:
@@ -192,4 +199,5 @@ class HardModeRule:
         other.required_at = dict(self.required_at)
         other.min_count = self.min_count.copy()
         other._mask = self._mask.copy()
+        other._pending = list(self._pending)
         return other
