@@ -27,8 +27,9 @@ def byte_tokenizer() -> Any:
     return tokenizer
 
 
-def tiny_qwen(tokenizer: Any) -> Any:
-    """A 1-layer Qwen2 with random weights, sized for ``tokenizer`` (trainable on the CPU in a second)."""
+def tiny_qwen(tokenizer: Any, model_class: Any = None) -> Any:
+    """A 1-layer Qwen2 with random weights (seed 0), sized for ``tokenizer`` (trainable on the CPU in a
+    second); ``model_class``: a subclass of ``Qwen2ForCausalLM`` to build instead."""
     import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
@@ -37,4 +38,4 @@ def tiny_qwen(tokenizer: Any) -> Any:
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=16384,
                          tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
                          pad_token_id=tokenizer.pad_token_id)
-    return Qwen2ForCausalLM(config)
+    return (model_class or Qwen2ForCausalLM)(config)

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 import pytest
-from tiny_lm import byte_tokenizer
+from tiny_lm import byte_tokenizer, tiny_qwen
 
 from guessgym.agents.llm.scripted_server import ScriptedSolver
 from guessgym.agents.registry import make_agent
@@ -54,7 +54,7 @@ def scripted_model(tokenizer: Any, solver: ScriptedSolver, opening: list[str], g
     spell the scripted player's reply: the ``opening`` guesses, then the solver's, each as a
     ``guess`` tool call; or, with ``give_up``, a reply without a tool call."""
     import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2ForCausalLM
 
     marker = "<|im_start|>assistant\n"
 
@@ -83,12 +83,7 @@ def scripted_model(tokenizer: Any, solver: ScriptedSolver, opening: list[str], g
             out.logits[:, -1, :] = forced
             return out
 
-    torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=16384,
-                         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
-                         pad_token_id=tokenizer.pad_token_id)
-    return ScriptedPlayer(config)
+    return tiny_qwen(tokenizer, ScriptedPlayer)
 
 
 def run_grpo_step(tmp_path: Any, rows: list[dict[str, Any]], model: Any, tokenizer: Any,
