@@ -32,7 +32,6 @@ from . import search_kernels as K
 from .optimal import SearchKernel
 from .search_kernels import INF
 
-
 #: The most answers whose start is solved again with fewer attempts than the shipped tree needs.
 ROOT_SOLVE_LIMIT = 1000
 

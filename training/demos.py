@@ -139,9 +139,7 @@ def tool_demo(env: ChatGuessEnv, demo: Demo, style: str) -> list[dict[str, Any]]
     tool.reset(answer=demo.answer)
     messages: list[dict[str, Any]] = [dict(m) for m in tool_prompt(env, tool.info["messages"])]
     for guess, note in zip(demo.guesses, demo.notes, strict=True):
-        content = "" if style == "none" or not note else (f"<think>\n{note}\n</think>" if style == "thinking"
-                                                           else note)
-        messages.append({"role": "assistant", "content": content, "tool_calls": [
+        messages.append({"role": "assistant", "content": _content(note, "", style).strip(), "tool_calls": [
             {"type": "function", "function": {"name": "guess", "arguments": {"guess": guess}}}]})
         messages.append({"role": "tool", "name": "guess", "content": tool.guess(guess)})
     _check_won(tool.info, demo)
@@ -171,7 +169,8 @@ def policy_arrays(game: Game, demos: Sequence[Demo]) -> dict[str, np.ndarray]:
             games.append(number)
             obs, _, terminated, _, info = env.step(game.guess_index[guess])
         if not (terminated and info.get("attempt") == len(demo.guesses)):
-            raise RuntimeError(f"the demonstration of {demo.answer!r} does not replay to a win in the plain environment")
+            raise RuntimeError(f"the demonstration of {demo.answer!r} does not replay to a win in the plain "
+                               "environment")
     arrays = {key: np.stack(values) for key, values in columns.items()}
     arrays["actions"] = np.asarray(actions, dtype=np.int64)
     arrays["games"] = np.asarray(games, dtype=np.int64)
