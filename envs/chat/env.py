@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -14,17 +15,23 @@ from ..env import GuessEnv, check_render_mode
 from ..game import GAME_KEYS
 from ..kinds import GameKind, GameSetup, kind_of
 from ..options import check_can_step, check_choice, check_int, check_penalty
+from ..rewards import REWARD_KEYS
 from .feedback import FEEDBACK_STYLES, TileFeedback
+from .presets import PRESETS, ChatPreset, ReplyEvent
 from .prompts import ChatPrompts
 from .replies import INVALID_KINDS, ReplyParser, Verdict
 from .rules import rules_text
 
-#: What an invalid reply costs: another try at the same guess, or the turn.
-INVALID_POLICIES = ("retry", "forfeit")
+#: What an invalid reply costs: another try at the same guess (then the turn), the turn, or
+#: another try (then the game).
+INVALID_POLICIES = ("retry", "forfeit", "abort")
+
+#: Whether a guess already played may be played again.
+REPEAT_POLICIES = ("allowed", "invalid")
 
 #: The options of :class:`ChatGuessEnv` itself; the others go to the game (:class:`GuessEnv`).
-CHAT_OPTIONS = ("invalid", "max_retries", "feedback", "reply_format", "reply_instruction", "max_reply_chars",
-                "prompts", "invalid_penalty")
+CHAT_OPTIONS = ("preset", "invalid", "max_retries", "repeats", "feedback", "reply_format", "reply_instruction",
+                "max_reply_chars", "prompts", "invalid_penalty")
 
 #: ``max_reply_chars`` unless given: the action space needs a length, and no sensible reply is longer.
 DEFAULT_MAX_REPLY_CHARS = 100_000
@@ -72,13 +79,22 @@ class ChatGuessEnv(gym.Env[str, str]):
 
     ## Invalid Replies
     A reply without a guess in the format (``"format"``), with a guess of the wrong length
-    (``"length"``), an unknown word or an equation that is not valid and true (``"unknown"``),
-    or a guess that breaks hard mode (``"hard_mode"``) is invalid. The model is told which and why.
+    (``"length"``), an unknown word or an equation that is not valid and true (``"unknown"``), a
+    guess played before where repeats are invalid (``"repeated"``, ``repeats="invalid"``), or a
+    guess that breaks hard mode (``"hard_mode"``) is invalid. The model is told which and why.
     With ``invalid="retry"`` (default) it does not use a guess, and the model may try again up to
     ``max_retries`` times for the same guess; one more invalid reply loses the turn. With
-    ``invalid="forfeit"`` every invalid reply loses the turn. A lost turn uses a guess without
-    tiles. An invalid reply never earns credit: its reward is ``invalid_penalty`` (0, or
-    negative).
+    ``invalid="forfeit"`` every invalid reply loses the turn. With ``invalid="abort"`` the retries
+    are the same, and one more invalid reply ends the game, lost (TextArena's and clembench's
+    rule). ``invalid`` may also name a policy per kind (``{"format": "abort"}``; unnamed kinds
+    retry). A lost turn uses a guess without tiles. An invalid reply never earns credit: its
+    reward is ``invalid_penalty`` (0, or negative).
+
+    ## Presets
+    ``preset="textarena"``, ``"gem"``, ``"verifiers"``, ``"nemo"`` or ``"trl"`` plays this game
+    under that suite's reply format, invalid-reply policy and reward
+    (:mod:`~guessgym.envs.chat.presets`, which cites the file each follows); options passed
+    explicitly override the preset's, and guessgym's reward options cannot be combined with it.
 
     ## Rewards
     A valid guess earns what it earns in :class:`~guessgym.envs.env.GuessEnv`: ``win_reward``
@@ -92,9 +108,10 @@ class ChatGuessEnv(gym.Env[str, str]):
     fixed with ``reset(options={"answer": ...})``.
 
     ## Episode End
-    ``terminated`` when the answer is guessed or every attempt is used (by guesses or lost
-    turns). ``truncated`` is always False: retries are bounded, so a game always ends within
-    ``max_attempts * (max_retries + 1)`` replies. ``step`` after the end raises ``RuntimeError``.
+    ``terminated`` when the answer is guessed, every attempt is used (by guesses or lost
+    turns), or an invalid reply aborts the game. ``truncated`` is always False: retries are
+    bounded, so a game always ends within ``max_attempts * (max_retries + 1)`` replies. ``step``
+    after the end raises ``RuntimeError``.
 
     ## Information
     * ``"messages"``: the conversation as ``{"role", "content"}`` dicts.
@@ -106,14 +123,16 @@ class ChatGuessEnv(gym.Env[str, str]):
       ``"hard_mode"``), ``"invalid_reason"`` (the message the model saw).
     * ``"invalid_counts"``: invalid replies of this game by kind; ``"retries"``: retries used
       for the current guess; ``"forfeits"``: turns lost.
-    * ``"won"`` and ``"answer"``: once the game has ended.
+    * ``"won"``, ``"answer"`` and ``"aborted"``: once the game has ended; ``"reward_terms"``: the
+      named parts of a preset's reward, on the reply that ends the game.
 
     ## Arguments
     ``gymnasium.make("guessgym/WordleChat-v0", **kwargs)`` or ``ChatGuessEnv(render_mode, **kwargs)``:
 
     * every argument of ``GuessEnv`` (``kind``, ``length``, ``word_list``, ``answers``,
       ``guesses``, ``max_attempts``, ``hard_mode``, rewards, ``matrix_cache``);
-    * ``invalid`` (``"retry"``/``"forfeit"``), ``max_retries`` (2), ``invalid_penalty`` (0.0);
+    * ``preset`` (``None``); ``invalid`` (``"retry"``/``"forfeit"``/``"abort"``, or one per kind),
+      ``max_retries`` (2), ``repeats`` (``"allowed"``/``"invalid"``), ``invalid_penalty`` (0.0);
     * ``feedback``: ``"letters"``, ``"emoji"`` or ``"both"`` (default);
     * ``reply_format``: ``"brackets"`` (default, ``[crane]``), ``"tags"``, ``"boxed"`` (``\\boxed{crane}``),
       ``"plain"`` or a regular expression
@@ -123,8 +142,8 @@ class ChatGuessEnv(gym.Env[str, str]):
       replacing the defaults.
 
     ## Version History
-    * v0: initial release; the ``rgb_array`` render mode (the board of the guesses played so far)
-      came later and changes nothing else.
+    * v0: initial release; the ``rgb_array`` render mode (the board of the guesses played so far),
+      ``preset``, ``invalid="abort"`` and ``repeats`` came later and change nothing by default.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -135,21 +154,38 @@ class ChatGuessEnv(gym.Env[str, str]):
         self,
         render_mode: str | None = None,
         *,
-        invalid: str = "retry",
-        max_retries: int = 2,
+        preset: str | None = None,
+        invalid: str | Mapping[str, str] | None = None,
+        max_retries: int | None = None,
+        repeats: str | None = None,
         feedback: str = "both",
-        reply_format: Any = "brackets",
+        reply_format: Any = None,
         reply_instruction: str | None = None,
         max_reply_chars: int | None = DEFAULT_MAX_REPLY_CHARS,
         prompts: ChatPrompts | dict[str, str] | None = None,
-        invalid_penalty: float = 0.0,
+        invalid_penalty: float | None = None,
         **game_options: Any,
     ) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.invalid = check_choice("invalid", invalid, INVALID_POLICIES)
-        self.max_retries = check_int("max_retries", max_retries, minimum=0)
-        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty)  # never credit
+        self.preset: ChatPreset | None = None
+        defaults: dict[str, Any] = {"invalid": "retry", "max_retries": 2, "repeats": "allowed",
+                                    "reply_format": "brackets"}
+        if preset is not None:
+            self.preset = PRESETS[check_choice("preset", preset, tuple(PRESETS))]
+            mixed = [k for k in (*REWARD_KEYS, "invalid_penalty")
+                     if (game_options.get(k) if k != "invalid_penalty" else invalid_penalty) is not None]
+            if mixed:
+                raise ValueError(f"preset={preset!r} defines the reward; drop {', '.join(mixed)} (or drop the preset)")
+            defaults.update(self.preset.options)
+        invalid = defaults["invalid"] if invalid is None else invalid
+        self.invalid = invalid
+        self.invalid_policy = _invalid_policy(invalid)
+        self.max_retries = check_int("max_retries", defaults["max_retries"] if max_retries is None else max_retries,
+                                     minimum=0)
+        self.repeats = check_choice("repeats", defaults["repeats"] if repeats is None else repeats, REPEAT_POLICIES)
+        reply_format = defaults["reply_format"] if reply_format is None else reply_format
+        self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty or 0.0)  # never credit
         check_choice("feedback", feedback, FEEDBACK_STYLES)
         try:
             self.env = GuessEnv(**game_options)
@@ -169,7 +205,8 @@ class ChatGuessEnv(gym.Env[str, str]):
         )
         self.first_turn = self.prompts.render("first_turn", attempts=self._attempts, length=self.game.length)
         reply_chars = DEFAULT_MAX_REPLY_CHARS if max_reply_chars is None else max_reply_chars
-        turns = self._attempts * (1 + (self.max_retries if self.invalid == "retry" else 0))
+        retrying = any(policy != "forfeit" for policy in self.invalid_policy.values())
+        turns = self._attempts * (1 + (self.max_retries if retrying else 0))
         bound = len(self.system_prompt) + _MESSAGE_ROOM + turns * (2 * reply_chars + 2 * _MESSAGE_ROOM)
         self.action_space = AnyText(reply_chars)
         self.observation_space = AnyText(bound)
@@ -188,6 +225,12 @@ class ChatGuessEnv(gym.Env[str, str]):
         self._add("user", self.first_turn)
         self._attempt = self._guesses = self._turn = self._retries = self._forfeits = 0
         self._invalid_counts = dict.fromkeys(INVALID_KINDS, 0)
+        self._played: list[str] = []
+        self._played_tiles: list[str] = []
+        self._replies: list[str] = []
+        self._kinds: list[str] = []
+        self._texts: list[str] = []
+        self._aborted = False
         self._done = False
         self._started = True
         info = self._info("", "", -1, int(inner["candidates"]), Verdict(None, None))
@@ -202,8 +245,12 @@ class ChatGuessEnv(gym.Env[str, str]):
         self._add("assistant", action)
         self._turn += 1
         verdict = self.parser.parse(action)
+        if verdict.valid and self.repeats == "invalid" and verdict.guess in self._played:
+            verdict = Verdict(None, verdict.guess, "repeated", f"'{verdict.guess}' was guessed already; guess "
+                                                               "something new.")
         reward = 0.0
         guess, tiles, pattern, candidates = "", "", -1, -1
+        ended = ""
         if verdict.valid:
             _, inner_reward, inner_done, _, inner = self.env.step(verdict.action)  # type: ignore[arg-type]
             if inner["invalid_action"]:
@@ -216,9 +263,12 @@ class ChatGuessEnv(gym.Env[str, str]):
                 reward = float(inner_reward)
                 guess, pattern, candidates = inner["guess"], int(inner["pattern"]), int(inner["candidates"])
                 tiles = self._tile_strings[pattern]
+                self._played.append(guess)
+                self._played_tiles.append(tiles)
                 won = pattern == self._solved
                 if won or self._attempt >= self._attempts:
                     status = self._end(won)
+                    ended = "won" if won else "lost"
                     if not won and not inner_done:
                         reward += self._loss_reward  # GuessEnv ends and pays it only at its own limit
                 else:
@@ -230,26 +280,44 @@ class ChatGuessEnv(gym.Env[str, str]):
         if not verdict.valid:
             reward = self.invalid_penalty
             self._invalid_counts[verdict.kind] += 1
-            if self.invalid == "retry" and self._retries < self.max_retries:
+            policy = self.invalid_policy[verdict.kind]
+            if policy != "forfeit" and self._retries < self.max_retries:
                 self._retries += 1
                 left = self.max_retries - self._retries
+                then = "loses the turn" if policy == "retry" else "ends the game"
                 consequence = ("This did not use a guess; reply again "
                                + (f"({left} more {'retry' if left == 1 else 'retries'} for this guess)." if left
-                                  else "(another invalid reply loses the turn)."))
+                                  else f"(another invalid reply {then})."))
+            elif policy == "abort":
+                self._aborted = True
+                reward += self._loss_reward
+                ended = "aborted"
+                consequence = f"This ends the game: too many invalid replies in a row.\n{self._end(False)}"
             else:
                 self._attempt += 1
                 self._forfeits += 1
                 self._retries = 0
                 if self._attempt >= self._attempts:
                     reward += self._loss_reward
+                    ended = "lost"
                     consequence = f"This turn is lost, and it was the last.\n{self._end(False)}"
                 else:
                     consequence = f"This turn is lost: {self._left()}"
             self._add("user", self.prompts.render("invalid", message=verdict.message, consequence=consequence))
+        self._replies.append(action)
+        self._kinds.append(verdict.kind)
+        self._texts.append(verdict.guess or "")
         info = self._info(guess, tiles, pattern, candidates, verdict)
+        if self.preset is not None:
+            reward, terms = self.preset.reward(ReplyEvent(
+                ended, tuple(self._replies), tuple(self._kinds), tuple(self._texts), tuple(self._played),
+                tuple(self._played_tiles), self.game.answers[int(self.env.engine.status[0][ANSWER])], self.game.length))
+            if ended:
+                info["reward_terms"] = terms
         if self._done:
             info["won"] = self._won
             info["answer"] = self._answer
+            info["aborted"] = self._aborted
         if self.render_mode == "human":
             self.render()
         return self._text, reward, self._done, False, info
@@ -359,8 +427,23 @@ class ChatKind(GameKind):
 ChatGuessEnv.kind = ChatKind()
 
 
+def _invalid_policy(invalid: Any) -> dict[str, str]:
+    """``invalid`` (one policy, or a policy per invalid kind, unnamed kinds ``"retry"``) as a policy per kind."""
+    if isinstance(invalid, str):
+        return dict.fromkeys(INVALID_KINDS, check_choice("invalid", invalid, INVALID_POLICIES))
+    if not isinstance(invalid, Mapping):
+        raise ValueError(f"invalid must be one of {', '.join(map(repr, INVALID_POLICIES))} or a dict of them by "
+                         f"invalid kind ({', '.join(INVALID_KINDS)}); got {invalid!r}")
+    unknown = sorted(set(invalid) - set(INVALID_KINDS), key=str)
+    if unknown:
+        raise ValueError(f"invalid names unknown kinds {unknown}; the kinds are {', '.join(INVALID_KINDS)}")
+    return {kind: check_choice(f"invalid[{kind!r}]", invalid.get(kind, "retry"), INVALID_POLICIES)
+            for kind in INVALID_KINDS}
+
+
 def _format(message: dict[str, str]) -> str:
     return f"### {message['role']}\n{message['content']}"
 
 
-__all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "AnyText", "ChatGuessEnv", "ChatKind"]
+__all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "REPEAT_POLICIES", "AnyText", "ChatGuessEnv",
+           "ChatKind"]

@@ -30,22 +30,52 @@ Examples:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..equations import explain_invalid_equation
 from ..game import Game
 
 #: The kinds of invalid reply, in the order the checks find them.
-INVALID_KINDS = ("format", "length", "unknown", "hard_mode")
+INVALID_KINDS = ("format", "length", "unknown", "repeated", "hard_mode")
 
-#: The named reply formats: the pattern whose last match is the guess, and how the prompt asks for it.
-REPLY_FORMATS: dict[str, tuple[str | None, str]] = {
-    "brackets": (r"\[([^\[\]]*)\]", "end your reply with your guess in square brackets, like [{example}]"),
-    "tags": (r"<guess>(.*?)</guess>",
-             "end your reply with your guess between guess tags, like <guess>{example}</guess>"),
-    "plain": (None, "reply with your guess alone, like {example}"),
+
+@dataclass(frozen=True)
+class ReplyFormat:
+    """Where a reply carries its guess, how the prompt asks for it, and how a reply is written.
+
+    Attributes:
+        pattern: a regular expression with one group, the guess (``None``: the whole reply).
+        instruction: how the prompt asks for the format; ``{example}`` marks an example guess.
+        template: a reply carrying ``{guess}`` (``None``: replies cannot be written, as for a
+            user's own expression).
+        first: the first match of ``pattern`` is the guess (default: the last).
+        within: a regular expression with one group searched first (its last match): ``pattern``
+            is then looked for inside that group only (a guess inside tags).
+        reader: a function from the reply to the guess text (``None``: none found), used instead
+            of ``pattern`` and ``within`` for a rule no expression states (a preset's own reader).
+    """
+
+    pattern: str | None
+    instruction: str
+    template: str | None = None
+    first: bool = False
+    within: str | None = None
+    reader: Callable[[str], str | None] | None = None
+
+
+#: The named reply formats.
+REPLY_FORMATS: dict[str, ReplyFormat] = {
+    "brackets": ReplyFormat(r"\[([^\[\]]*)\]", "end your reply with your guess in square brackets, like [{example}]",
+                            "[{guess}]"),
+    "tags": ReplyFormat(r"<guess>(.*?)</guess>",
+                        "end your reply with your guess between guess tags, like <guess>{example}</guess>",
+                        "<guess>{guess}</guess>"),
+    "plain": ReplyFormat(None, "reply with your guess alone, like {example}", "{guess}"),
     # the answer format of math-tuned models (and of verifiers' and GEM's parsers)
-    "boxed": (r"\\boxed\{([^{}]*)\}", "end your reply with your guess in \\boxed{{}}, like \\boxed{{{example}}}"),
+    "boxed": ReplyFormat(r"\\boxed\{([^{}]*)\}",
+                         "end your reply with your guess in \\boxed{{}}, like \\boxed{{{example}}}",
+                         "\\boxed{{guess}}"),
 }
 
 _STRIP = "\"'`*."
@@ -77,8 +107,9 @@ class ReplyParser:
 
     Args:
         game: the game whose guesses are accepted.
-        reply_format: ``"brackets"``, ``"tags"``, ``"plain"``, or a regular expression (string
-            or compiled) with exactly one group; its last match in the reply is the guess.
+        reply_format: ``"brackets"``, ``"tags"``, ``"boxed"``, ``"plain"``, a regular expression
+            (string or compiled) with exactly one group, whose last match in the reply is the guess,
+            or a :class:`ReplyFormat` (a peer suite's own rule, :mod:`~guessgym.envs.chat.presets`).
         max_reply_chars: longer replies are format errors (``None``: no limit).
         instruction: how the prompt asks for the format, with ``{example}``; required for a
             custom expression (the named formats have their own).
@@ -88,32 +119,35 @@ class ReplyParser:
             expression without ``instruction``, or ``max_reply_chars < 1``.
     """
 
-    def __init__(self, game: Game, reply_format: str | re.Pattern[str] = "brackets",
+    def __init__(self, game: Game, reply_format: str | re.Pattern[str] | ReplyFormat = "brackets",
                  max_reply_chars: int | None = None, instruction: str | None = None) -> None:
         self.game = game
-        if isinstance(reply_format, str) and reply_format in REPLY_FORMATS:
-            pattern, default_instruction = REPLY_FORMATS[reply_format]
-            self.format_name = reply_format
+        if isinstance(reply_format, ReplyFormat):
+            spec, self.format_name = reply_format, "preset"
+        elif isinstance(reply_format, str) and reply_format in REPLY_FORMATS:
+            spec, self.format_name = REPLY_FORMATS[reply_format], reply_format
         elif isinstance(reply_format, (str, re.Pattern)):
-            pattern, default_instruction = reply_format if isinstance(reply_format, str) else reply_format.pattern, ""
             self.format_name = "custom"
             if instruction is None:
                 raise ValueError(
                     "a custom reply_format needs instruction=, the sentence that asks the model for it "
                     "(with {example}), e.g. 'end your reply with GUESS: {example}'"
                 )
+            spec = ReplyFormat(reply_format if isinstance(reply_format, str) else reply_format.pattern, "")
         else:
             raise ValueError(f"reply_format must be one of {sorted(REPLY_FORMATS)} or a regular expression "
                              f"with one group, got {reply_format!r}")
+        self.spec = spec
         self._regex: re.Pattern[str] | None = None
-        if pattern is not None:
-            try:
-                self._regex = re.compile(pattern, re.DOTALL) if isinstance(reply_format, str) else reply_format
-            except re.error as exc:
-                raise ValueError(f"reply_format {pattern!r} is not a valid regular expression: {exc}") from None
+        self._within: re.Pattern[str] | None = None
+        if spec.pattern is not None:
+            self._regex = reply_format if isinstance(reply_format, re.Pattern) else _compile(spec.pattern)
             if self._regex.groups != 1:
-                raise ValueError(f"reply_format {pattern!r} must have exactly one group (the guess), "
+                raise ValueError(f"reply_format {spec.pattern!r} must have exactly one group (the guess), "
                                  f"it has {self._regex.groups}")
+        if spec.within is not None:
+            self._within = _compile(spec.within)
+        default_instruction = spec.instruction
         if max_reply_chars is not None and (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
                                             or max_reply_chars < 1):
             raise ValueError(f"max_reply_chars must be a positive integer or None, got {max_reply_chars!r}")
@@ -129,27 +163,29 @@ class ReplyParser:
         self._no_guess = f"No guess found: {self.instruction}."
 
     def reply_for(self, guess: str) -> str:
-        """A reply this parser reads as ``guess`` (``[crane]``, ``<guess>crane</guess>``, ``\\boxed{crane}``
-        or ``crane``).
+        """A reply this parser reads as ``guess`` (``[crane]``, ``<guess>crane</guess>``, ``\\boxed{crane}``,
+        ``crane``, or a preset's own form).
 
         Raises:
             ValueError: the format is a custom regular expression, whose replies cannot be written
                 without knowing what it expects.
         """
-        replies = {"brackets": f"[{guess}]", "tags": f"<guess>{guess}</guess>", "boxed": f"\\boxed{{{guess}}}",
-                   "plain": guess}
-        if self.format_name not in replies:
-            raise ValueError(f"replies for a custom reply_format cannot be written; use one of {sorted(replies)}")
-        return replies[self.format_name]
+        if self.spec.template is None:
+            raise ValueError(f"replies for a custom reply_format cannot be written; use one of {sorted(REPLY_FORMATS)}")
+        return self.spec.template.replace("{guess}", guess)
 
     def extract(self, reply: str) -> str | None:
         """The raw guess text of ``reply`` by the format (``None``: the format is not followed)."""
+        if self.spec.reader is not None:
+            return self.spec.reader(reply)
+        if self._within is not None:
+            outer = _match(self._within, reply, first=False)
+            if outer is None:
+                return None
+            reply = outer
         if self._regex is None:
             return reply
-        last = None
-        for last in self._regex.finditer(reply):  # noqa: B007  (the last match is the one wanted)
-            pass
-        return None if last is None else last.group(1)
+        return _match(self._regex, reply, first=self.spec.first)
 
     def normalize(self, text: str) -> str:
         """Whitespace removed, surrounding quotes/backticks/asterisks/full stop dropped, Wordle lower case."""
@@ -189,6 +225,24 @@ class ReplyParser:
         return reason[0].upper() + reason[1:] + "." if reason else "This guess breaks hard mode."
 
 
+def _compile(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.DOTALL)
+    except re.error as exc:
+        raise ValueError(f"reply_format {pattern!r} is not a valid regular expression: {exc}") from None
+
+
+def _match(regex: re.Pattern[str], text: str, *, first: bool) -> str | None:
+    """The group of the first or the last match of ``regex`` in ``text`` (``None``: no match)."""
+    if first:
+        found = regex.search(text)
+        return None if found is None else found.group(1)
+    last = None
+    for last in regex.finditer(text):  # noqa: B007  (the last match is the one wanted)
+        pass
+    return None if last is None else last.group(1)
+
+
 def example_guess(game: Game) -> str:
     """A fixed guess to show the format with: a well-known opener when the game has it, else the
     first guess that is not a possible answer (so the example does not hint at the answer)."""
@@ -199,4 +253,4 @@ def example_guess(game: Game) -> str:
     return (not_answers or list(game.guesses))[0]
 
 
-__all__ = ["INVALID_KINDS", "REPLY_FORMATS", "ReplyParser", "Verdict", "example_guess"]
+__all__ = ["INVALID_KINDS", "REPLY_FORMATS", "ReplyFormat", "ReplyParser", "Verdict", "example_guess"]

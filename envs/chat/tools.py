@@ -121,6 +121,7 @@ class GuessToolEnv:
         return tool
 
     def _attach(self, env: ChatGuessEnv) -> None:
+        env.parser.reply_for(env.parser.example)  # a custom reply format cannot carry the tool's guesses
         self.env = env
         self._loss_reward = float(self.env.env.rewards.loss_reward)
         self.total_reward = 0.0
@@ -147,7 +148,7 @@ class GuessToolEnv:
         """
         if self.done:
             return "The game is over; no more guesses."
-        _, reward, terminated, _, self.info = self.env.step(f"[{guess}]")
+        _, reward, terminated, _, self.info = self.env.step(self.env.parser.reply_for(guess))
         self.total_reward += float(reward)
         self.done = terminated
         return str(self.info["messages"][-1]["content"])

@@ -162,14 +162,17 @@ def test_nerdle_tiles_are_purple() -> None:
 
 
 # ---- accounting: against a plain reference ----------------------------------------------------------------
-def reference_game(answer: str, replies: list[str], game, invalid: str, max_retries: int, loss_reward: float,
-                   invalid_penalty: float) -> list[tuple[float, bool, int, int, dict[str, int], bool]]:
+def reference_game(answer: str, replies: list[str], game, invalid: dict[str, str], max_retries: int,
+                   loss_reward: float, invalid_penalty: float, repeats: str = "allowed",
+                   ) -> list[tuple[float, bool, int, int, dict[str, int], bool]]:
     """What each reply should give: (reward, ended, attempt, forfeits, invalid counts, won), from
-    GuessEnv and the rules of the chat env's docstring, spelled out with no shared code."""
+    GuessEnv and the rules of the chat env's docstring, spelled out with no shared code.
+    ``invalid`` is the policy of each invalid kind."""
     env = GuessEnv(game=game, loss_reward=loss_reward)
     env.reset(options={"answer": answer})
     attempt = forfeits = retries = 0
-    counts = {"format": 0, "length": 0, "unknown": 0, "hard_mode": 0}
+    counts = {"format": 0, "length": 0, "unknown": 0, "repeated": 0, "hard_mode": 0}
+    played: set[str] = set()
     out = []
     for reply in replies:
         found = re.findall(r"\[([^\[\]]*)\]", reply)
@@ -177,12 +180,12 @@ def reference_game(answer: str, replies: list[str], game, invalid: str, max_retr
         if text is None or text == "":
             kind = "format"
         elif text in game.guess_index:
-            kind = ""
+            kind = "repeated" if repeats == "invalid" and text in played else ""
         elif len(text) != game.length:
             kind = "length"
         else:
             kind = "unknown"
-        reward, won = 0.0, False
+        reward, won, aborted = 0.0, False, False
         if not kind:
             _, r, done, _, info = env.step(game.guess_index[text])
             if info["invalid_action"]:
@@ -190,20 +193,24 @@ def reference_game(answer: str, replies: list[str], game, invalid: str, max_retr
             else:
                 attempt += 1
                 retries = 0
+                played.add(text)
                 won = text == answer
                 reward = float(r) + (loss_reward if attempt == game.max_attempts and not won and not done else 0.0)
         if kind:
             counts[kind] += 1
             reward = invalid_penalty
-            if invalid == "retry" and retries < max_retries:
+            if invalid[kind] in ("retry", "abort") and retries < max_retries:
                 retries += 1
+            elif invalid[kind] == "abort":
+                aborted = True
+                reward += loss_reward
             else:
                 attempt += 1
                 forfeits += 1
                 retries = 0
                 if attempt == game.max_attempts:
                     reward += loss_reward
-        ended = won or attempt == game.max_attempts
+        ended = won or aborted or attempt == game.max_attempts
         out.append((reward, ended, attempt, forfeits, dict(counts), won))
         if ended:
             break
@@ -214,17 +221,22 @@ REPLIES = st.one_of(
     st.sampled_from(SMALL_WORDS).map(lambda w: f"so [{w}]"),
     st.sampled_from(["no brackets", "[]", "[cranes]", "[zzzzz]", "[ CRATE ]", "[a] [plate]"]),
 )
+KINDS = ("format", "length", "unknown", "repeated", "hard_mode")
+POLICY = st.sampled_from(["retry", "forfeit", "abort"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(answer=st.sampled_from(SMALL_WORDS), replies=st.lists(REPLIES, min_size=1, max_size=30),
-       invalid=st.sampled_from(["retry", "forfeit"]), max_retries=st.integers(0, 3), hard=st.booleans(),
-       attempts=st.integers(1, 6))
-def test_accounting_matches_the_reference(answer: str, replies: list[str], invalid: str, max_retries: int,
-                                          hard: bool, attempts: int) -> None:
+       invalid=st.one_of(POLICY, st.fixed_dictionaries({}, optional=dict.fromkeys(KINDS, POLICY))),
+       max_retries=st.integers(0, 3), hard=st.booleans(), attempts=st.integers(1, 6),
+       repeats=st.sampled_from(["allowed", "invalid"]))
+def test_accounting_matches_the_reference(answer: str, replies: list[str], invalid: str | dict[str, str],
+                                          max_retries: int, hard: bool, attempts: int, repeats: str) -> None:
     env = small_wordle(invalid=invalid, max_retries=max_retries, hard_mode=hard, max_attempts=attempts,
-                       loss_reward=-1.0, invalid_penalty=-0.25)
-    expected = reference_game(answer, replies, env.game, invalid, max_retries, -1.0, -0.25)
+                       loss_reward=-1.0, invalid_penalty=-0.25, repeats=repeats)
+    policies = (dict.fromkeys(KINDS, invalid) if isinstance(invalid, str)
+                else {k: invalid.get(k, "retry") for k in KINDS})
+    expected = reference_game(answer, replies, env.game, policies, max_retries, -1.0, -0.25, repeats)
     env.reset(seed=0, options={"answer": answer})
     for turn, (reply, (reward, ended, attempt, forfeits, counts, won)) in enumerate(zip(replies, expected), 1):
         obs, r, terminated, truncated, info = env.step(reply)
@@ -239,9 +251,11 @@ def test_accounting_matches_the_reference(answer: str, replies: list[str], inval
             assert r < 0 and info["invalid_reason"] in info["messages"][-1]["content"]
         if terminated:
             assert info["won"] == won and info["answer"] == answer
+            assert info["aborted"] == (not won and attempt < attempts)
             with pytest.raises(RuntimeError, match="after the game ended"):
                 env.step("[crane]")
-    assert len(expected) <= attempts * (1 + (max_retries if invalid == "retry" else 0))
+    retrying = any(p != "forfeit" for p in policies.values())
+    assert len(expected) <= attempts * (1 + (max_retries if retrying else 0))
 
 
 def test_a_win_is_a_win_at_any_attempt_and_a_loss_is_never_a_draw() -> None:
@@ -304,7 +318,7 @@ def test_templates_replace_the_defaults_and_bad_ones_are_named() -> None:
     ({"max_retries": -1}, ValueError, "max_retries must be at least 0"),
     ({"invalid_penalty": 0.5}, ValueError, "never earns credit"),
     ({"feedback": "colours"}, ValueError, "feedback must be one of"),
-    ({"colour": "blue"}, TypeError, "chat options invalid, max_retries"),
+    ({"colour": "blue"}, TypeError, "chat options preset, invalid, max_retries"),
 ])
 def test_bad_options_are_named(options: dict[str, object], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
