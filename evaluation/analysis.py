@@ -15,8 +15,10 @@ For each move, in the state before it (the answers still possible, ``candidates`
 A chat game's reply that the game refused *and* that used up an attempt (``invalid="forfeit"``,
 or retries spent) is a move too, a ``forfeit``: an attempt spent learning nothing, so its
 ``expected`` is one guess plus the state's value with one attempt fewer, and its luck is 0. A
-refused reply that was retried costs no attempt and is not a move. Where the forfeits fell is in
-the transcripts file (:func:`guessgym.evaluation.transcripts.read_transcripts`), not in a result.
+refused reply that was retried costs no attempt and is not a move. A game ended by invalid replies
+with attempts left (``invalid="abort"``) has no price here: an evaluation with such games is
+refused. Where the forfeits fell is in the transcripts file
+(:func:`guessgym.evaluation.transcripts.read_transcripts`), not in a result.
 
 A won game of ``n`` guesses satisfies ``n = best_1 + sum(loss) - sum(luck)``, ``best_1`` the
 starting state's ``best``: the moves' losses are exactly what the game cost beyond optimal play,
@@ -377,6 +379,11 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
     if missing:
         raise ValueError(f"the result holds no guesses for {len(missing):,} games (e.g. {missing[0]}); evaluate with "
                          "record_guesses=True (guessgym evaluate --guesses) to analyse its moves")
+    aborted = [r.answer for r in result.records if r.note.startswith("aborted")]
+    if aborted:
+        raise ValueError(f"{len(aborted):,} games were ended by invalid replies with attempts left (e.g. {aborted[0]}; "
+                         "invalid='abort'), an end the move analysis has no price for; it judges games played to "
+                         "their end (invalid='retry' or 'forfeit')")
     forfeited = [r.answer for r in result.records if r.forfeits]
     if forfeited and turns is None:
         raise ValueError(f"{len(forfeited):,} games lost turns to invalid replies (e.g. {forfeited[0]}), and a result "

@@ -155,6 +155,7 @@ def play_chat_game(env: ChatGuessEnv, agent: TextAgent, answer_index: int, *, se
         invalid=dict(info["invalid_counts"]),
         turns=int(info["turn"]),
         forfeits=int(info["forfeits"]),
+        note="aborted: too many invalid replies in a row" if info.get("aborted") else "",
         prompt_tokens=prompt,
         completion_tokens=completion,
         latency=latency,

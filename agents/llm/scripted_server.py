@@ -19,6 +19,8 @@ The models, by name:
 * ``"broken"``: always HTTP 500.
 * ``"sleepy"``: answers after ``sleepy_seconds`` (longer than a client's timeout, to test it).
 * ``"rambler"``: never gives a guess in the format (every game ends lost by invalid replies).
+* ``"sloppy"``: the solver, but its second reply plays its first guess again (a repeated guess,
+  which ignores the first guess's tiles; an invalid reply where repeats are, ``repeats="invalid"``).
 * ``"trickler"``: the solver's reply, sent one byte every ``trickle_seconds`` (each read is quick,
   the whole reply is not: a per-read timeout never fires).
 * ``"echo"``: HTTP 400 whose error message repeats the request's ``Authorization`` header (a
@@ -50,7 +52,7 @@ from typing import Any
 from ...envs.game import Game
 from ...envs.scoring import tiles_to_pattern
 
-MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler", "trickler", "echo", "mover")
+MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler", "sloppy", "trickler", "echo", "mover")
 
 _FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
 
@@ -185,8 +187,12 @@ class ScriptedServer:
             time.sleep(self.delay)
         if model == "rambler":
             return 200, _completion(model, messages, "Let me think about this a little longer..."), {}
-        turn = sum(1 for m in messages if m.get("role") == "assistant")
-        if model == "faulty" and turn < 3:
+        earlier = [m.get("content", "") for m in messages if m.get("role") == "assistant"]
+        turn = len(earlier)
+        if model == "sloppy" and turn == 1:
+            text = earlier[0]  # the first reply again, whatever its tiles said
+            self.count("sloppy:repeat")
+        elif model == "faulty" and turn < 3:
             replies = ("I would rather not say.", "[" + "z" * self.game.length + "]",
                        "x" * self.long_reply + f" [{self.solver_guess(messages)}]")
             text = replies[turn]

@@ -87,6 +87,35 @@ def test_retried_replies_are_not_moves(tmp_path: Path) -> None:
     assert from_transcripts.games == from_result.games
 
 
+def test_games_ended_by_invalid_replies_are_aborted_replayed_and_not_priced(tmp_path: Path) -> None:
+    """invalid='abort' (TextArena's and clembench's rule): the game ends lost with attempts left; the
+    record says so, the transcripts replay it, the play metrics count it, the move analysis refuses it."""
+    path = tmp_path / "abort.jsonl"
+    result = evaluate(Sloppy(invalid_at=1), ENV, env_kwargs={**GAME, "invalid": "abort", "max_retries": 0},
+                      sample=5, transcripts=path)
+    assert all(not r.solved and r.guesses == 0 and r.turns == 1 and r.note.startswith("aborted")
+               for r in result.records)  # type: ignore[attr-defined]
+    again = read_transcripts(path).result
+    assert [(r.answer, r.note, r.invalid) for r in again.records] == \
+        [(r.answer, r.note, r.invalid) for r in result.records]  # type: ignore[attr-defined]
+    assert again.meta["conduct"]["aborted"] == 5  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="5 games were ended by invalid replies with attempts left"):
+        analyze(path)
+
+
+def test_a_repeated_guess_is_its_own_invalid_kind_where_repeats_are_invalid(tmp_path: Path) -> None:
+    from guessgym.agents.llm.scripted_server import ScriptedServer
+
+    with ScriptedServer(ChatGuessEnv(kind="nerdle", **GAME).game) as server:
+        agent = make_agent("llm:sloppy", base_url=server.base_url)
+        allowed = evaluate(agent, ENV, env_kwargs=GAME, sample=6, record_guesses=True)
+        refused = evaluate(agent, ENV, env_kwargs={**GAME, "repeats": "invalid"}, sample=6)
+    # allowed: the repeat is a guess (one more than the solver's); refused: an invalid reply, retried
+    assert all(r.played[0] == r.played[1] for r in allowed.records if r.guesses > 1)
+    assert refused.mean_guesses == pytest.approx(allowed.mean_guesses - 1)
+    assert all(r.invalid == {"repeated": 1} for r in refused.records if r.guesses > 1)
+
+
 def test_a_result_with_forfeits_asks_for_its_transcripts(tmp_path: Path) -> None:
     _, result = played(tmp_path, "forfeit")
     with pytest.raises(ValueError, match="transcripts file"):
