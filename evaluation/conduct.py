@@ -6,6 +6,9 @@ Per game, from its guesses and its answer (:func:`game_conduct`):
 * ``ignores_hints``: guesses that break the hard-mode rule, whatever the mode: a green not kept in
   its place, or a revealed symbol not used again as often as shown (the "hard-mode consistency"
   studies measure);
+* ``excluded``: guesses that use a symbol more often than the tiles allow: a symbol shown grey
+  (black) with no green or yellow copy, or more copies than a guess showing a grey copy revealed
+  (the "reuse of an excluded letter" hard mode does not forbid);
 * ``impossible``: guesses that could no longer be the answer: not an answer of the game, or
   contradicted by the tiles of an earlier guess. Not always a mistake (the optimum plays some, to
   split the candidates), but a model that plays many without gaining from them does not reason
@@ -39,7 +42,7 @@ if TYPE_CHECKING:  # results.py reports these metrics, so this module must not i
     from .results import GameRecord
 
 #: The per-guess counts, in the order they are reported.
-COUNTS = ("repeated", "ignores_hints", "impossible")
+COUNTS = ("repeated", "ignores_hints", "excluded", "impossible")
 
 
 @dataclass(frozen=True)
@@ -49,26 +52,34 @@ class GameConduct:
     guesses: int
     repeated: int
     ignores_hints: int
+    excluded: int
     impossible: int
 
 
 def game_conduct(game: Game, answer: str, played: Sequence[str]) -> GameConduct:
-    """Count the game's repeated guesses, guesses that ignore a hint, and impossible guesses."""
+    """Count the game's repeated guesses, guesses that ignore a hint or use an excluded symbol,
+    and impossible guesses."""
     rule = HardModeRule(game)
     answers = game.answer_index
     seen: set[str] = set()
     feedback: list[tuple[str, int]] = []
-    repeated = ignores = impossible = 0
+    at_most: dict[str, int] = {}  # the most copies of a symbol the answer can hold, where a grey tile said
+    repeated = ignores = excluded = impossible = 0
     for guess in played:
         index = game.guess_index[guess]
         repeated += guess in seen
         ignores += rule.violation(index) is not None
+        excluded += any(guess.count(symbol) > n for symbol, n in at_most.items())
         impossible += guess not in answers or any(int(game.score(g, guess)) != p for g, p in feedback)
         pattern = int(game.score(guess, answer))
         rule.add(index, pattern)
+        tiles = pattern_to_tiles(pattern, game.length)
+        for symbol in {s for s, t in zip(guess, tiles) if t == "B"}:
+            shown = sum(1 for s, t in zip(guess, tiles) if s == symbol and t != "B")
+            at_most[symbol] = min(shown, at_most.get(symbol, shown))
         feedback.append((guess, pattern))
         seen.add(guess)
-    return GameConduct(len(played), repeated, ignores, impossible)
+    return GameConduct(len(played), repeated, ignores, excluded, impossible)
 
 
 #: clembench's speed of a won Wordle game by its guesses (more than 6: ``100 / guesses``, its other games' rule).
@@ -122,7 +133,8 @@ def conduct_line(summary: dict[str, Any]) -> str:
     """The summary in one sentence, for reports."""
     parts = [f"{summary[name]:,} {label} ({100 * summary[f'{name}_share']:.1f}% of guesses, "
              f"{summary[f'games_with_{name}']:,} games)"
-             for name, label in zip(COUNTS, ("repeated", "ignoring a hint", "impossible"))]
+             for name, label in zip(COUNTS, ("repeated", "ignoring a hint", "using an excluded symbol", "impossible"),
+                                     strict=True)]
     clem = summary.get("clembench") or {}
     scores = (f" clembench speed {clem['speed']:.2f}, closeness {clem['closeness_per_guess']:.2f} and strategy "
               f"{clem['strategy_per_guess']:.2f} per guess." if clem.get("speed") is not None

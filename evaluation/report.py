@@ -156,25 +156,28 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
 
 def play_table(results: Sequence[EvaluationResult]) -> list[str]:
     """How the ranked agents play (:mod:`guessgym.evaluation.conduct`, their ``meta["conduct"]``), as
-    Markdown lines: shares of their guesses that repeat one, ignore a hint or could no longer be the
-    answer, games aborted by invalid replies, invalid replies per game, and clembench's mean speed
-    and its closeness and strategy per guess; no lines when no result has them."""
+    Markdown lines: shares of their guesses that repeat one, ignore a hint, use an excluded symbol or
+    could no longer be the answer, games aborted by invalid replies, invalid replies per game, and
+    clembench's mean speed and its closeness and strategy per guess; no lines when no result has
+    them."""
     rows = [r for r in rank(results) if isinstance(r.meta.get("conduct"), dict)]
     if not rows:
         return []
     lines = ["How they play (share of guesses; `guessgym.evaluation.conduct`; clembench's scores as its Wordle "
              "scorer computes them):", "",
-             "| agent | game | guesses | repeated | ignore a hint | could not be the answer | aborted games | "
-             "invalid replies per game | clembench speed | closeness per guess | strategy per guess |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| agent | game | guesses | repeated | ignore a hint | use an excluded symbol | could not be the answer | "
+             "aborted games | invalid replies per game | clembench speed | closeness per guess | strategy per guess |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         c = r.meta["conduct"]
         clem = c.get("clembench") or {}
         scores = " | ".join("-" if clem.get(k) is None else f"{clem[k]:.2f}"
                             for k in ("speed", "closeness_per_guess", "strategy_per_guess"))
         invalid = sum(rec.n_invalid for rec in r.records) / r.n_games if r.n_games else 0.0
+        excluded = f"{100 * c['excluded_share']:.2f}%" if "excluded_share" in c else "-"  # saved before it was counted
         lines.append(f"| {r.label} | {r.game} | {c['guesses']:,} | {100 * c['repeated_share']:.2f}% | "
-                     f"{100 * c['ignores_hints_share']:.2f}% | {100 * c['impossible_share']:.2f}% | {c['aborted']:,} | "
+                     f"{100 * c['ignores_hints_share']:.2f}% | {excluded} | "
+                     f"{100 * c['impossible_share']:.2f}% | {c['aborted']:,} | "
                      f"{invalid:.2f} | {scores} |")
     return [*lines, ""]
 

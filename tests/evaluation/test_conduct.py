@@ -18,9 +18,9 @@ from guessgym.evaluation.results import GameRecord
 MINI = make_game("guessgym/MiniNerdle-v1")
 
 
-def reference(game: Game, answer: str, played: list[str]) -> tuple[int, int, int]:
-    """Repeated, hint-ignoring and impossible guesses, by the rules in words."""
-    repeated = ignores = impossible = 0
+def reference(game: Game, answer: str, played: list[str]) -> tuple[int, int, int, int]:
+    """Repeated, hint-ignoring, excluded-symbol and impossible guesses, by the rules in words."""
+    repeated = ignores = excluded = impossible = 0
     earlier: list[tuple[str, str]] = []
     for guess in played:
         repeated += guess in [g for g, _ in earlier]
@@ -32,11 +32,14 @@ def reference(game: Game, answer: str, played: list[str]) -> tuple[int, int, int
             if any(Counter(guess)[s] < n for s, n in shown.items()):
                 broke = True
         ignores += broke
+        # an earlier guess with a grey copy of a symbol tells how many copies the answer has: its non-grey ones
+        excluded += any(Counter(guess)[s] > sum(1 for c, t in zip(g, tiles) if c == s and t != "B")
+                        for g, tiles in earlier for s, t in zip(g, tiles) if t == "B")
         possible = guess in game.answers and all(
             pattern_to_tiles(int(game.score(g, guess)), game.length) == tiles for g, tiles in earlier)
         impossible += not possible
         earlier.append((guess, pattern_to_tiles(int(game.score(guess, answer)), game.length)))
-    return repeated, ignores, impossible
+    return repeated, ignores, excluded, impossible
 
 
 @settings(max_examples=200, deadline=None)
@@ -44,7 +47,8 @@ def reference(game: Game, answer: str, played: list[str]) -> tuple[int, int, int
 def test_the_counts_equal_the_rules_in_words(answer: int, guesses: list[int]) -> None:
     played = [MINI.guesses[g] for g in guesses]
     got = game_conduct(MINI, MINI.answers[answer], played)
-    assert (got.repeated, got.ignores_hints, got.impossible) == reference(MINI, MINI.answers[answer], played)
+    assert (got.repeated, got.ignores_hints, got.excluded, got.impossible) == \
+        reference(MINI, MINI.answers[answer], played)
     assert got.guesses == len(played)
 
 
@@ -68,6 +72,7 @@ def test_the_summary_and_where_it_appears() -> None:
     assert "conduct" not in plain.meta
     kept = evaluate(make_agent("random-consistent"), MINI, sample=20, record_guesses=True)
     assert kept.meta["conduct"]["impossible"] == 0 and kept.meta["conduct"]["ignores_hints"] == 0  # candidates only
+    assert kept.meta["conduct"]["excluded"] == 0
     assert "Play: of " in kept.to_markdown()
 
 

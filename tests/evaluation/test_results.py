@@ -210,10 +210,12 @@ def test_the_report_says_how_they_play() -> None:
     plays, silent = make("plays", [3, 4]), make("silent", [3, 3])
     plays.meta["conduct"] = {"games": 2, "guesses": 7, "aborted": 0, "repeated": 1, "repeated_share": 1 / 7,
                              "ignores_hints": 0, "ignores_hints_share": 0.0, "impossible": 2,
-                             "impossible_share": 2 / 7,
+                             "impossible_share": 2 / 7, "excluded": 1, "excluded_share": 1 / 7,
                              "clembench": {"speed": 75.0, "closeness_per_guess": 12.5, "strategy_per_guess": None}}
     text = leaderboard_report([plays, silent], title="t")
     # no invalid replies in make()'s records; clembench's strategy unknown here: "-"
-    assert "| plays | toy | 7 | 14.29% | 0.00% | 28.57% | 0 | 0.00 | 75.00 | 12.50 | - |" in text
+    assert "| plays | toy | 7 | 14.29% | 0.00% | 14.29% | 28.57% | 0 | 0.00 | 75.00 | 12.50 | - |" in text
+    del plays.meta["conduct"]["excluded_share"]  # a result saved before the count existed: not a zero
+    assert "| plays | toy | 7 | 14.29% | 0.00% | - | 28.57% |" in leaderboard_report([plays], title="t")
     assert "| silent | toy |" not in text.split("How they play")[1]
     assert "How they play" not in leaderboard_report([silent], title="t")
