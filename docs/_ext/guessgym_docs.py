@@ -347,6 +347,7 @@ IMPORTED_RESULTS = (
     ("results/learned/cards/mini-nerdle.md", "card-mini-nerdle.md"),
     ("results/reproductions/REPRODUCTIONS.md", "reproductions.md"),
     ("results/demos/README.md", "demos.md"),
+    ("results/llm/leaderboard.md", "llm.md"),
     ("envs/data/PROVENANCE.md", "provenance.md"),
 )
 _LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
