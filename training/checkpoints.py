@@ -48,14 +48,15 @@ def checkpoint_dir_name(step: int) -> str:
     return f"step-{step:012d}"
 
 
-def latest_checkpoint(run_dir: Path) -> Path | None:
+def latest_checkpoint(run_dir: Path, folder: str = "checkpoints", prefix: str = "step-") -> Path | None:
     """The newest complete checkpoint directory of a run, or ``None``.
 
     ``checkpoints/latest`` names it; if that pointer is missing or stale, the newest
     ``step-*`` directory holding ``model.zip`` and its state files is used (temporary
-    directories of an interrupted save are never considered).
+    directories of an interrupted save are never considered). ``folder`` and ``prefix`` name
+    another series of the same format (the cloning stage's ``cloning/epoch-*``).
     """
-    root = Path(run_dir) / "checkpoints"
+    root = Path(run_dir) / folder
     if not root.is_dir():
         return None
     pointer = root / "latest"
@@ -63,7 +64,7 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
         target = root / pointer.read_text(errors="replace").strip()
         if _complete(target):
             return target
-    complete = sorted(d for d in root.iterdir() if d.name.startswith("step-") and _complete(d))
+    complete = sorted(d for d in root.iterdir() if d.name.startswith(prefix) and _complete(d))
     return complete[-1] if complete else None
 
 
@@ -150,14 +151,16 @@ def decode_state(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     raise ValueError(f"an object with the unknown tag(s) {tags}")
 
 
-def save_checkpoint(root: Path, model: BaseAlgorithm, state: dict[str, Any], keep: int) -> Path:
+def save_checkpoint(root: Path, model: BaseAlgorithm, state: dict[str, Any], keep: int,
+                    name: str | None = None) -> Path:
     """Write ``model`` and ``state`` (without ``format``, which is added) as the checkpoint of
-    ``model.num_timesteps`` under ``root``, point ``root/latest`` at it, and keep only the ``keep``
-    newest checkpoints (0: keep all)."""
+    ``model.num_timesteps`` under ``root`` (or as ``name``, e.g. ``epoch-0003``), point
+    ``root/latest`` at it, and keep only the ``keep`` newest checkpoints of its series (0: keep all)."""
     from ..agents.model_files import save_model
 
-    step = int(model.num_timesteps)
-    final = Path(root) / checkpoint_dir_name(step)
+    name = name or checkpoint_dir_name(int(model.num_timesteps))
+    prefix = name.split("-")[0] + "-"
+    final = Path(root) / name
     arrays: dict[str, np.ndarray] = {}
     document = json.dumps(encode_state({"format": CHECKPOINT_FORMAT, **state}, arrays)).encode()
     buffer = io.BytesIO()
@@ -168,7 +171,7 @@ def save_checkpoint(root: Path, model: BaseAlgorithm, state: dict[str, Any], kee
         (tmp / "state.json").write_bytes(document)
     atomic_write_bytes(Path(root) / "latest", (final.name + "\n").encode())
     if keep > 0:
-        dirs = sorted(d for d in Path(root).iterdir() if d.is_dir() and d.name.startswith("step-"))
+        dirs = sorted(d for d in Path(root).iterdir() if d.is_dir() and d.name.startswith(prefix))
         for old in dirs[:-keep]:
             shutil.rmtree(old, ignore_errors=True)
     remove_stale_temporaries(root)  # folders of saves that were killed half-way

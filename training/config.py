@@ -86,6 +86,14 @@ class TrainConfig:
             ``ln(n_guesses) + 1`` (the untrained policy mostly plays candidates); 0 starts uniform.
         curriculum: stages of ``[answers, steps]`` (or ``{"answers":..., "steps":...}``) played
             before the full answer list; empty for none.
+        clone_epochs: epochs of behaviour cloning from the optimum before reinforcement learning
+            (:mod:`guessgym.training.cloning`): the policy learns the optimal tree's move in
+            every state of its games on the training answers; 0: none.
+        clone_learning_rate: the cloning stage's optimizer step size (Adam).
+        clone_batch_size: states per minibatch of the cloning stage.
+        holdout: the share of answers held out of training (a seeded split): neither cloning nor
+            the training games see them, the best model is chosen on the others, and the final
+            evaluation reports them apart; 0: train on every answer.
         checkpoint_every: environment steps between checkpoints (taken at rollout boundaries).
         keep_checkpoints: how many recent checkpoints to keep (older ones are deleted).
         eval_every: environment steps between evaluations of the greedy policy (0: only at the end).
@@ -130,6 +138,10 @@ class TrainConfig:
     split_prior: dict[str, float] = field(default_factory=dict)
     candidate_prior: float | None = None
     curriculum: list[CurriculumStage] = field(default_factory=list)
+    clone_epochs: int = 0
+    clone_learning_rate: float = 1e-3
+    clone_batch_size: int = 256
+    holdout: float = 0.0
     checkpoint_every: int = 50_000
     keep_checkpoints: int = 3
     eval_every: int = 50_000
@@ -174,14 +186,22 @@ class TrainConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        for name in ("checkpoint_every", "eval_every", "keep_checkpoints"):
+        for name in ("checkpoint_every", "eval_every", "keep_checkpoints", "clone_epochs"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
         if not 0.0 < self.gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {self.gamma}")
-        if self.learning_rate <= 0:
-            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        for name in ("learning_rate", "clone_learning_rate"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.clone_batch_size < 1:
+            raise ValueError(f"clone_batch_size must be a positive integer, got {self.clone_batch_size!r}")
+        if not 0.0 <= self.holdout < 1.0:
+            raise ValueError(f"holdout must be a share of the answers in [0, 1), got {self.holdout}")
+        if self.holdout and self.curriculum:
+            raise ValueError("holdout and curriculum cannot be combined (the curriculum's pools would draw held-out "
+                             "answers); use one of them")
         if not isinstance(self.env_kwargs, dict):
             raise ValueError("env_kwargs must be a table/dict")
         bad = sorted(set(self.env_kwargs) - set(GAME_KEYS) - set(ENV_KEYS))

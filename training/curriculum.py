@@ -35,9 +35,12 @@ class CurriculumSchedule:
     the last stage every answer is used.
     """
 
-    def __init__(self, stages: list[CurriculumStage], n_answers: int, seed: int) -> None:
+    def __init__(self, stages: list[CurriculumStage], n_answers: int, seed: int,
+                 training: np.ndarray | None = None) -> None:
         self.stages = list(stages)
         self.n_answers = n_answers
+        #: the answers training games may draw from at all (``None``: every one; a holdout leaves some out)
+        self.training = None if training is None else np.sort(np.asarray(training, dtype=np.int64))
         self.order = np.random.default_rng(seed).permutation(n_answers)
         self.boundaries = np.cumsum([s.steps for s in self.stages]).tolist()
 
@@ -67,7 +70,8 @@ class CurriculumCallback(BaseCallback):
         stage = self.schedule.stage_at(self.model.num_timesteps)
         if stage != self.stage:
             pool = self.schedule.pool(stage)
-            self.training_env.set_answer_pool(pool)  # type: ignore[attr-defined]
+            # the games draw from the training answers; the policy still counts every answer a candidate
+            self.training_env.set_answer_pool(pool if pool is not None else self.schedule.training)  # type: ignore[attr-defined]
             self.model.policy.set_answer_pool(pool)  # type: ignore[operator]
             self.stage = stage
             logger.info(

@@ -152,28 +152,37 @@ def _check_won(info: dict[str, Any], demo: Demo) -> None:
                            f"guesses in the chat environment (won={info.get('won')}, attempt={info.get('attempt')})")
 
 
-def policy_arrays(game: Game, demos: Sequence[Demo]) -> dict[str, np.ndarray]:
-    """Observations (each key of the plain environment's ``Dict``), actions and game numbers of every
-    turn of ``demos``, for behaviour cloning."""
+def policy_arrays(game: Game, demos: Sequence[Demo], *, masks: bool = True,
+                  env_kwargs: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """Observations (each key of the plain environment's ``Dict``), actions, rewards and game
+    numbers of every turn of ``demos``, for behaviour cloning.
+
+    ``masks=False`` leaves out ``obs_action_mask`` (a game's size in guesses per turn: 850 MB over
+    classic Nerdle's 48,000 turns, and all ones out of hard mode); ``env_kwargs`` are the reward
+    options of the environment whose ``rewards`` are recorded (the defaults otherwise).
+    """
     from ..envs.env import GuessEnv
 
-    env = GuessEnv(game=game)
+    env = GuessEnv(game=game, **dict(env_kwargs or {}))
     columns: dict[str, list[np.ndarray]] = {}
-    actions, games = [], []
+    actions, games, rewards = [], [], []
     for number, demo in enumerate(demos):
         obs, _ = env.reset(options={"answer": demo.index})
         for guess in demo.guesses:
             for key, value in obs.items():
-                columns.setdefault(f"obs_{key}", []).append(np.asarray(value))
+                if masks or key != "action_mask":
+                    columns.setdefault(f"obs_{key}", []).append(np.asarray(value))
             actions.append(game.guess_index[guess])
             games.append(number)
-            obs, _, terminated, _, info = env.step(game.guess_index[guess])
+            obs, reward, terminated, _, info = env.step(game.guess_index[guess])
+            rewards.append(float(reward))
         if not (terminated and info.get("attempt") == len(demo.guesses)):
             raise RuntimeError(f"the demonstration of {demo.answer!r} does not replay to a win in the plain "
                                "environment")
     arrays = {key: np.stack(values) for key, values in columns.items()}
     arrays["actions"] = np.asarray(actions, dtype=np.int64)
     arrays["games"] = np.asarray(games, dtype=np.int64)
+    arrays["rewards"] = np.asarray(rewards, dtype=np.float32)
     return arrays
 
 

@@ -57,6 +57,7 @@ from .checkpoints import (
     load_checkpoint_state,
     set_rng_state,
 )
+from .cloning import clone, cloning_started
 from .config import TrainConfig
 from .curriculum import CurriculumCallback, CurriculumSchedule
 from .eval_report import EvalReport, reference_means
@@ -213,7 +214,7 @@ def train(
     config.validate()
     run_dir = config.run_dir
     checkpoint = latest_checkpoint(run_dir) if resume else None
-    if resume and checkpoint is None:
+    if resume and checkpoint is None and not cloning_started(run_dir):
         legacy = legacy_checkpoints(run_dir)
         if legacy:
             raise CheckpointError(
@@ -222,7 +223,8 @@ def train(
         raise FileNotFoundError(
             f"nothing to resume: {run_dir} has no checkpoint (checkpoints/step-*/ with model.zip, state.json and "
             "state.npz); start the run without --resume")
-    if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()):
+    if not resume and (latest_checkpoint(run_dir) is not None or (run_dir / "model.zip").exists()
+                       or cloning_started(run_dir)):
         raise FileExistsError(f"{run_dir} already holds a run; resume it (--resume) or choose another run_name/log_dir")
     try:
         game, env_kwargs = resolve_game(config)  # errors in the game settings leave no run folder behind
@@ -285,19 +287,28 @@ def _train(
         atomic_write_bytes(run_dir / "config.json", json.dumps(config.to_dict(), indent=2).encode())
         model = build_model(config, venv, game)
 
+    training, held_out = training_answers(config, game)
+    eval_answers = training
+    if config.eval_answers is not None and config.eval_answers < len(training):
+        eval_answers = np.sort(np.random.default_rng(config.seed + 1).choice(training, config.eval_answers,
+                                                                              replace=False))
+    if state is None and config.clone_epochs:
+        say = print if print_evaluations else None
+        if not clone(model, config, game, run_dir, training, eval_answers, held_out, report=say,
+                     stop_event=stop_event):
+            return latest_checkpoint(run_dir, "cloning", "epoch-") / "model.zip"  # type: ignore[operator]
+        model.set_random_seed(config.seed)  # PPO starts from the generators' state of a run without cloning
+
     clock = TrainingClock(0.0 if state is None else clock_start)
-    schedule = CurriculumSchedule(config.curriculum, len(game.answers), config.seed)
+    schedule = CurriculumSchedule(config.curriculum, len(game.answers), config.seed,
+                                  training if len(held_out) else None)
     curriculum = CurriculumCallback(schedule)
     curve = CurveCallback(run_dir / "curve.csv")
-    eval_answers = None
-    if config.eval_answers is not None and config.eval_answers < len(game.answers):
-        eval_answers = np.sort(
-            np.random.default_rng(config.seed + 1).choice(len(game.answers), config.eval_answers, replace=False)
-        )
     references = reference_means(game, config.references, run_dir)
     report = EvalReport(run_dir, f"{config.algorithm} guess policy on {game.name}", references,
                         print if print_evaluations else None)
-    evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every, eval_answers, clock, curriculum,
+    evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every,
+                              None if len(eval_answers) == len(game.answers) else eval_answers, clock, curriculum,
                               (config.target_win_rate, config.target_mean_guesses), report, best_dir=run_dir)
     others = {"curriculum": curriculum, "curve": curve, "eval": evaluation}
     checkpointer = CheckpointCallback(
@@ -370,6 +381,7 @@ def _train(
             "reached_at_step": evaluation.reached_at},
         "references": references,
         "best": evaluation.best,
+        **_stage_summaries(run_dir, game, final_eval, held_out),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     atomic_write_bytes(run_dir / "final.json", json.dumps(summary, indent=2).encode())
@@ -377,4 +389,28 @@ def _train(
     return model_path
 
 
-__all__ = ["RESUMABLE_CHANGES", "build_env", "build_model", "policy_kwargs", "resolve_game", "train"]
+def training_answers(config: TrainConfig, game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """The answers the run trains on and those it holds out (``config.holdout``, a split seeded by
+    ``config.seed``: the same as ``guessgym export-demos --split``'s), each sorted."""
+    everyone = np.arange(len(game.answers))
+    if not config.holdout:
+        return everyone, everyone[:0]
+    from .demos import split_answers
+
+    train, held = split_answers(everyone.tolist(), 1.0 - config.holdout, config.seed)
+    return np.asarray(train, dtype=np.int64), np.asarray(held, dtype=np.int64)
+
+
+def _stage_summaries(run_dir: Path, game: Game, final_eval: Any, held_out: np.ndarray) -> dict[str, Any]:
+    """``final.json``'s entries for the cloning stage and the held-out answers (none without them)."""
+    out: dict[str, Any] = {}
+    cloned = run_dir / "cloning" / "summary.json"
+    if cloned.is_file():
+        out["cloned"] = json.loads(cloned.read_text())
+    if len(held_out):
+        out["held_out_eval"] = eval_summary(final_eval.subset([game.answers[int(a)] for a in held_out]))
+    return out
+
+
+__all__ = ["RESUMABLE_CHANGES", "build_env", "build_model", "policy_kwargs", "resolve_game", "train",
+           "training_answers"]
