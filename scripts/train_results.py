@@ -85,6 +85,7 @@ def config_for(game: str, args: argparse.Namespace) -> TrainConfig:
 
 def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     from guessgym.training.checkpoints import latest_checkpoint
+    from guessgym.training.cloning import cloning_started
     from guessgym.training.train import train
 
     config = config_for(game, args)
@@ -92,7 +93,7 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     if not args.eval_only:
         print(f"== {game}: training {config.algorithm} for {config.total_steps:,} steps in {run_dir}", flush=True)
         started = time.perf_counter()
-        train(config, resume=latest_checkpoint(run_dir) is not None)  # resumed when rerun
+        train(config, resume=latest_checkpoint(run_dir) is not None or cloning_started(run_dir))  # resumed when rerun
         print(f"   training session took {time.perf_counter() - started:.0f} s", flush=True)
     final = read_json(run_dir / "final.json", "run summary")
     env_kwargs = {k: v for k, v in config.env_kwargs.items() if k in GAME_KEYS}
