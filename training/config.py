@@ -60,7 +60,8 @@ class TrainConfig:
         env_kwargs: keyword arguments on top of the id's (game: ``answers``, ``guesses``,
             ``word_list``, ``hard_mode``...; rewards: ``reward_mode``, ``step_penalty``...).
         algorithm: ``maskable_ppo`` (sb3-contrib, uses ``action_masks()``), ``ppo`` or ``a2c``.
-        total_steps: environment steps (summed over parallel games) to train for.
+        total_steps: environment steps (summed over parallel games) to train for; 0 with
+            ``clone_epochs``: the cloned policy is the run's model.
         num_envs: games played in parallel by the batched vector environment.
         seed: seeds torch, numpy, Python's ``random``, the games and the curriculum order.
         learning_rate: optimizer step size (constant).
@@ -184,8 +185,11 @@ class TrainConfig:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {self.algorithm!r}")
         for name in ("total_steps", "num_envs", "n_steps", "batch_size", "n_epochs", "torch_threads"):
             value = getattr(self, name)
+            if name == "total_steps" and value == 0 and self.clone_epochs:
+                continue  # the cloned policy is the run's model: no reinforcement learning after it
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                raise ValueError(f"{name} must be a positive integer (total_steps: 0 with clone_epochs, cloning "
+                                 f"only), got {value!r}")
         for name in ("checkpoint_every", "eval_every", "keep_checkpoints", "clone_epochs"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:

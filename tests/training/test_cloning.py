@@ -92,3 +92,12 @@ def test_held_out_answers_are_never_trained_on_and_reported_apart(tmp_path: Path
 def test_holdout_and_curriculum_are_refused_together(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="holdout and curriculum cannot be combined"):
         config(tmp_path, "x", holdout=0.1, curriculum=[[20, 100]]).validate()
+
+
+def test_a_cloning_only_run_ships_the_cloned_policy(tmp_path: Path) -> None:
+    path = train(config(tmp_path, "only", total_steps=0))
+    final = json.loads((tmp_path / "only" / "final.json").read_text())
+    assert final["steps"] == 0 and load_model(path).num_timesteps == 0
+    assert final["final_eval"]["mean_guesses"] == pytest.approx(final["cloned"]["all"]["mean_guesses"], abs=1e-6)
+    with pytest.raises(ValueError, match="total_steps: 0 with clone_epochs"):
+        config(tmp_path, "none", total_steps=0, clone_epochs=0).validate()
