@@ -18,7 +18,7 @@ For each game (Mini Nerdle, classic Nerdle, Wordle nyt easy and hard by default)
 5. with ``--lookahead K``: evaluates the policy plus rollouts over its K best guesses
    (:class:`~guessgym.agents.lookahead.LookaheadAgent`) on every answer: ``learned-<game>-lookahead.json``;
 6. with ``--transfer``: plays the Wordle policy, without retraining, on the other Wordle lists of the
-   same length (``original``, ``nyt2023``): ``transfer-<game>-<list>.json``, and a section of
+   same length (``original``, ``nyt2023``): ``transfer-<game>[-<tag>]-<list>.json``, and a section of
    ``leaderboard.md`` (expected-size on each list is in ``summary.json``).
 
 This is the long-run reproduction, not a test. Typical budgets on 2 shared CPU cores: Mini
@@ -224,10 +224,11 @@ def run_transfer(game: str, run_dir: Path, env_kwargs: dict[str, Any], args: arg
     rows: dict[str, Any] = {}
     for word_list in TRANSFER_LISTS:
         kwargs = {**env_kwargs, "word_list": word_list}
-        agent = load_agent(run_dir / "model.zip", name=f"learned-{game} (trained on {env_kwargs.get('word_list')})")
+        stem = game + (f"-{args.tag}" if args.tag else "")
+        agent = load_agent(run_dir / "model.zip", name=f"learned-{stem} (trained on {env_kwargs.get('word_list')})")
         result = evaluate(agent, "guessgym/Wordle-v1", env_kwargs=kwargs, progress=not args.no_progress,
                           record_guesses=True)
-        result.to_json(out / f"transfer-{game}-{word_list}.json")
+        result.to_json(out / f"transfer-{stem}-{word_list}.json")
         baseline = evaluate(make_agent("expected-size"), "guessgym/Wordle-v1", env_kwargs=kwargs, progress=False)
         rows[word_list] = {"game": result.game, "answers": result.n_games, "win_rate": result.win_rate,
                            "mean_guesses": result.mean_guesses, "expected_size_win_rate": baseline.win_rate,
