@@ -341,6 +341,7 @@ IMPORTED_RESULTS = (
     ("results/worst_case/README.md", "worst-case.md"),
     ("results/learned/leaderboard.md", "learned.md"),
     ("results/learned/reproducibility.md", "reproducibility.md"),
+    ("results/learned/cloned/README.md", "cloned.md"),
     ("results/learned/cards/wordle.md", "card-wordle.md"),
     ("results/learned/cards/wordle-hard.md", "card-wordle-hard.md"),
     ("results/learned/cards/nerdle.md", "card-nerdle.md"),
