@@ -16,6 +16,7 @@ Both solvers and the environment use this module; nobody filters answers with ad
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -192,6 +193,28 @@ class HardModeRule:
                 times = "once" if need == 1 else f"{need} times"
                 return f"the guess must contain {alphabet[sym]!r} at least {times} (revealed earlier)"
         return None
+
+    def to_state(self) -> dict[str, Any]:
+        """The rule as plain data (lists and arrays: what a training checkpoint can hold)."""
+        return {"required_at": [[int(p), int(s)] for p, s in sorted(self.required_at.items())],
+                "min_count": self.min_count.copy(), "mask": self._mask.copy(),
+                "pending": [[int(g), int(p)] for g, p in self._pending]}
+
+    @classmethod
+    def from_state(cls, game: Game, state: dict[str, Any]) -> HardModeRule:
+        """The rule of ``game`` that :meth:`to_state` described.
+
+        Raises:
+            ValueError: arrays of another game's shape."""
+        rule = cls.__new__(cls)
+        rule.game = game
+        rule.required_at = {int(p): int(s) for p, s in state["required_at"]}
+        rule.min_count = np.array(state["min_count"], dtype=np.int64)
+        rule._mask = np.array(state["mask"], dtype=bool)
+        rule._pending = [(int(g), int(p)) for g, p in state["pending"]]
+        if rule.min_count.shape != (game.n_symbols,) or rule._mask.shape != (len(game.guesses),):
+            raise ValueError(f"a hard-mode state of another game than {game.name}")
+        return rule
 
     def copy(self) -> HardModeRule:
         other = HardModeRule.__new__(HardModeRule)

@@ -545,7 +545,7 @@ class GameEngine:
             "candidates": None
             if not self.track_candidates
             else [self.candidates[i, : self.status[i, COUNT]].copy() for i in range(self.num_games)],
-            "hard": [None if r is None else r.copy() for r in self.hard],
+            "hard": [None if r is None else r.to_state() for r in self.hard],
             "pool": None if self.pool is None else self.pool.copy(),
         }
 
@@ -561,7 +561,7 @@ class GameEngine:
                 raise ValueError("the saved state has no candidate sets but this engine tracks them")
             for i, kept in enumerate(state["candidates"]):
                 self.candidates[i, : len(kept)] = kept
-        self.hard = [None if r is None else r.copy() for r in state["hard"]]
+        self.hard = [None if r is None else HardModeRule.from_state(self.game, r) for r in state["hard"]]
         self.set_answer_pool(state["pool"])
 
     def __getstate__(self) -> dict[str, Any]:

@@ -265,6 +265,19 @@ def test_resume_after_crash_equals_uninterrupted_run(tmp_path: Path, algorithm: 
         assert rows_a == rows_b, name
 
 
+def test_a_hard_mode_run_checkpoints_and_resumes_to_the_same_model(tmp_path: Path) -> None:
+    """Hard mode's per-game rules are in every checkpoint, as plain data (a checkpoint of a hard-mode
+    run used to fail: the rules were objects, which the checkpoint format refuses to hold)."""
+    hard = {"env_id": "guessgym/MiniNerdle-v1", "env_kwargs": {"hard_mode": True}, "curriculum": []}
+    full = train(tiny_config(tmp_path, "full", **hard))
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(tmp_path, "cut", **hard), callbacks=[InterruptAt(1100)])
+    assert latest_checkpoint(tmp_path / "cut").name == "step-000000001024"
+    resumed = train(tiny_config(tmp_path, "cut", **hard), resume=True)
+    a, b = _params(full), _params(resumed)
+    assert all(th.equal(a[k], b[k]) for k in a)
+
+
 def test_graceful_stop_then_resume_with_more_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     full = train(tiny_config(tmp_path, "full", total_steps=2048))
     stop = threading.Event()
