@@ -69,7 +69,8 @@ def main() -> int:
     lines = ["# Policies cloned from the optimum", "",
              "Made by `python scripts/cloning_results.py` from the runs of `scripts/train_results.py --tag cloned` "
              "(and `--tag uniform`), whose commands are below. Every figure is the total number of guesses of the "
-             "greedy policy (pure policy, no lookahead) over the answers named, played here from the model files; "
+             "greedy policy (pure policy, no lookahead) over the games it won among the answers named (lost games "
+             "in brackets, not counted), played here from the model files; "
              "*held out*: the answers the run never trained on (`holdout = 0.1`, seeded).", ""]
     transfer_rows: list[str] = []
     for name in args.games:
