@@ -311,7 +311,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         if self.preset is not None:
             reward, terms = self.preset.reward(ReplyEvent(
                 ended, tuple(self._replies), tuple(self._kinds), tuple(self._texts), tuple(self._played),
-                tuple(self._played_tiles), self.game.answers[int(self.env.engine.status[0][ANSWER])], self.game.length))
+                tuple(self._played_tiles), self._current_answer(), self.game.length))
             if ended:
                 info["reward_terms"] = terms
         if self._done:
@@ -348,6 +348,9 @@ class ChatGuessEnv(gym.Env[str, str]):
         self._messages.append(message)
         self._text = _format(message) if not self._text else f"{self._text}\n\n{_format(message)}"
 
+    def _current_answer(self) -> str:
+        return self.game.answers[int(self.env.engine.status[0][ANSWER])]
+
     def _left(self) -> str:
         left = self._attempts - self._attempt
         return f"{left} {'guess' if left == 1 else 'guesses'} left."
@@ -356,7 +359,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         """End the game; the closing line (won or lost template)."""
         self._done = True
         self._won = won
-        self._answer = self.game.answers[int(self.env.engine.status[0][ANSWER])]
+        self._answer = self._current_answer()
         if won:
             return self.prompts.render("won", attempt=self._attempt, attempts=self._attempts, answer=self._answer)
         return self.prompts.render("lost", attempts=self._attempts, answer=self._answer)
