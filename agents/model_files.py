@@ -212,15 +212,44 @@ def describe(model: BaseAlgorithm) -> dict[str, Any]:
 def save_model(model: BaseAlgorithm, target: str | Path | io.BytesIO) -> None:
     """``model.save(target)`` plus guessgym's manifest, so that :func:`read_model` can rebuild the
     model from JSON alone. ``target`` is a path (written in place: wrap it in an atomic write) or
-    a buffer."""
-    manifest = json.dumps(describe(model)).encode()
-    model.save(target)
+    a buffer. The same model gives the same bytes, in any process: every entry's timestamp is fixed
+    and SB3's descriptions lose their memory addresses (a model shipped twice kept its parameters
+    but changed its SHA-256)."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    buffer.seek(0)
+    with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(MANIFEST, json.dumps(describe(model)).encode())
+    data = _fixed_timestamps(buffer.getvalue())
     if isinstance(target, io.BytesIO):
         target.seek(0)
-    with zipfile.ZipFile(target, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(MANIFEST, manifest)
-    if isinstance(target, io.BytesIO):
+        target.truncate()
+        target.write(data)
         target.seek(0)
+    else:
+        Path(target).write_bytes(data)
+
+
+#: The timestamp of every entry of a saved model zip (the zip format's earliest).
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+#: Memory addresses in the descriptions SB3 writes into its ``data`` entry (``"<function f at 0x7f...>"``).
+_ADDRESS = re.compile(rb" at 0x[0-9a-f]+")
+
+
+def _fixed_timestamps(raw: bytes) -> bytes:
+    """The zip ``raw`` with every entry's timestamp set to :data:`ZIP_EPOCH`, and the memory
+    addresses in SB3's descriptions of classes (text no reader uses) left out; order and
+    compression unchanged."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(raw)) as source, zipfile.ZipFile(out, "w") as copy:
+        for info in source.infolist():
+            fixed = zipfile.ZipInfo(info.filename, date_time=ZIP_EPOCH)
+            fixed.compress_type, fixed.external_attr = info.compress_type, info.external_attr
+            data = source.read(info)
+            copy.writestr(fixed, _ADDRESS.sub(b"", data) if info.filename == "data" else data)
+    return out.getvalue()
 
 
 # ---- reading --------------------------------------------------------------------------------------

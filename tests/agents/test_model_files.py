@@ -141,6 +141,22 @@ def test_save_and_read_give_the_same_model(tmp_path: Path, algorithm: str) -> No
         assert back.clip_range(0.5) == model.clip_range(0.5)
 
 
+def test_the_same_model_saves_to_the_same_bytes(tmp_path: Path) -> None:
+    """A zip records when each entry was written; a saved model must not (a model shipped twice
+    kept its parameters but changed its SHA-256)."""
+    import time
+
+    model = _tiny_model("maskable_ppo")
+    first = io.BytesIO()
+    save_model(model, first)
+    time.sleep(2.1)  # past the zip format's two-second clock
+    save_model(model, tmp_path / "again.zip")
+    assert first.getvalue() == (tmp_path / "again.zip").read_bytes()
+    with zipfile.ZipFile(first) as archive:  # nothing that differs between processes (ids, addresses)
+        assert b" at 0x" not in archive.read("data") and json.loads(archive.read("data"))
+    assert _same_policy(model, read_model(tmp_path / "again.zip"))
+
+
 @pytest.mark.parametrize("name", available())
 def test_the_shipped_models_read_bit_for_bit_as_sb3_reads_them(name: str) -> None:
     """The shipped zips are guessgym 0.3's (no manifest): they are read with their card's game,
