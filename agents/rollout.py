@@ -46,10 +46,26 @@ def play_batched(
         raw outcome, which :meth:`guessgym.evaluation.results.EvaluationResult.from_rollout` turns
         into the one results type (statistics, JSON, reports).
     """
+    return play_batched_moves(act, game, answers, batch_size=batch_size, prefix=prefix)[0]
+
+
+def play_batched_moves(
+    act: Callable[[dict[str, np.ndarray]], np.ndarray],
+    game: Game,
+    answers: np.ndarray | None = None,
+    *,
+    batch_size: int = 256,
+    prefix: Sequence[int] = (),
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`play_batched`, and the moves: each game's guesses as indices into ``game.guesses``,
+    an int64 array of shape ``(len(answers), game.max_attempts)`` padded with -1 after its end
+    (what :meth:`~guessgym.evaluation.results.EvaluationResult.from_rollout` records as ``played``,
+    for the move analysis)."""
     from ..envs.vector import BatchedGuessEnv
 
     answers = np.arange(len(game.answers)) if answers is None else np.asarray(answers, dtype=np.int64)
     guesses = np.zeros(len(answers), dtype=np.int64)
+    moves = np.full((len(answers), game.max_attempts), -1, dtype=np.int64)
     envs: dict[int, BatchedGuessEnv] = {}
     for start in range(0, len(answers), batch_size):
         chunk = answers[start : start + batch_size]
@@ -59,16 +75,20 @@ def play_batched(
         obs, _ = venv.reset(seed=0, options={"answer": chunk})
         active = np.ones(len(chunk), dtype=bool)
         result = np.zeros(len(chunk), dtype=np.int64)
+        played = moves[start : start + len(chunk)]
         forced = iter(prefix)
+        turn = 0
         while active.any():
             guess = next(forced, None)
             actions = np.full(len(chunk), guess, dtype=np.int64) if guess is not None else np.asarray(act(obs))
+            played[active, turn] = actions[active]
             obs, _, terminated, _, info = venv.step(actions)
             won = terminated & active & (info["pattern"] == game.solved_pattern)
             result[won] = info["attempt"][won]
             active &= ~terminated
+            turn += 1
         guesses[start : start + len(chunk)] = result
-    return guesses
+    return guesses, moves
 
 
-__all__ = ["play_batched"]
+__all__ = ["play_batched", "play_batched_moves"]

@@ -152,11 +152,17 @@ class EvaluationResult:
 
     @classmethod
     def from_rollout(cls, agent: str, game: Game, answers: Sequence[int] | np.ndarray, guesses: np.ndarray, *,
-                     env_id: str | None = None, description: str = "") -> EvaluationResult:
+                     env_id: str | None = None, description: str = "",
+                     moves: np.ndarray | None = None) -> EvaluationResult:
         """The result of a batched rollout (:func:`guessgym.agents.rollout.play_batched`): game
-        ``answers[k]`` took ``guesses[k]`` guesses, 0 meaning lost (after every attempt)."""
+        ``answers[k]`` took ``guesses[k]`` guesses, 0 meaning lost (after every attempt). With
+        ``moves`` (:func:`~guessgym.agents.rollout.play_batched_moves`' second array) each record
+        keeps its guesses (``played``), as ``evaluate(..., record_guesses=True)`` does."""
         records = [GameRecord(game.answers[int(a)], int(g) if g > 0 else game.max_attempts, bool(g > 0))
                    for a, g in zip(answers, guesses)]
+        if moves is not None:
+            records = [dataclasses.replace(r, played=tuple(game.guesses[int(i)] for i in row if i >= 0))
+                       for r, row in zip(records, moves)]
         return cls(agent, description, env_id, game.name, game.max_attempts, records)
 
     def subset(self, answers: Sequence[str]) -> EvaluationResult:

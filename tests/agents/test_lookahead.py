@@ -50,6 +50,33 @@ def test_top_1_is_the_policy_itself(weak_model: Path) -> None:
         (r.answer, r.guesses, r.solved) for r in policy.records]
 
 
+@pytest.mark.parametrize("hard_mode", [False, True])
+def test_the_batched_rollout_records_the_shared_loops_games_move_for_move(weak_model: Path, hard_mode: bool) -> None:
+    """play_batched_moves + from_rollout(moves=...) is evaluate(record_guesses=True) game for game,
+    so the move analysis of a batched rollout is the shared loop's."""
+    from guessgym.agents.learned import policy_actions
+    from guessgym.agents.rollout import play_batched, play_batched_moves
+    from guessgym.evaluation.analysis import analyze
+    from guessgym.evaluation.results import EvaluationResult
+
+    kwargs = {"hard_mode": True} if hard_mode else None
+    shared = evaluate(load_agent(weak_model), "guessgym/MiniNerdle-v1", env_kwargs=kwargs, record_guesses=True,
+                      progress=False)
+    agent = load_agent(weak_model)
+    game = nerdle(6, hard_mode=hard_mode)
+    agent.begin(game)
+    act = policy_actions(agent.model.policy)
+    guesses, moves = play_batched_moves(act, game, batch_size=7)  # batches of unequal size
+    assert np.array_equal(guesses, play_batched(act, game))
+    batched = EvaluationResult.from_rollout("policy", game, np.arange(len(game.answers)), guesses, moves=moves,
+                                            env_id=shared.env_id)
+    by_answer = {r.answer: r for r in shared.records}
+    assert [(r.answer, r.guesses, r.solved, r.played) for r in batched.records] == [
+        (a, by_answer[a].guesses, by_answer[a].solved, by_answer[a].played) for a in game.answers]
+    judged = [[(m.guess, m.loss, m.luck) for m in g.moves] for g in analyze(batched).games]
+    assert judged == [[(m.guess, m.loss, m.luck) for m in g.moves] for g in analyze(shared.subset(game.answers)).games]
+
+
 def test_a_rollout_cost_is_the_policys_games_replayed_one_by_one(weak_model: Path) -> None:
     game = nerdle(6)
     agent = LookaheadAgent(load_agent(weak_model), top_k=3)
