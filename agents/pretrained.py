@@ -147,8 +147,7 @@ def card_markdown(card: dict[str, Any]) -> str:
         f"| parameters | {card.get('parameters', 0):,} (none belongs to a guess) |",
         f"| file | `{card['name']}.zip`, {card['model_bytes']:,} bytes, SHA-256 `{card['model_sha256']}` |",
         f"| seed | {tr['config']['seed']} |",
-        f"| steps | {tr['steps']:,} environment steps ({tr.get('stopped', 'budget spent')}) |",
-        f"| training wall time | {tr['wall_time_s'] / 60:.1f} min ({tr['steps_per_s']:.0f} steps/s) |",
+        *_training_rows(tr),
         f"| hardware | {tr['hardware']} |",
         f"| numerics | {tr['numerics']} |",
         f"| libraries | {', '.join(f'{k} {v}' for k, v in tr['versions'].items())} |",
@@ -159,13 +158,37 @@ def card_markdown(card: dict[str, Any]) -> str:
         f"(over wins), worst {ev['max_guesses']}",
         f"- distribution: {dist}",
     ]
+    held = ev.get("held_out")
+    if held:
+        lines.append(f"- held out of training ({held['games']:,} answers): win rate {100 * held['win_rate']:.2f} %, "
+                     f"mean guesses {held['mean_guesses']:.4f} ({held['total_guesses']:,} guesses)")
     for ref in card.get("references", []):
         gap = ev["mean_guesses"] - ref["mean_guesses"]
         lines.append(f"- {ref['agent']}: {ref['mean_guesses']:.4f} (learned {gap:+.4f})")
+    if card.get("changes"):
+        lines += ["", "## What changed", "", card["changes"]]
     lines += ["", "## Reproduce", "", "```", card["reproduce"], "```", ""]
     if card.get("limits"):
         lines += ["## Limits", "", card["limits"], ""]
     return "\n".join(lines)
+
+
+def _training_rows(tr: dict[str, Any]) -> list[str]:
+    """The card's rows on how the model was trained: cloning (if any), PPO steps, wall time."""
+    rows = []
+    cloning = tr.get("cloning")
+    if cloning:
+        held = tr["config"].get("holdout") or 0.0
+        rows.append(f"| behaviour cloning | {cloning['epochs']} epochs over {cloning['states']:,} states of the "
+                    f"optimal games on {cloning['train_answers']:,} answers"
+                    f"{f' ({100 * held:.0f}% held out, seeded)' if held else ''}, {cloning['wall_time_s']:.0f} s |")
+    if tr["steps"] or not cloning:
+        rows.append(f"| steps | {tr['steps']:,} environment steps ({tr.get('stopped', 'budget spent')}) |")
+    else:
+        rows.append("| steps | none: no reinforcement learning after cloning |")
+    rate = f" ({tr['steps_per_s']:.0f} steps/s)" if tr.get("steps_per_s") else ""
+    rows.append(f"| training wall time | {tr['wall_time_s'] / 60:.1f} min{rate} |")
+    return rows
 
 
 __all__ = [

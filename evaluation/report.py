@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -411,6 +411,45 @@ def plot_learning_curve(
     return _save(fig, path, dpi=110)
 
 
+def plot_training_time(
+    path: str | os.PathLike[str], title: str, series: Mapping[str, Sequence[tuple[float, float, float | None]]], *,
+    references: dict[str, float] | None = None, note: str = "",
+) -> Path:
+    """Save a PNG comparing training methods by wall time: each series' greedy evaluations, win
+    rate (left) and mean guesses per win (right) against the seconds of training that preceded
+    them, with ``references`` (label -> mean guesses) as horizontal lines. What the ablations of
+    a training method need: equal time, not equal steps, is the fair budget when one method
+    (cloning) takes no environment steps at all.
+
+    Args:
+        series: label -> ``(seconds, win rate, mean guesses or None)`` points, in order.
+        note: a line under the title (e.g. which answers the evaluations played).
+    """
+    plt = _pyplot()
+    fig, (ax_win, ax_guess) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = ("#6aaa64", "#c9b458", "#787c7e", "#3b6fb6", "#d1495b")
+    for (label, points), colour in zip(series.items(), colours):
+        if not points:
+            continue
+        seconds = [p[0] for p in points]
+        ax_win.plot(seconds, [100 * p[1] for p in points], "o-", color=colour, label=label, ms=4)
+        guesses = [(p[0], p[2]) for p in points if p[2] is not None and p[1] > 0]
+        if guesses:
+            ax_guess.plot(*zip(*guesses), "o-", color=colour, label=label, ms=4)
+    for (label, mean), colour in zip(sorted((references or {}).items(), key=lambda kv: kv[1]), _REFERENCE_COLOURS):
+        ax_guess.axhline(mean, color=colour, ls="--", lw=1, label=f"{label} ({mean:.4f})")
+    ax_win.set_ylabel("win rate (%)")
+    ax_guess.set_ylabel("mean guesses per win (greedy)")
+    for ax in (ax_win, ax_guess):
+        ax.set_xlabel("training wall time (s)")
+        ax.grid(alpha=0.3)
+    ax_win.legend(loc="center right", fontsize=8)
+    ax_guess.legend(loc="upper right", fontsize=7)
+    fig.suptitle(title + (f"\n{note}" if note else ""), fontsize=10)
+    fig.tight_layout()
+    return _save(fig, path, dpi=110)
+
+
 # ---- helpers -----------------------------------------------------------------------------------
 def _pyplot() -> Any:
     matplotlib = require("matplotlib", extra="plots", purpose="plots")
@@ -438,6 +477,7 @@ __all__ = [
     "plot_histogram",
     "plot_leaderboard",
     "plot_learning_curve",
+    "plot_training_time",
     "plot_win_rate_curves",
     "curve_styles",
     "rank",

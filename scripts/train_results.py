@@ -36,6 +36,7 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import sys
@@ -57,7 +58,10 @@ from guessgym.infra.inputs import read_json, script_main  # noqa: E402
 from guessgym.training.config import GAME_KEYS, TrainConfig, apply_overrides, load_config  # noqa: E402
 from guessgym.training.plots import plot_curve, read_csv  # noqa: E402
 
-GAMES = ("mini-nerdle", "nerdle", "wordle", "wordle-hard")
+GAMES = ("mini-nerdle", "nerdle", "wordle", "wordle-hard", "wordle-cloned", "wordle-hard-cloned", "nerdle-cloned")
+
+#: The models a shipped model supersedes (both stay shipped: the old one's results reproduce by its command).
+SUPERSEDES = {"wordle-cloned": "wordle", "wordle-hard-cloned": "wordle-hard", "nerdle-cloned": "nerdle"}
 
 #: The Wordle lists a Wordle policy is transferred to (same length and alphabet, other words).
 TRANSFER_LISTS = ("original", "nyt2023")
@@ -100,10 +104,14 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     stem = f"learned-{game}" + (f"-{args.tag}" if args.tag else "")
+    # The first models were named by their algorithm; a variant of them (configs/<game>-cloned.toml) by its config.
+    name = (f"learned-{config.algorithm}" if game in SUPERSEDES.values() or game == "mini-nerdle"
+            else f"learned-{game}") + (f"-{args.tag}" if args.tag else "")
     result = saved_evaluation(out / f"{stem}.json", final) if args.reuse_evaluation else None
+    if result is not None:
+        result = dataclasses.replace(result, agent=name)
     if result is None:
-        agent = load_agent(run_dir / "model.zip",
-                           name=f"learned-{config.algorithm}" + (f"-{args.tag}" if args.tag else ""))
+        agent = load_agent(run_dir / "model.zip", name=name)
         print(f"   evaluating on every answer through guessgym.evaluation.evaluate ({config.env_id})", flush=True)
         result = evaluate(
             agent, config.env_id, env_kwargs=env_kwargs or None, progress=not args.no_progress, n_jobs=args.jobs,
@@ -142,7 +150,8 @@ def run_game(game: str, args: argparse.Namespace) -> dict[str, Any]:
     }
     print(
         f"   {game}: {100 * result.win_rate:.2f}% wins, {result.mean_guesses:.3f} guesses, "
-        f"{final['steps']:,} steps in {final['wall_time_s'] / 60:.1f} min of training",
+        f"{final['steps']:,} steps in {final['wall_time_s'] / 60:.1f} min of training"
+        + (f" after {final['cloned']['wall_time_s'] / 60:.1f} min of cloning" if final.get("cloned") else ""),
         flush=True,
     )
     references = reference_rows(run_dir)
@@ -183,11 +192,27 @@ def ship_game(game: str, run_dir: Path, result: EvaluationResult, references: li
     from guessgym.agents.pretrained import card_markdown
     from guessgym.training.model_card import ship
 
+    summary = (f"The guess policy trained by configs/{game}.toml: it scores every guess by its symbols and by how "
+               "it splits the remaining candidates, with no parameter that belongs to a guess.")
+    changes = ""
+    old = SUPERSEDES.get(game)
+    if old is not None:
+        config = json.loads((run_dir / "config.json").read_text())
+        summary = (f"The guess policy of configs/{old}.toml (the same architecture and split features, no parameter "
+                   f"that belongs to a guess), trained by behaviour cloning from the optimal tree's moves on "
+                   f"{100 * (1 - config['holdout']):.0f}% of the answers (configs/{game}.toml), with no "
+                   "reinforcement learning after it.")
+        old_card = read_json(_ROOT / "agents" / "pretrained" / f"{old}.json", "model card")
+        references = [*references, {"agent": f"pretrained:{old} (PPO from a greedy start)",
+                                    "mean_guesses": old_card["evaluation"]["mean_guesses"]}]
+        changes = (f"Supersedes `pretrained:{old}`, which stays shipped and unchanged: same architecture, features "
+                   "and size, but its weights come from imitating the exact optimum's moves (behaviour cloning) "
+                   f"instead of PPO from a greedy rule. "
+                   "PPO after cloning made every game worse here (results/learned/cloned), so this model has none. "
+                   "The answers held out of the cloning are reported apart above.")
     card = ship(run_dir, game, result, _ROOT / "agents" / "pretrained",
                 reproduce=f"python scripts/train_results.py --games {game} --ship   # trains configs/{game}.toml",
-                summary=f"The guess policy trained by configs/{game}.toml: it scores every guess by its symbols and "
-                        "by how it splits the remaining candidates, with no parameter that belongs to a guess.",
-                limits=LIMITS, references=references)
+                summary=summary, limits=LIMITS, references=references, changes=changes)
     (out / "cards").mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "cards" / f"{game}.md", card_markdown(card) + "\n")
     print(f"   shipped pretrained:{game} ({card['model_bytes'] / 1e6:.2f} MB)", flush=True)

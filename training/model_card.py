@@ -53,8 +53,18 @@ def answer_string(result: EvaluationResult, game: Game) -> str:
     return "".join(chars)
 
 
+def held_out_answers(config: dict[str, Any], game: Game) -> list[str]:
+    """The answers a run with ``config`` (its config.json) never trained on (none without ``holdout``)."""
+    from .config import TrainConfig
+    from .train import training_answers
+
+    _, held = training_answers(TrainConfig.from_dict(config), game)
+    return [game.answers[int(a)] for a in held]
+
+
 def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | Path, *, reproduce: str,
-         summary: str = "", limits: str = "", references: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+         summary: str = "", limits: str = "", references: list[dict[str, Any]] | None = None,
+         changes: str = "") -> dict[str, Any]:
     """Write ``dest/NAME.zip`` and ``dest/NAME.json`` for the finished run ``run_dir``.
 
     Args:
@@ -65,6 +75,11 @@ def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | P
         reproduce: the command that reproduces the model and this evaluation.
         summary, limits: a sentence on what the model is, and what it cannot promise.
         references: ``{"agent", "mean_guesses"}`` rows to compare with on the card.
+        changes: what this model changes against the one it supersedes (empty for a first model).
+
+    A run with a cloning stage (``clone_epochs``) adds the stage to the card's training (epochs,
+    states, answers, wall time, which the training wall time includes), and a run that held answers
+    out (``holdout``) adds the evaluation on those answers alone (``evaluation["held_out"]``).
 
     Returns:
         The card.
@@ -77,6 +92,8 @@ def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | P
     if result.n_games != len(game.answers):
         raise ValueError(f"the card needs the evaluation over every answer ({len(game.answers)}), got {result.n_games}")
     numerics = final.get("numerics") or {}
+    cloning = final.get("cloned")
+    wall = final["wall_time_s"] + (cloning["wall_time_s"] if cloning else 0.0)
     card: dict[str, Any] = {
         "name": name,
         "summary": summary,
@@ -101,8 +118,10 @@ def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | P
         "training": {
             "config": config,
             "steps": final["steps"],
-            "wall_time_s": final["wall_time_s"],
+            "wall_time_s": round(wall, 3),
             "steps_per_s": final["steps_per_s"],
+            "cloning": None if cloning is None else {k: cloning[k] for k in ("epochs", "states", "train_answers",
+                                                                           "wall_time_s")},
             "stopped": "target reached at step {:,}".format(final["target"]["reached_at_step"])
             if final.get("target") else "budget spent",
             "finished_at": final.get("finished_at"),
@@ -115,11 +134,17 @@ def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | P
         },
         "reproduce": reproduce,
         "limits": limits,
+        "changes": changes,
     }
+    held_out = held_out_answers(config, game)
+    if held_out:
+        part = result.subset(held_out)
+        card["evaluation"]["held_out"] = {"games": part.n_games, "win_rate": part.win_rate,
+                                          "mean_guesses": part.mean_guesses, "total_guesses": part.total_guesses}
     dest.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(dest / f"{name}.zip", data)
     atomic_write_text(dest / f"{name}.json", json.dumps(card, indent=1) + "\n")
     return card
 
 
-__all__ = ["answer_string", "ship", "slim_model_bytes"]
+__all__ = ["answer_string", "held_out_answers", "ship", "slim_model_bytes"]

@@ -97,6 +97,32 @@ def test_a_shipped_run_loads_and_reproduces_its_card(shipped_micro: Path) -> Non
     assert "AVX2" in card["training"]["numerics"] and card["parameters"] > 0
 
 
+def test_a_cloned_run_ships_with_its_cloning_stage_and_its_held_out_answers(tmp_path: Path) -> None:
+    """A cloning-only run (clone_epochs, total_steps = 0, holdout): the card says how it was trained
+    and what it scored on the answers it never saw, and the Markdown shows both."""
+    from guessgym.agents.pretrained import card_markdown
+    from guessgym.training.train import training_answers
+
+    config = TrainConfig(run_name="micro-cloned", env_id="guessgym/MicroNerdle-v1", total_steps=0, clone_epochs=2,
+                         holdout=0.25, num_envs=8, eval_every=0, checkpoint_every=0, log_dir=str(tmp_path / "runs"),
+                         net_arch={"pi": [32], "vf": [32]}, seed=3)
+    run = train(config)
+    result = evaluate(LearnedAgent(load_model(run)), "guessgym/MicroNerdle-v1", progress=False)
+    card = ship(run.parent, "micro-cloned", result, tmp_path / "pretrained", reproduce="pytest", changes="cloned")
+    game = nerdle(5)
+    _, held = training_answers(config, game)
+    part = result.subset([game.answers[int(a)] for a in held])
+    assert card["evaluation"]["held_out"]["games"] == len(held) == part.n_games > 0
+    assert card["evaluation"]["held_out"]["total_guesses"] == part.total_guesses
+    cloning = card["training"]["cloning"]
+    assert cloning["epochs"] == 2 and cloning["train_answers"] == len(game.answers) - len(held)
+    assert card["training"]["steps"] == 0 and card["training"]["wall_time_s"] >= cloning["wall_time_s"]
+    text = card_markdown(card)
+    assert "| behaviour cloning | 2 epochs over" in text and "(25% held out, seeded)" in text
+    assert "no reinforcement learning after cloning" in text
+    assert f"held out of training ({len(held):,} answers)" in text and "## What changed\n\ncloned" in text
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda p: p.write_bytes(p.read_bytes()[:-100]), "corrupt"),
     (lambda p: p.write_bytes(p.read_bytes()[:500] + b"\x00" + p.read_bytes()[501:]), "corrupt"),
