@@ -203,7 +203,9 @@ def ship_game(game: str, run_dir: Path, result: EvaluationResult, references: li
                    f"{100 * (1 - config['holdout']):.0f}% of the answers (configs/{game}.toml), with no "
                    "reinforcement learning after it.")
         old_card = read_json(_ROOT / "agents" / "pretrained" / f"{old}.json", "model card")
-        references = [*references, {"agent": f"pretrained:{old} (PPO from a greedy start)",
+        old_wins = old_card["evaluation"]["win_rate"]
+        references = [*references, {"agent": f"pretrained:{old} (PPO from a greedy start"
+                                             + (f", {100 * old_wins:.2f}% wins)" if old_wins < 1 else ")"),
                                     "mean_guesses": old_card["evaluation"]["mean_guesses"]}]
         changes = (f"Supersedes `pretrained:{old}`, which stays shipped and unchanged: same architecture, features "
                    "and size, but its weights come from imitating the exact optimum's moves (behaviour cloning) "
