@@ -152,18 +152,21 @@ class EvaluationResult:
 
     @classmethod
     def from_rollout(cls, agent: str, game: Game, answers: Sequence[int] | np.ndarray, guesses: np.ndarray, *,
-                     env_id: str | None = None, description: str = "",
-                     moves: np.ndarray | None = None) -> EvaluationResult:
+                     env_id: str | None = None, description: str = "", moves: np.ndarray | None = None,
+                     env_kwargs: dict[str, Any] | None = None) -> EvaluationResult:
         """The result of a batched rollout (:func:`guessgym.agents.rollout.play_batched`): game
         ``answers[k]`` took ``guesses[k]`` guesses, 0 meaning lost (after every attempt). With
         ``moves`` (:func:`~guessgym.agents.rollout.play_batched_moves`' second array) each record
-        keeps its guesses (``played``), as ``evaluate(..., record_guesses=True)`` does."""
+        keeps its guesses (``played``), as ``evaluate(..., record_guesses=True)`` does; ``env_id``
+        and ``env_kwargs`` name the game as ``gymnasium.make`` builds it (what the move analysis
+        rebuilds it from)."""
         records = [GameRecord(game.answers[int(a)], int(g) if g > 0 else game.max_attempts, bool(g > 0))
                    for a, g in zip(answers, guesses)]
         if moves is not None:
             records = [dataclasses.replace(r, played=tuple(game.guesses[int(i)] for i in row if i >= 0))
                        for r, row in zip(records, moves)]
-        return cls(agent, description, env_id, game.name, game.max_attempts, records)
+        meta = {"env_kwargs": dict(env_kwargs)} if env_kwargs else {}
+        return cls(agent, description, env_id, game.name, game.max_attempts, records, meta=meta)
 
     def subset(self, answers: Sequence[str]) -> EvaluationResult:
         """The same result restricted to the games of ``answers`` (in their order)."""

@@ -56,7 +56,7 @@ def test_the_batched_rollout_records_the_shared_loops_games_move_for_move(weak_m
     so the move analysis of a batched rollout is the shared loop's."""
     from guessgym.agents.learned import policy_actions
     from guessgym.agents.rollout import play_batched, play_batched_moves
-    from guessgym.evaluation.analysis import analyze
+    from guessgym.evaluation.analysis import analyze, game_of_result
     from guessgym.evaluation.results import EvaluationResult
 
     kwargs = {"hard_mode": True} if hard_mode else None
@@ -69,7 +69,8 @@ def test_the_batched_rollout_records_the_shared_loops_games_move_for_move(weak_m
     guesses, moves = play_batched_moves(act, game, batch_size=7)  # batches of unequal size
     assert np.array_equal(guesses, play_batched(act, game))
     batched = EvaluationResult.from_rollout("policy", game, np.arange(len(game.answers)), guesses, moves=moves,
-                                            env_id=shared.env_id)
+                                            env_id=shared.env_id, env_kwargs=kwargs)
+    assert game_of_result(batched).hard_mode == hard_mode
     by_answer = {r.answer: r for r in shared.records}
     assert [(r.answer, r.guesses, r.solved, r.played) for r in batched.records] == [
         (a, by_answer[a].guesses, by_answer[a].solved, by_answer[a].played) for a in game.answers]
