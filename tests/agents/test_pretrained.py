@@ -43,6 +43,7 @@ def check_against_card(name: str, sample: int, seed: int) -> None:
 
 def test_the_models_the_project_promises_are_shipped() -> None:
     assert {"wordle", "wordle-hard", "nerdle", "mini-nerdle"} <= set(SHIPPED)
+    assert {"wordle-cloned", "wordle-hard-cloned", "nerdle-cloned"} <= set(SHIPPED)  # issue 27
     assert model_card("wordle-hard")["hard_mode"] and not model_card("wordle")["hard_mode"]
 
 
