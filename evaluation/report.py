@@ -413,7 +413,8 @@ def plot_learning_curve(
 
 def plot_training_time(
     path: str | os.PathLike[str], title: str, series: Mapping[str, Sequence[tuple[float, float, float | None]]], *,
-    references: dict[str, float] | None = None, note: str = "",
+    references: dict[str, float] | None = None, note: str = "", guesses_label: str = "mean guesses per win (greedy)",
+    min_win_rate: float = 0.0,
 ) -> Path:
     """Save a PNG comparing training methods by wall time: each series' greedy evaluations, win
     rate (left) and mean guesses per win (right) against the seconds of training that preceded
@@ -424,6 +425,9 @@ def plot_training_time(
     Args:
         series: label -> ``(seconds, win rate, mean guesses or None)`` points, in order.
         note: a line under the title (e.g. which answers the evaluations played).
+        guesses_label: the right panel's axis (the points may be a gap to a reference instead).
+        min_win_rate: points that win less are left out of the right panel (a mean over a few
+            lucky wins says nothing, and would set its scale).
     """
     plt = _pyplot()
     fig, (ax_win, ax_guess) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -433,13 +437,13 @@ def plot_training_time(
             continue
         seconds = [p[0] for p in points]
         ax_win.plot(seconds, [100 * p[1] for p in points], "o-", color=colour, label=label, ms=4)
-        guesses = [(p[0], p[2]) for p in points if p[2] is not None and p[1] > 0]
+        guesses = [(p[0], p[2]) for p in points if p[2] is not None and p[1] > 0 and p[1] >= min_win_rate]
         if guesses:
             ax_guess.plot(*zip(*guesses), "o-", color=colour, label=label, ms=4)
     for (label, mean), colour in zip(sorted((references or {}).items(), key=lambda kv: kv[1]), _REFERENCE_COLOURS):
-        ax_guess.axhline(mean, color=colour, ls="--", lw=1, label=f"{label} ({mean:.4f})")
+        ax_guess.axhline(mean, color=colour, ls="--", lw=1, label=f"{label} ({mean:+.4f})")
     ax_win.set_ylabel("win rate (%)")
-    ax_guess.set_ylabel("mean guesses per win (greedy)")
+    ax_guess.set_ylabel(guesses_label)
     for ax in (ax_win, ax_guess):
         ax.set_xlabel("training wall time (s)")
         ax.grid(alpha=0.3)

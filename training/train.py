@@ -288,10 +288,7 @@ def _train(
         model = build_model(config, venv, game)
 
     training, held_out = training_answers(config, game)
-    eval_answers = training
-    if config.eval_answers is not None and config.eval_answers < len(training):
-        eval_answers = np.sort(np.random.default_rng(config.seed + 1).choice(training, config.eval_answers,
-                                                                              replace=False))
+    eval_answers = evaluation_answers(config, game)
     if state is None and config.clone_epochs:
         say = print if print_evaluations else None
         if not clone(model, config, game, run_dir, training, eval_answers, held_out, report=say,
@@ -401,6 +398,15 @@ def training_answers(config: TrainConfig, game: Game) -> tuple[np.ndarray, np.nd
     return np.asarray(train, dtype=np.int64), np.asarray(held, dtype=np.int64)
 
 
+def evaluation_answers(config: TrainConfig, game: Game) -> np.ndarray:
+    """The answers of the run's in-training evaluations (and of each cloning epoch's): the training
+    answers, or a sample of ``config.eval_answers`` of them seeded by ``config.seed + 1``; sorted."""
+    training, _ = training_answers(config, game)
+    if config.eval_answers is None or config.eval_answers >= len(training):
+        return training
+    return np.sort(np.random.default_rng(config.seed + 1).choice(training, config.eval_answers, replace=False))
+
+
 def _stage_summaries(run_dir: Path, game: Game, final_eval: Any, held_out: np.ndarray) -> dict[str, Any]:
     """``final.json``'s entries for the cloning stage and the held-out answers (none without them)."""
     out: dict[str, Any] = {}
@@ -412,5 +418,5 @@ def _stage_summaries(run_dir: Path, game: Game, final_eval: Any, held_out: np.nd
     return out
 
 
-__all__ = ["RESUMABLE_CHANGES", "build_env", "build_model", "policy_kwargs", "resolve_game", "train",
-           "training_answers"]
+__all__ = ["RESUMABLE_CHANGES", "build_env", "build_model", "evaluation_answers", "policy_kwargs", "resolve_game",
+           "train", "training_answers"]
