@@ -166,6 +166,31 @@ def test_plots_are_written(result: EvaluationResult, tmp_path: Path) -> None:
         plot_leaderboard([], tmp_path / "none.png")
 
 
+def test_the_training_time_plot_leaves_out_the_means_of_policies_that_rarely_win(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mean over a few lucky wins would set the guesses panel's scale (the uniform-start ablation:
+    3.0 guesses over 5 wins of 2,309, beside gaps of hundredths); its win rates are still drawn."""
+    import matplotlib.pyplot as plt
+
+    from guessgym.evaluation.report import plot_training_time
+
+    drawn: list[tuple[object, list[float]]] = []
+    original = plt.Axes.plot
+
+    def spy(self: plt.Axes, *args: object, **kwargs: object) -> object:
+        drawn.append((kwargs.get("label"), list(args[1]) if len(args) > 1 else []))  # type: ignore[call-overload]
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plt.Axes, "plot", spy)
+    series = {"cloned": [(20.0, 1.0, 0.004), (40.0, 1.0, 0.0)], "uniform": [(5.0, 0.001, 2.0), (50.0, 0.002, 1.9)]}
+    path = plot_training_time(tmp_path / "time.png", "toy", series, references={"greedy": 0.011},
+                              guesses_label="gap", min_win_rate=0.99)
+    assert path.read_bytes().startswith(PNG_MAGIC)
+    labels = [label for label, _ in drawn]
+    assert labels.count("cloned") == 2 and labels.count("uniform") == 1  # the uniform start's win rate only
+    assert [0.004, 0.0] in [ys for label, ys in drawn if label == "cloned"]
+
+
 def test_every_curve_of_a_panel_has_its_own_style() -> None:
     """Issue 24: win_rate.png drew 11 agents with 10 colours, two of them the same blue."""
     from guessgym.evaluation.report import curve_styles
