@@ -188,6 +188,29 @@ class SearchKernel:
             return cost, value & ((1 << K.GUESS_BITS) - 1), cost
         return -1, -1, max(2 * n - cmax, floor)
 
+    def scan_bound(self, cands: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        """A lower bound of the subproblem from one scan of its guesses: the least of every guess's
+        own bound (:func:`search_kernels.guess_lb`: its buckets each need two guesses but one), at
+        least the memo's bound; exact when the memo has it. Far above ``2n - 1`` for the large
+        buckets of a weak opener, which then fail against the best total without being searched."""
+        cost, _, floor = self.known(cands, left, allowed)
+        if cost >= 0 or floor >= INF or cands.size <= 2:
+            return cost if cost >= 0 else floor
+        m = allowed.size
+        k, wins, sumsq = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64)
+        K.scan(self.mt, cands, allowed, self.green, self.counts, k, wins, sumsq)
+        n, cmax = cands.size, self.class_max(cands)
+        useful = (k > 0) | (wins > 0)
+        if not useful.any() or left <= 1:
+            return INF
+        rest = n - wins[useful]
+        won_next = np.minimum(rest, k[useful] * cmax)
+        if left == 2:  # as K.guess_lb: every bucket must be won by its next guess
+            lbs = np.where(won_next == rest, 2 * n - wins[useful], INF)
+        else:
+            lbs = np.where(rest == 0, n, 3 * n - 2 * wins[useful] - won_next)
+        return max(floor, int(lbs.min()))
+
     def children(self, cands: np.ndarray, guess: int, allowed: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """``(pattern, bucket, allowed guesses)`` of each non-green bucket, largest first."""
         patterns = self.mt[cands, guess].astype(np.int64)
@@ -317,7 +340,7 @@ class ExactSearch:
         children = kernel.children(self._everyone, opener, kernel.all_guesses)
         left = self.max_attempts - 1
         wins = int(n - sum(b.size for _, b, _ in children))
-        lbs = [int(K.bucket_lb(b.size, left, kernel.class_max(b))) for _, b, _ in children]
+        lbs = [kernel.scan_bound(b, left, a) for _, b, a in children]
         total = n + sum(lbs)
         done = wins
         if self.progress is not None:

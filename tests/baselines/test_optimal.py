@@ -89,6 +89,36 @@ def test_equal_to_brute_force_on_tiny_games(seed: int, hard_mode: bool) -> None:
         assert_solve_equals_brute_force(game, attempts, "guessgym/Wordle-v1")
 
 
+@pytest.mark.parametrize("hard_mode", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_one_scan_bound_never_exceeds_the_optimum(seed: int, hard_mode: bool) -> None:
+    """Issue 28: an opener's buckets are bounded by one scan of their guesses before any search
+    (:meth:`SearchKernel.scan_bound`); the bound must never pass the bucket's true optimum, or a
+    refutation would be wrong. Against brute force, every bucket of every opener of tiny games."""
+    from guessgym.baselines.optimal import ExactSearch, SearchKernel
+
+    rng = np.random.default_rng(100 + seed)
+    answers = sorted(rng.choice(WORDS, size=int(rng.integers(5, 10)), replace=False).tolist())
+    game = wordle(answers=answers, guesses=sorted(set(answers) | set(rng.choice(WORDS, 4).tolist())),
+                  hard_mode=hard_mode)
+    search = ExactSearch(game)
+    kernel = SearchKernel(game, search.mt, 0, 0.0, None)
+    everyone = np.arange(len(game.answers), dtype=np.int32)
+    checked = 0
+    for opener in range(len(game.guesses)):
+        for _, bucket, allowed in kernel.children(everyone, opener, kernel.all_guesses):
+            for left in (1, 2, 3, 5):
+                sub = game.replace(answers=tuple(game.answers[int(a)] for a in bucket),
+                                   guesses=tuple(game.guesses[int(g)] for g in allowed))
+                truth = brute_force(sub, left) if not hard_mode else INF
+                bound = kernel.scan_bound(bucket, left, allowed)
+                if hard_mode:  # the sub-game's hard-mode rule starts afresh: compare with the kernel's own search
+                    truth = kernel.cost(bucket, left, allowed, INF)
+                assert bound <= truth, (game.guesses[opener], [game.answers[int(a)] for a in bucket], left)
+                checked += 1
+    assert checked > 20
+
+
 MICRO = nerdle(5).answers
 REARRANGED = sorted(a for a in MICRO if any(b != a and commutative_form(b) == commutative_form(a) for b in MICRO))
 
