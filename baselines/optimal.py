@@ -199,17 +199,7 @@ class SearchKernel:
         m = allowed.size
         k, wins, sumsq = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64)
         K.scan(self.mt, cands, allowed, self.green, self.counts, k, wins, sumsq)
-        n, cmax = cands.size, self.class_max(cands)
-        useful = (k > 0) | (wins > 0)
-        if not useful.any() or left <= 1:
-            return INF
-        rest = n - wins[useful]
-        won_next = np.minimum(rest, k[useful] * cmax)
-        if left == 2:  # as K.guess_lb: every bucket must be won by its next guess
-            lbs = np.where(won_next == rest, 2 * n - wins[useful], INF)
-        else:
-            lbs = np.where(rest == 0, n, 3 * n - 2 * wins[useful] - won_next)
-        return max(floor, int(lbs.min()))
+        return max(floor, int(K.least_guess_lb(cands.size, k, wins, left, self.class_max(cands))))
 
     def children(self, cands: np.ndarray, guess: int, allowed: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """``(pattern, bucket, allowed guesses)`` of each non-green bucket, largest first."""

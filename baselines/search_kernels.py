@@ -149,6 +149,20 @@ def guess_lb(n: int, k: int, wins: int, left: int, cmax: int = 1) -> int:
 
 
 @njit(cache=True)
+def least_guess_lb(n: int, k: np.ndarray, wins: np.ndarray, left: int, cmax: int) -> int:
+    """The least :func:`guess_lb` over guesses with ``k`` buckets and ``wins`` (from :func:`scan`),
+    those that learn nothing left out: a lower bound of the set itself (``INF`` if none helps)."""
+    best = INF
+    for j in range(k.size):
+        if k[j] == 0 and wins[j] == 0:
+            continue
+        lb = guess_lb(n, k[j], wins[j], left, cmax)
+        if lb < best:
+            best = lb
+    return best
+
+
+@njit(cache=True)
 def scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, counts: np.ndarray,
          out_k: np.ndarray, out_wins: np.ndarray, out_sumsq: np.ndarray) -> None:
     """For every guess of ``guesses``: non-green buckets, the answers it wins now (0 or 1 in a plain
