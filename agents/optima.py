@@ -63,6 +63,11 @@ class KnownOptimum:
         return (game.fingerprint, game.hard_mode, game.max_attempts) == (
             self.fingerprint, self.hard_mode, self.max_attempts)
 
+    def meta(self) -> dict[str, Any]:
+        """What an evaluation result records of this optimum (``EvaluationResult.meta["optimum"]``)."""
+        return {"total": self.total, "lower_bound": self.lower_bound, "proven": self.proven, "opener": self.opener,
+                "scope": self.scope}
+
     def load_tree(self, game: Game) -> DecisionTree:
         with resources.as_file(_data_folder() / self.tree) as path:
             return DecisionTree.load(path, game)
@@ -86,4 +91,18 @@ def known_optimum(game: Game) -> KnownOptimum | None:
     return next((k for k in known_optima() if k.matches(game)), None)
 
 
-__all__ = ["KnownOptimum", "known_optima", "known_optimum"]
+def updated_optimum(env_id: str | None, recorded: dict[str, Any]) -> dict[str, Any]:
+    """``recorded`` (a result's ``meta["optimum"]``) with what is proven about it now.
+
+    A result saved before a proof finished records its tree as the best known; when the shipped
+    optimum of the same environment has the same total and opener, its lower bound, scope and
+    proof status replace the recorded ones, so a leaderboard read later says what is known then.
+    The total the gap is measured against never changes.
+    """
+    for known in known_optima():
+        if (known.env_id, known.total, known.opener) == (env_id, recorded.get("total"), recorded.get("opener")):
+            return {**recorded, **known.meta()}
+    return recorded
+
+
+__all__ = ["KnownOptimum", "known_optima", "known_optimum", "updated_optimum"]

@@ -164,8 +164,7 @@ def evaluate_chat(
         meta["conduct"] = conduct_summary(game, records)
     optimum = known_optimum(game)
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
-        meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
-                           "opener": optimum.opener, "scope": optimum.scope}
+        meta["optimum"] = optimum.meta()
     return EvaluationResult(agent=agent.name, description=agent.describe(), env_id=env, game=game.name,
                             max_attempts=game.max_attempts, records=records, meta=meta)
 

@@ -171,8 +171,7 @@ def evaluate(
     meta.update(setup.meta)
     optimum = known_optimum(game) if setup.kind.name == "plain" else None
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
-        meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
-                           "opener": optimum.opener, "scope": optimum.scope}
+        meta["optimum"] = optimum.meta()
     if record_guesses and setup.kind.name == "plain":
         meta["conduct"] = conduct_summary(game, records)
     describe = getattr(agent, "describe", None)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..agents.optima import updated_optimum
 from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
 from ..infra.inputs import read_input
@@ -273,10 +274,17 @@ class EvaluationResult:
         return sum(r.guesses if r.solved else self.max_attempts + 1 for r in self.records)
 
     @property
+    def optimum(self) -> dict[str, Any]:
+        """The optimal tree the result is measured against (``{}`` when none is known), with what is
+        proven about it now (:func:`~guessgym.agents.optima.updated_optimum`)."""
+        recorded = self.meta.get("optimum")
+        return updated_optimum(self.env_id, recorded) if recorded else {}
+
+    @property
     def gap_to_optimum(self) -> tuple[int, float] | None:
         """``(extra guesses, percent)`` over the game's optimal tree (:mod:`guessgym.agents.optima`),
         when the optimum is known and every answer was played; ``None`` otherwise."""
-        optimum = self.meta.get("optimum")
+        optimum = self.optimum
         if not optimum:
             return None
         extra = self.total_guesses - int(optimum["total"])
@@ -288,12 +296,12 @@ class EvaluationResult:
         gap = self.gap_to_optimum
         if gap is None:
             return "-"
-        star = "" if self.meta["optimum"].get("proven") else "*"
+        star = "" if self.optimum.get("proven") else "*"
         return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
 
     def optimum_note(self) -> str:
         """What the "vs optimum" figure is measured against (the tree, its opener, proven or not)."""
-        o = self.meta["optimum"]
+        o = self.optimum
         status = "proven optimal over every tree" if o.get("proven") else (
             f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
         tree = "the optimal tree" if o.get("proven") else "the best known tree"

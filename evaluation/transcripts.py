@@ -185,8 +185,7 @@ def read_transcripts(path: str | os.PathLike[str]) -> Transcripts:
     if optimum is not None and sorted(i for i, _, _ in games) == list(range(len(game.answers))) == \
             list(range(optimum.answers)):
         meta["answers"] = "all"
-        meta["optimum"] = {"total": optimum.total, "lower_bound": optimum.lower_bound, "proven": optimum.proven,
-                           "opener": optimum.opener, "scope": optimum.scope}
+        meta["optimum"] = optimum.meta()
     result = EvaluationResult(agent=name, description=f"{name}, read from {where.name}", env_id=env_id,
                               game=game.name, max_attempts=game.max_attempts,
                               records=[dataclasses.replace(record, played=tuple(t.guess for t in turns if t.guess))

@@ -57,7 +57,7 @@ def test_an_unproven_optimum_is_marked_with_the_bound_every_tree_needs() -> None
     game = make_game("guessgym/MicroNerdle-v1")
     data = json.loads(evaluate(make_agent("least-worst"), game, progress=False).to_json())
     data["meta"]["optimum"] = {**data["meta"]["optimum"], "lower_bound": 370, "proven": False,
-                               "scope": "the 20 most promising openers"}
+                               "scope": "the 20 most promising openers", "opener": "1+3=4"}  # not the shipped tree
     table = leaderboard([EvaluationResult.from_json(json.dumps(data))])
     assert "%)* |" in table
     assert ("the best tree over the 20 most promising openers; not proven optimal (*): every tree needs at least 370"

@@ -244,3 +244,24 @@ def test_the_report_says_how_they_play() -> None:
     assert "| plays | toy | 7 | 14.29% | 0.00% | - | 28.57% |" in leaderboard_report([plays], title="t")
     assert "| silent | toy |" not in text.split("How they play")[1]
     assert "How they play" not in leaderboard_report([silent], title="t")
+
+
+def test_a_result_saved_before_a_proof_reads_as_proven_once_the_shipped_optimum_is() -> None:
+    """Issue 28: results saved while Wordle's 7,897 was the best known tree keep their gap but say
+    what is proven now; a result against another tree (or another game) keeps what it recorded."""
+    from guessgym.agents.optima import known_optima
+
+    known = next(k for k in known_optima() if k.env_id == "guessgym/Nerdle-v1")
+    assert known.proven
+    records = [GameRecord(f"a{i}", 3, True) for i in range(known.answers)]
+    stale = {"total": known.total, "proven": False, "lower_bound": known.total - 900, "opener": known.opener,
+             "scope": "the 20 most promising openers"}
+    saved = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records, meta={"optimum": stale})
+    assert saved.optimum["proven"] and saved.optimum["lower_bound"] == known.total
+    assert saved.gap_to_optimum == (3 * known.answers - known.total, pytest.approx(
+        100 * (3 * known.answers - known.total) / known.total))
+    assert "*" not in saved.gap_text() and "proven optimal over every tree" in saved.optimum_note()
+    assert saved.meta["optimum"] == stale  # the saved record itself is left as it was
+    other = {**stale, "opener": "1+2=3"}  # not the shipped tree: nothing is known about it
+    unknown = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records, meta={"optimum": other})
+    assert unknown.gap_text().endswith("*") and "at least" in unknown.optimum_note()
