@@ -13,7 +13,10 @@ of cost(B, left - 1)``. :func:`search` computes it depth first with branch and b
   therefore costs at least ``lb = 3|S| - 2*wins - k`` (with enough attempts left). Guesses are
   tried in order of ``lb``, then of the sum of squares; a guess whose ``lb`` reaches the best
   total found is not searched, nor is any after it, and a bucket's search is told how much it may
-  cost (``beta``) and gives up as soon as it cannot stay below.
+  cost (``beta``) and gives up as soon as it cannot stay below. Before any bucket is searched,
+  each one's bound is raised by what is known cheaply: its memo entry (exact cost or proven
+  floor), else ``2m`` when no candidate splits the others into singletons (Alex Selby's solver
+  makes the same pass). A guess can fail on these bounds alone, with no search.
 * **Shortcut.** A remaining candidate that splits the others into singletons costs ``2|S| - 1``,
   the smallest possible: it is played without scanning the guesses.
 * **Same moves.** Guesses that split ``S`` into the same buckets (and agree on winning now) are
@@ -389,6 +392,8 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
     sizes = np.empty(n, np.int64)
     patterns = np.empty(n, np.int64)
     hashes = np.empty(n, np.uint64)
+    bounds = np.empty(n, np.int64)
+    solved = np.zeros(n, np.bool_)
     run_rank = -1
     run_sigs = np.empty(16, np.uint64)
     n_sigs = 0
@@ -431,13 +436,42 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
             if total >= best:
                 lowest = min(lowest, total)
                 continue
+        # Tighten each bucket's bound from what is known cheaply before searching any of them: its
+        # memo entry (exact cost or proven floor), else, without a candidate that splits the rest
+        # into singletons, 2m instead of 2m - 1. A guess often fails here, with no search at all.
         failed = False
+        nbig = 0
         for b in range(nb):
             size = sizes[b]
             if size <= 2:
                 break  # largest first: the rest are exact already (1 or 3; with classes 1, 2 or 3)
+            nbig += 1
             c = class_max(order[starts[b] : starts[b] + size], cls, class_tally) if cmax > 1 else 1
-            rest = total - bucket_lb(size, left - 1, c)
+            base = bucket_lb(size, left - 1, c)
+            bound = base
+            solved[b] = False
+            if base < INF:
+                if not hard:
+                    child_key = node_key(hashes[b], left - 1, allowed_hash)
+                    known = exact.get(child_key, -1)
+                    solved[b] = known >= 0
+                    bound = (known >> GUESS_BITS) if known >= 0 else max(base, floor.get(child_key, 0))
+                if bound == base and c == 1 and perfect_candidate(
+                        mt, order[starts[b] : starts[b] + size], answer_guess, stamp, clock) < 0:
+                    bound = base + 1  # the best first guess wins one and leaves a pair, or wins none
+            bounds[b] = bound
+            total += bound - base
+            if total >= best:
+                failed = True
+                break
+        if failed:
+            lowest = min(lowest, total)
+            continue
+        for b in range(nbig):
+            size = sizes[b]
+            if solved[b]:
+                continue  # its exact cost is in total already
+            rest = total - bounds[b]
             child = order[starts[b] : starts[b] + size].copy()
             if hard:
                 child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)

@@ -119,6 +119,48 @@ def test_the_one_scan_bound_never_exceeds_the_optimum(seed: int, hard_mode: bool
     assert checked > 20
 
 
+RHYMES = ["shone", "phone", "prone", "drone", "crone", "stone", "shine", "spine", "crate", "grate", "plate", "slate",
+          "spate", "skate"]
+
+
+def test_a_set_without_a_perfect_candidate_costs_at_least_twice_its_size() -> None:
+    """Issue 28: before searching a guess's buckets, the search raises a bucket's bound from
+    ``2m - 1`` to ``2m`` when no candidate splits the others into singletons. Against brute force
+    on random sets of rhyming words (where that often happens), with every number of attempts."""
+    without = 0
+    for seed in range(30):
+        rng = np.random.default_rng(300 + seed)
+        words = sorted(rng.choice(RHYMES, size=int(rng.integers(4, 7)), replace=False).tolist())
+        game = wordle(answers=words, guesses=sorted(set(words) | set(rng.choice(RHYMES, 3).tolist())))
+        perfect = any(len({score(c, a) for a in words}) == len(words) for c in words)
+        without += not perfect
+        for left in (2, 3, 4, 6):
+            truth = brute_force(game, left)
+            if truth < INF:
+                assert truth >= 2 * len(words) - (1 if perfect else 0), (words, left, truth)
+    assert without >= 5  # the bound was put to the test
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+def test_a_memo_of_earlier_searches_changes_no_total(tmp_path: Path, hard_mode: bool) -> None:
+    """Issue 28: the search reads each bucket's memo entry (exact cost or floor) before searching
+    any bucket. Solving games again with the memo of earlier searches (the cache folder, and every
+    attempt limit after the first in one memo) must give the brute-force totals."""
+    for seed in range(6):
+        rng = np.random.default_rng(400 + seed)
+        words = sorted(rng.choice(RHYMES, size=int(rng.integers(5, 9)), replace=False).tolist())
+        game = wordle(answers=words, guesses=sorted(set(words) | set(rng.choice(RHYMES, 4).tolist())),
+                      hard_mode=hard_mode)
+        for attempts in (3, 6, 4):
+            expected = brute_force(game, attempts)
+            for _ in range(2):
+                if expected >= INF:
+                    with pytest.raises(ValueError, match="no tree solves every answer"):
+                        solve(game, max_attempts=attempts, cache_dir=tmp_path)
+                else:
+                    assert solve(game, max_attempts=attempts, cache_dir=tmp_path).total == expected
+
+
 MICRO = nerdle(5).answers
 REARRANGED = sorted(a for a in MICRO if any(b != a and commutative_form(b) == commutative_form(a) for b in MICRO))
 
