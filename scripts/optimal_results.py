@@ -173,30 +173,41 @@ def run_top20(only: str | None, redo: bool) -> None:
                 "python scripts/optimal_results.py top20")
 
 
-def _proof_name(env_id: str, guesses: str | None) -> str:
-    base = {"guessgym/Wordle-v1": "wordle-nyt", "guessgym/WordleHard-v1": "wordle-nyt-hard",
-            "guessgym/Nerdle-v1": "nerdle"}.get(env_id, env_id.split("/")[-1].lower())
-    return f"{base}{'-all' if guesses else ''}-proof"
+def _proof_name(env_id: str, kwargs: dict[str, Any]) -> str:
+    """``wordle-nyt-proof``, ``wordle-original-hard-proof``, ``nerdle-all-proof``...: the game, its
+    list (Wordle), its mode and its guess vocabulary (Nerdle, ``-all``: every valid equation)."""
+    if env_id in ("guessgym/Wordle-v1", "guessgym/WordleHard-v1"):
+        base = f"wordle-{kwargs.get('word_list') or 'nyt'}{'-hard' if env_id.endswith('Hard-v1') else ''}"
+    else:
+        base = {"guessgym/Nerdle-v1": "nerdle"}.get(env_id, env_id.split("/")[-1].lower())
+    return f"{base}{'-all' if kwargs.get('guesses') == 'all' else ''}-proof"
 
 
-def _prove_command(env_id: str, guesses: str | None, jobs: int) -> str:
-    return " ".join(["python scripts/optimal_results.py prove", env_id, *(["--guesses", guesses] if guesses else []),
-                     "--jobs", str(jobs)])
+def _prove_command(env_id: str, kwargs: dict[str, Any], jobs: int) -> str:
+    options = [f"--{key.replace('_', '-')} {value}" for key, value in sorted(kwargs.items())]
+    return " ".join(["python scripts/optimal_results.py prove", env_id, *options, "--jobs", str(jobs)])
+
+
+#: The proofs over every opener beyond the small Nerdles: (env id, env kwargs).
+PROOFS_OVER_OPENERS = [
+    ("guessgym/Wordle-v1", {}), ("guessgym/WordleHard-v1", {}), ("guessgym/Nerdle-v1", {}),
+    ("guessgym/Wordle-v1", {"word_list": "original"}), ("guessgym/WordleHard-v1", {"word_list": "original"}),
+    ("guessgym/Wordle-v1", {"word_list": "nyt2023"}), ("guessgym/Nerdle-v1", {"guesses": "all"}),
+]
 
 
 #: Every proof's checkpoint name -> (env id, env kwargs, the command that continues it).
 PROOF_RUNS = {
     **{name: (env_id, kwargs, "python scripts/optimal_results.py nerdle-small")
        for name, env_id, kwargs in SMALL_NERDLE},
-    **{_proof_name(env_id, None): (env_id, {}, _prove_command(env_id, None, 2))
-       for env_id in ("guessgym/Wordle-v1", "guessgym/WordleHard-v1", "guessgym/Nerdle-v1")},
+    **{_proof_name(env_id, kwargs): (env_id, kwargs, _prove_command(env_id, kwargs, 2))
+       for env_id, kwargs in PROOFS_OVER_OPENERS},
 }
 
 
-def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
-    kwargs = {} if guesses is None else {"guesses": guesses}
+def run_prove(env_id: str, kwargs: dict[str, Any], jobs: int) -> None:
     game = _env(env_id, kwargs).unwrapped.game
-    name = _proof_name(env_id, guesses)
+    name = _proof_name(env_id, kwargs)
     done = [0, 0]
     started = time.perf_counter()
 
@@ -209,7 +220,7 @@ def run_prove(env_id: str, guesses: str | None, jobs: int) -> None:
     result = prove(game, checkpoint=PROOFS / f"{name}.jsonl", backend="process", n_jobs=jobs, progress=progress,
                    cache_dir=cache_dir())
     print(file=sys.stderr)
-    _record(name, env_id, kwargs, result, "every opener", _prove_command(env_id, guesses, jobs))
+    _record(name, env_id, kwargs, result, "every opener", _prove_command(env_id, kwargs, jobs))
 
 
 def ship() -> None:
@@ -225,7 +236,7 @@ def ship() -> None:
         if record["scope"] != "every opener":  # its bound holds within its scope only: take the game's
             game = _env(env_id, {}).unwrapped.game
             lower = static_lower_bound(game)
-            checkpoint = PROOFS / f"{_proof_name(env_id, None)}.jsonl"
+            checkpoint = PROOFS / f"{_proof_name(env_id, {})}.jsonl"
             if checkpoint.is_file():  # a proof under way: the bound it has reached
                 lower = max(lower, proof_progress(game, checkpoint).lower_bound)
         tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
@@ -340,13 +351,16 @@ def main() -> None:
     parser.add_argument("part", choices=["table", "nerdle-small", "top20", "prove", "ship", "report", "dedupe"])
     parser.add_argument("env", nargs="?", help="prove, top20: the environment id")
     parser.add_argument("--guesses", choices=["answers", "all"], help="prove (Nerdle): the guess vocabulary")
+    parser.add_argument("--word-list", help="prove (Wordle): the lists (nyt, original, nyt2023...; default nyt)")
     parser.add_argument("--jobs", type=int, default=2, help="prove, nerdle-small: worker processes (default 2)")
     parser.add_argument("--redo", action="store_true", help="table, top20, nerdle-small: recompute recorded rows")
     args = parser.parse_args()
     if args.part == "prove":
         if not args.env:
             parser.error("prove needs an environment id")
-        run_prove(args.env, args.guesses, args.jobs)
+        kwargs = {key: value for key, value in (("guesses", args.guesses), ("word_list", args.word_list))
+                  if value is not None and (key, value) not in (("guesses", "answers"), ("word_list", "nyt"))}
+        run_prove(args.env, kwargs, args.jobs)
     else:
         {"table": lambda: run_table(args.redo), "nerdle-small": lambda: run_small_nerdle(args.jobs, args.redo),
          "top20": lambda: run_top20(args.env, args.redo), "ship": ship,
