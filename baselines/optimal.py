@@ -47,6 +47,7 @@ import numpy as np
 
 from ..agents.base import UnsupportedGameError
 from ..agents.trees import DecisionTree
+from ..envs import matrix
 from ..envs.candidates import hard_filter
 from ..envs.equations import commutative_form
 from ..envs.game import Game
@@ -259,12 +260,15 @@ class ExactSearch:
                  time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
                  patterns: np.ndarray | None = None, cache_dir: str | os.PathLike[str] | None = None) -> None:
         if patterns is None:
-            patterns = PatternMatrix.for_game(game).dense
-            if patterns is None:
-                raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory")
+            mt = PatternMatrix.for_game(game).transposed()
+            if mt is None:
+                raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory "
+                                           f"(at most {matrix.SOLVER_MAX_BYTES / 2**30:g} GiB)")
         elif patterns.shape != (len(game.guesses), len(game.answers)):
             raise ValueError(f"patterns has shape {patterns.shape}, expected (guesses, answers) = "
                              f"{(len(game.guesses), len(game.answers))}")
+        else:
+            mt = np.ascontiguousarray(patterns.T)
         if width < 0:
             raise ValueError(f"width must be 0 (every guess) or a positive number of guesses, not {width}")
         if proof and (width != 0 or opener is not None or openers != "all"):
@@ -276,7 +280,7 @@ class ExactSearch:
         self.max_attempts = game.max_attempts if max_attempts is None else int(max_attempts)
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {self.max_attempts}")
-        self.mt = np.ascontiguousarray(patterns.T)
+        self.mt = mt
         self.width = int(width)
         self.opener = None if opener is None else self._guess(opener, "opener")
         self.openers = openers

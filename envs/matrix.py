@@ -35,6 +35,13 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: larger matrices are computed row by row
 
+#: The largest transposed matrix :meth:`PatternMatrix.transposed` builds (the exact solver needs
+#: the whole matrix in memory; every classic Nerdle equation as a guess takes 2.4 GB).
+SOLVER_MAX_BYTES = 8 << 30
+
+#: Guesses computed together when a transposed matrix is built without a dense one.
+TRANSPOSE_BLOCK = 2048
+
 #: Rows kept by an on-demand matrix: the env and the agent ask for the same row in one step, and
 #: openers are asked for in every game.
 ROW_CACHE_SIZE = 64
@@ -159,6 +166,32 @@ class PatternMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         return (len(self.game.guesses), len(self.game.answers))
+
+    def transposed(self, max_bytes: int | None = None) -> np.ndarray | None:
+        """Every pattern as an ``(answers, guesses)`` C-ordered array, the layout the exact search
+        scans (one answer's patterns against every guess are contiguous), or ``None`` when it would
+        take more than ``max_bytes`` (default :data:`SOLVER_MAX_BYTES`).
+
+        From the dense matrix when there is one; otherwise (a matrix too large to cache, such as
+        every valid classic Nerdle equation against its answers, 2.4 GB) computed a block of
+        guesses at a time straight into the transposed layout, so the dense matrix never exists.
+        """
+        if self.dense is not None:
+            return np.ascontiguousarray(self.dense.T)
+        n_guesses, n_answers = self.shape
+        if n_guesses * n_answers * self.dtype.itemsize > (SOLVER_MAX_BYTES if max_bytes is None else max_bytes):
+            return None
+        g = self.game
+        out = np.empty((n_answers, n_guesses), dtype=self.dtype)
+        for start in range(0, n_guesses, TRANSPOSE_BLOCK):
+            stop = min(start + TRANSPOSE_BLOCK, n_guesses)
+            block = pattern_matrix(g.guess_codes[start:stop], g.answer_codes, g.n_symbols)
+            for guess in range(start, stop):
+                wins = g.commutative_wins.get(guess)
+                if wins is not None:
+                    block[guess - start, wins] = g.solved_pattern
+            out[:, start:stop] = block.T
+        return out
 
     def row(self, guess: int) -> np.ndarray:
         """Patterns of one guess against every answer."""

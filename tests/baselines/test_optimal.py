@@ -255,8 +255,13 @@ def test_bad_options_are_named(options: dict[str, object], message: str) -> None
         solve(nerdle(5), **options)
 
 
-def test_a_game_without_a_dense_matrix_is_refused() -> None:
-    with pytest.raises(UnsupportedGameError, match="whole pattern matrix"):
+def test_a_game_whose_matrix_exceeds_the_solver_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every classic Nerdle equation as a guess (2.4 GB of patterns) is solved since issue 28; a
+    matrix above the solver's limit is still refused with one line, before anything is built."""
+    import guessgym.envs.matrix as matrix
+
+    monkeypatch.setattr(matrix, "SOLVER_MAX_BYTES", 1 << 30)
+    with pytest.raises(UnsupportedGameError, match=r"whole pattern matrix in memory \(at most 1 GiB\)"):
         solve(nerdle(8, guesses="all"))
 
 
