@@ -24,7 +24,7 @@ A won game of ``n`` guesses satisfies ``n = best_1 + sum(loss) - sum(luck)``, ``
 starting state's ``best``: the moves' losses are exactly what the game cost beyond optimal play,
 up to luck. The values come from :class:`~guessgym.baselines.move_values.StateValues` (the exact
 solver, its memo kept between runs). The starting state's value is the shipped optimum's; where it
-is only the best known (Wordle's hard mode), ``best_proven`` is False and a loss may be negative if the move
+is only the best known, ``best_proven`` is False and a loss may be negative if the move
 beats it. Multi-board games, Absurdle and games whose pattern matrix does not fit in memory are
 refused with one line.
 """
