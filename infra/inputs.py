@@ -66,9 +66,13 @@ def read_json(path: str | os.PathLike[str], what: str) -> Any:
 
 def script_main(main: Callable[[], int | None]) -> NoReturn:
     """Run a script's ``main`` with the command line's promise: a bad file or value is one line on
-    stderr and exit status 2, never a traceback."""
+    stderr and exit status 2, Ctrl-C one line and status 130, never a traceback."""
     try:
         code = main()
+    except KeyboardInterrupt:
+        print(f"{Path(sys.argv[0]).name}: interrupted (what was finished is saved; the same command continues)",
+              file=sys.stderr)
+        raise SystemExit(130) from None
     except (InputFileError, FileNotFoundError, ValueError, KeyError, TypeError) as exc:
         name = Path(sys.argv[0]).name
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

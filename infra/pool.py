@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import socket
 import sys
 import uuid
@@ -114,6 +115,9 @@ def _worker_state(token: str, setup: Callable[..., State], setup_args: tuple[Any
 
 
 def _init_process(token: str, setup: Callable[..., State], setup_args: tuple[Any, ...]) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent alone handles it (and ends
+    # the workers), so a worker never prints a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_state(token, setup, setup_args)
 
 
@@ -130,32 +134,40 @@ def _run_processes(fn: Callable[[State, Task], Result], tasks: Iterable[Task], s
     finished_tasks = 0
     ctx = multiprocessing.get_context("spawn")
     workers = min(n_jobs, len(tasks)) if isinstance(tasks, Sized) else n_jobs  # no idle workers to spawn
-    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx, initializer=_init_process,
-                             initargs=(token, setup, setup_args)) as pool:
-        pending: set[Future[Result]] = set()
+    pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx, initializer=_init_process,
+                               initargs=(token, setup, setup_args))
+    pending: set[Future[Result]] = set()
+    interrupted = False
 
-        def refill() -> None:
-            while len(pending) < limit:
-                task = next(todo, _END)
-                if task is _END:
-                    return
-                pending.add(pool.submit(_process_task, token, fn, task))
+    def refill() -> None:
+        while len(pending) < limit:
+            task = next(todo, _END)
+            if task is _END:
+                return
+            pending.add(pool.submit(_process_task, token, fn, task))
 
-        try:
+    try:
+        refill()
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                result = future.result()
+                finished_tasks += 1
+                yield result
             refill()
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    result = future.result()
-                    finished_tasks += 1
-                    yield result
-                refill()
-        except BrokenProcessPool:
-            raise WorkerDied(f"a worker process died before finishing its task ({finished_tasks} finished). "
-                             + died) from None
-        finally:
-            for future in pending:
-                future.cancel()
+    except BrokenProcessPool:
+        raise WorkerDied(f"a worker process died before finishing its task ({finished_tasks} finished). "
+                         + died) from None
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        for future in pending:
+            future.cancel()
+        if interrupted:  # a task may run for minutes: end the workers instead of waiting for them
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
 
 
 _END: Any = object()

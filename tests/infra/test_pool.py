@@ -1,0 +1,58 @@
+"""Worker pools: Ctrl-C ends a process-pool run at once, with one line and no worker tracebacks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SCRIPT = '''
+import sys, time
+from guessgym.infra.inputs import script_main
+from guessgym.infra.pool import run_tasks
+
+def setup():
+    return None
+
+def slow(state, task):
+    print("started", flush=True)
+    time.sleep(120)  # a long task: an opener of a proof
+    return task
+
+def main():
+    for _ in run_tasks(slow, [1, 2], setup=setup, backend="process", n_jobs=1):
+        pass
+
+if __name__ == "__main__":
+    script_main(main)
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_ends_a_process_pool_at_once_with_one_line(tmp_path: Path) -> None:
+    """Issue 28: stopping a proof with Ctrl-C printed a KeyboardInterrupt traceback from each
+    worker and waited for the running task. Now the parent ends its workers and says one line."""
+    script = tmp_path / "long_run.py"
+    script.write_text(SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "started"  # a worker is inside its task
+        started = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the whole group
+        _, stderr = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, stderr
+    assert elapsed < 30  # not the 120 s the task would take
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert stderr.strip().splitlines() == [
+        "long_run.py: interrupted (what was finished is saved; the same command continues)"]
