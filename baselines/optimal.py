@@ -334,8 +334,20 @@ class ExactSearch:
         children = kernel.children(self._everyone, opener, kernel.all_guesses)
         left = self.max_attempts - 1
         wins = int(n - sum(b.size for _, b, _ in children))
-        lbs = [kernel.scan_bound(b, left, a) for _, b, a in children]
+        # Each bucket starts at what the memo knows (an exact cost, else a floor of at least 2m - 1);
+        # then the largest buckets get their one-scan bounds, until the opener fails: a weak opener
+        # fails after scanning a few buckets, not all of them (each scan reads its bucket's patterns
+        # against every allowed guess).
+        known = [kernel.known(b, left, a) for _, b, a in children]
+        lbs = [cost if cost >= 0 else floor for cost, _, floor in known]
         total = n + sum(lbs)
+        for i, (_, bucket, child_allowed) in enumerate(children):
+            if total >= beta:
+                break
+            if known[i][0] < 0 and bucket.size > 2:
+                lb = kernel.scan_bound(bucket, left, child_allowed)
+                total += lb - lbs[i]
+                lbs[i] = lb
         done = wins
         if self.progress is not None:
             self.progress(done, n)
