@@ -10,7 +10,7 @@ and the leaderboard use the totals to show every agent's distance from perfect p
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -36,6 +36,8 @@ class KnownOptimum:
         hard_mode: the game's mode.
         max_attempts: the attempt limit.
         command: the command that produced it.
+        env_kwargs: the environment's options when not its defaults (``{"guesses": "all"}``:
+            classic Nerdle with every valid equation as a guess).
     """
 
     env_id: str
@@ -50,6 +52,7 @@ class KnownOptimum:
     hard_mode: bool
     max_attempts: int
     command: str
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def proven(self) -> bool:

@@ -438,7 +438,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 continue
         # Tighten each bucket's bound from what is known cheaply before searching any of them: its
         # memo entry (exact cost or proven floor), else, without a candidate that splits the rest
-        # into singletons, 2m instead of 2m - 1. A guess often fails here, with no search at all.
+        # into singletons, 2m instead of 2m - 1. A guess can fail here, with no search at all.
         failed = False
         nbig = 0
         for b in range(nb):

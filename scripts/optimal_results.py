@@ -68,13 +68,15 @@ SMALL_NERDLE = [(f"{name}{suffix}", env_id, kwargs)
                                      ("midi-nerdle", "guessgym/MidiNerdle-v1"))
                 for suffix, kwargs in (("", {}), ("-all", {"guesses": "all"}), ("-commutative", {"commutative": True}))]
 TOP20 = [("wordle-nyt-top20", "guessgym/Wordle-v1", {}), ("wordle-nyt-hard-top20", "guessgym/WordleHard-v1", {}),
-         ("nerdle-top20", "guessgym/Nerdle-v1", {}), ("midi-nerdle-top20", "guessgym/MidiNerdle-v1", {})]
+         ("nerdle-top20", "guessgym/Nerdle-v1", {}), ("midi-nerdle-top20", "guessgym/MidiNerdle-v1", {}),
+         ("nerdle-all-top20", "guessgym/Nerdle-v1", {"guesses": "all"})]
 #: Which record ships for each registered id (a proof's record replaces the top-20 one when it exists).
-SHIPPED = {"guessgym/Wordle-v1": ["wordle-nyt-proof", "wordle-nyt-top20", "wordle-nyt-salet"],
-           "guessgym/WordleHard-v1": ["wordle-nyt-hard-proof", "wordle-nyt-hard-top20", "wordle-nyt-hard-salet"],
-           "guessgym/Nerdle-v1": ["nerdle-proof", "nerdle-top20"],
-           "guessgym/MidiNerdle-v1": ["midi-nerdle", "midi-nerdle-top20"], "guessgym/MiniNerdle-v1": ["mini-nerdle"],
-           "guessgym/MicroNerdle-v1": ["micro-nerdle"]}
+SHIPPED = [("guessgym/Wordle-v1", {}, ["wordle-nyt-proof", "wordle-nyt-top20", "wordle-nyt-salet"]),
+           ("guessgym/WordleHard-v1", {}, ["wordle-nyt-hard-proof", "wordle-nyt-hard-top20", "wordle-nyt-hard-salet"]),
+           ("guessgym/Nerdle-v1", {}, ["nerdle-proof", "nerdle-top20"]),
+           ("guessgym/Nerdle-v1", {"guesses": "all"}, ["nerdle-all-proof", "nerdle-all-top20"]),
+           ("guessgym/MidiNerdle-v1", {}, ["midi-nerdle", "midi-nerdle-top20"]),
+           ("guessgym/MiniNerdle-v1", {}, ["mini-nerdle"]), ("guessgym/MicroNerdle-v1", {}, ["micro-nerdle"])]
 
 
 def _env(env_id: str, kwargs: dict[str, Any]) -> Any:
@@ -168,7 +170,7 @@ def run_top20(only: str | None, redo: bool) -> None:
         if (only and only != env_id) or _done(name, redo):
             continue
         game = _env(env_id, kwargs).unwrapped.game
-        result = solve(game, openers=20)
+        result = solve(game, openers=20, cache_dir=cache_dir())  # the memo a proof's first phase left
         _record(name, env_id, kwargs, result, "the 20 most promising openers",
                 "python scripts/optimal_results.py top20")
 
@@ -226,7 +228,7 @@ def run_prove(env_id: str, kwargs: dict[str, Any], jobs: int) -> None:
 def ship() -> None:
     PACKAGE.mkdir(parents=True, exist_ok=True)
     optima = []
-    for env_id, names in SHIPPED.items():
+    for env_id, kwargs, names in SHIPPED:
         found = [RECORDS / f"{n}.json" for n in names if (RECORDS / f"{n}.json").is_file()]
         if not found:
             print(f"{env_id}: no record yet ({', '.join(names)})")
@@ -234,20 +236,22 @@ def ship() -> None:
         record = read_json(found[0], "record")
         lower = record["lower_bound"]
         if record["scope"] != "every opener":  # its bound holds within its scope only: take the game's
-            game = _env(env_id, {}).unwrapped.game
+            game = _env(env_id, kwargs).unwrapped.game
             lower = static_lower_bound(game)
-            checkpoint = PROOFS / f"{_proof_name(env_id, {})}.jsonl"
+            checkpoint = PROOFS / f"{_proof_name(env_id, kwargs)}.jsonl"
             if checkpoint.is_file():  # a proof under way: the bound it has reached
                 lower = max(lower, proof_progress(game, checkpoint).lower_bound)
-        tree = f"{env_id.split('/')[-1].lower()}.txt.gz"
+        variant = "".join(f"-{value}" for _, value in sorted(kwargs.items()))  # nerdle-v1-all: every equation
+        tree = f"{env_id.split('/')[-1].lower()}{variant}.txt.gz"
         if Path(record["tree"]) != PACKAGE / tree:
             shutil.copyfile(record["tree"], PACKAGE / tree)
         optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
                        "max_guesses": record["max"], "lower_bound": lower,
                        "opener": record["opener"], "scope": record["scope"], "tree": tree,
                        "fingerprint": record["fingerprint"], "hard_mode": record["hard_mode"],
-                       "max_attempts": record["max_attempts"], "command": record["command"]})
-        print(f"{env_id}: {record['name']} total {record['total']}, optimum at least {lower}")
+                       "max_attempts": record["max_attempts"], "command": record["command"],
+                       **({"env_kwargs": kwargs} if kwargs else {})})
+        print(f"{env_id} {kwargs or ''}: {record['name']} total {record['total']}, optimum at least {lower}")
     atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
     dedupe()  # the shipped copy stays; the results' copies of it go
 
