@@ -341,7 +341,8 @@ def report() -> None:
         "`python scripts/optimal_results.py prove ENV_ID --jobs 2` solves the 20 most promising openers exactly, "
         "then refutes every other opener against the best total (or finds a better one); it appends each "
         "opener's outcome to `proofs/<name>.jsonl` as soon as it is known and resumes from there when the same "
-        "command is run again (with two processes, or any `--jobs`).",
+        "command is run again (with two processes, or any `--jobs`). *time* is the last run's wall clock: a proof "
+        "resumed across sessions counts only its last run (the checkpoint keeps every opener's seconds).",
         "",
         *([header, *[row(r) for r in proofs], ""] if proofs else []),
         *progress_table(records),
