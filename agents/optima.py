@@ -94,16 +94,18 @@ def known_optimum(game: Game) -> KnownOptimum | None:
     return next((k for k in known_optima() if k.matches(game)), None)
 
 
-def updated_optimum(env_id: str | None, recorded: dict[str, Any]) -> dict[str, Any]:
+def updated_optimum(recorded: dict[str, Any], hard_mode: bool | None = None) -> dict[str, Any]:
     """``recorded`` (a result's ``meta["optimum"]``) with what is proven about it now.
 
-    A result saved before a proof finished records its tree as the best known; when the shipped
-    optimum of the same environment has the same total and opener, its lower bound, scope and
-    proof status replace the recorded ones, so a leaderboard read later says what is known then.
-    The total the gap is measured against never changes.
+    A result saved before a proof finished records its tree as the best known; when a shipped
+    optimum is the same tree (same total and opener, and the same mode when ``hard_mode`` is
+    given), its lower bound, scope and proof status replace the recorded ones, so a leaderboard
+    read later says what is known then, for any environment that plays the game (the chat
+    environments too). The total the gap is measured against never changes.
     """
     for known in known_optima():
-        if (known.env_id, known.total, known.opener) == (env_id, recorded.get("total"), recorded.get("opener")):
+        if (known.total, known.opener) == (recorded.get("total"), recorded.get("opener")) and (
+                hard_mode is None or known.hard_mode == hard_mode):
             return {**recorded, **known.meta()}
     return recorded
 

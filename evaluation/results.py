@@ -278,7 +278,8 @@ class EvaluationResult:
         """The optimal tree the result is measured against (``{}`` when none is known), with what is
         proven about it now (:func:`~guessgym.agents.optima.updated_optimum`)."""
         recorded = self.meta.get("optimum")
-        return updated_optimum(self.env_id, recorded) if recorded else {}
+        hard = self.meta.get("hard_mode")
+        return updated_optimum(recorded, None if hard is None else bool(hard)) if recorded else {}
 
     @property
     def gap_to_optimum(self) -> tuple[int, float] | None:

@@ -251,7 +251,8 @@ def ship() -> None:
                        "fingerprint": record["fingerprint"], "hard_mode": record["hard_mode"],
                        "max_attempts": record["max_attempts"], "command": record["command"],
                        **({"env_kwargs": kwargs} if kwargs else {})})
-        print(f"{env_id}{' ' + str(kwargs) if kwargs else ''}: {record['name']} total {record['total']}, optimum at least {lower}")
+        print(f"{env_id}{' ' + str(kwargs) if kwargs else ''}: {record['name']} total {record['total']}, "
+              f"optimum at least {lower}")
     atomic_write_text(PACKAGE / "optima.json", json.dumps({"optima": optima}, indent=1) + "\n")
     dedupe()  # the shipped copy stays; the results' copies of it go
 

@@ -265,3 +265,9 @@ def test_a_result_saved_before_a_proof_reads_as_proven_once_the_shipped_optimum_
     other = {**stale, "opener": "1+2=3"}  # not the shipped tree: nothing is known about it
     unknown = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records, meta={"optimum": other})
     assert unknown.gap_text().endswith("*") and "at least" in unknown.optimum_note()
+    chat = EvaluationResult("old", "", "guessgym/NerdleChat-v0", "nerdle", 6, records,
+                            meta={"optimum": stale, "hard_mode": False})  # another env of the same game
+    assert chat.optimum["proven"]
+    hard = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records,
+                            meta={"optimum": stale, "hard_mode": True})  # not the mode the tree was proven for
+    assert not hard.optimum["proven"]
