@@ -79,8 +79,8 @@ def run_tasks(
         died: what to add to :class:`WorkerDied`'s message (what the caller's user can do).
 
     Yields:
-        Each task's result, as it finishes. Leaving the iteration early cancels the tasks not
-        started.
+        Each task's result, as it finishes. Leaving the iteration early (or Ctrl-C) cancels the tasks not
+        started and, with the ``process`` backend, ends the workers of those running.
 
     Raises:
         WorkerDied: a worker process ended without its result (with ``died`` appended).
@@ -158,13 +158,13 @@ def _run_processes(fn: Callable[[State, Task], Result], tasks: Iterable[Task], s
     except BrokenProcessPool:
         raise WorkerDied(f"a worker process died before finishing its task ({finished_tasks} finished). "
                          + died) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C, or the caller stopped early (Ctrl-C in its loop)
         interrupted = True
         raise
     finally:
         for future in pending:
             future.cancel()
-        if interrupted:  # a task may run for minutes: end the workers instead of waiting for them
+        if interrupted:  # a running task may take minutes: end the workers instead of waiting for them
             for process in list(getattr(pool, "_processes", {}).values()):
                 process.terminate()
         pool.shutdown(wait=not interrupted, cancel_futures=True)
