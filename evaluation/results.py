@@ -43,6 +43,7 @@ from ..agents.optima import updated_optimum
 from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
 from ..infra.inputs import read_input
+from .formatting import format_number, format_percent, format_seconds
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
@@ -600,23 +601,6 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     return value
-
-
-def format_percent(x: float) -> str:
-    """``x`` as a percentage with two decimals (``"-"`` for NaN)."""
-    return "-" if math.isnan(x) else f"{100 * x:.2f}"
-
-
-def format_number(x: float, digits: int) -> str:
-    """``x`` with ``digits`` decimals (``"-"`` for NaN)."""
-    return "-" if math.isnan(x) else f"{x:.{digits}f}"
-
-
-def format_seconds(x: float) -> str:
-    """Seconds: two decimals from 10 s up, four below (``"-"`` for NaN)."""
-    if math.isnan(x):
-        return "-"
-    return f"{x:.2f}" if x >= 10 else f"{x:.4f}"
 
 
 __all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "format_number", "format_percent", "format_seconds",
