@@ -20,9 +20,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_revisions import import_root  # noqa: E402
+from bench_revisions import base_worktree, run_child  # noqa: E402
 
 CHILD = r"""
 import json, sys, time
@@ -77,16 +74,9 @@ CASES = ("kernel-nerdle", "kernel-wordle", "solver", "greedy")
 
 
 def measure(tree: Path | None, case: str) -> dict[str, float | None]:
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = str(import_root(tree))
-    with tempfile.TemporaryDirectory() as cache:
-        env["GUESSGYM_CACHE_DIR"] = cache
-        out = subprocess.run([sys.executable, "-c", CHILD, case], env=env, capture_output=True, text=True,
-                             cwd=tempfile.gettempdir(), timeout=1800)
-    if out.returncode != 0:
-        sys.exit(f"{case} failed:\n{out.stderr[-3000:]}")
-    result: dict[str, float | None] = json.loads(out.stdout.strip().splitlines()[-1])
+    with tempfile.TemporaryDirectory() as cache:  # a fresh cache folder: nothing computed before
+        result: dict[str, float | None] = run_child(CHILD, [case], tree=tree, env={"GUESSGYM_CACHE_DIR": cache},
+                                                    timeout=1800)
     return result
 
 
@@ -96,42 +86,33 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        base = None
-        if args.base:
-            base = Path(folder) / "base"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
-                           check=True, capture_output=True)
-        try:
-            print(f"{'case':14s} {'base s':>8s} {'base M pairs/s':>15s} {'current s':>10s} "
-                  f"{'current M pairs/s':>18s} {'current/base':>13s}")
-            for case in args.cases:
-                best: dict[str, dict[str, float | None]] = {}
-                for _ in range(args.rounds):
-                    for side, tree in (("base", base), ("current", None)):
-                        if side == "base" and base is None:
-                            continue
-                        r = measure(tree, case)
-                        seconds = r["seconds"]
-                        if seconds is not None and (side not in best or seconds < (best[side]["seconds"] or 0)):
-                            best[side] = r
-                cells = []
-                for side in ("base", "current"):
-                    r = best.get(side)
-                    if r is None or r["seconds"] is None:
-                        cells += [f"{'-':>8s}", f"{'-':>15s}" if side == "base" else f"{'-':>18s}"]
-                    else:
-                        rate = float(r["pairs"] or 0) / float(r["seconds"]) / 1e6
-                        width = 15 if side == "base" else 18
-                        cells += [f"{float(r['seconds']):8.2f}" if side == "base" else f"{float(r['seconds']):10.2f}",
-                                  f"{rate:{width}.1f}"]
-                ratio = "-"
-                if "base" in best and "current" in best:
-                    ratio = f"{float(best['base']['seconds'] or 0) / float(best['current']['seconds'] or 1):.2f}x"
-                print(f"{case:14s} {' '.join(cells)} {ratio:>13s}", flush=True)
-        finally:
-            if base is not None:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with base_worktree(args.base) as base:
+        print(f"{'case':14s} {'base s':>8s} {'base M pairs/s':>15s} {'current s':>10s} "
+              f"{'current M pairs/s':>18s} {'current/base':>13s}")
+        for case in args.cases:
+            best: dict[str, dict[str, float | None]] = {}
+            for _ in range(args.rounds):
+                for side, tree in (("base", base), ("current", None)):
+                    if side == "base" and base is None:
+                        continue
+                    r = measure(tree, case)
+                    seconds = r["seconds"]
+                    if seconds is not None and (side not in best or seconds < (best[side]["seconds"] or 0)):
+                        best[side] = r
+            cells = []
+            for side in ("base", "current"):
+                got = best.get(side)
+                if got is None or got["seconds"] is None:
+                    cells += [f"{'-':>8s}", f"{'-':>15s}" if side == "base" else f"{'-':>18s}"]
+                else:
+                    rate = float(got["pairs"] or 0) / float(got["seconds"]) / 1e6
+                    width = 15 if side == "base" else 18
+                    cells += [f"{float(got['seconds']):8.2f}" if side == "base" else f"{float(got['seconds']):10.2f}",
+                              f"{rate:{width}.1f}"]
+            ratio = "-"
+            if "base" in best and "current" in best:
+                ratio = f"{float(best['base']['seconds'] or 0) / float(best['current']['seconds'] or 1):.2f}x"
+            print(f"{case:14s} {' '.join(cells)} {ratio:>13s}", flush=True)
     return 0
 
 

@@ -24,7 +24,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -35,6 +34,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_revisions import run_child  # noqa: E402
 
 #: Refuted against 7,897: five ranked 50-90 by guessgym's move ordering (issue 28: 3.0-3.7x slower than the
 #: reference), then weak openers (issue 28: 9.5x to 1,300x slower).
@@ -106,11 +110,8 @@ def run_reference(binary: Path, lists: tuple[Path, Path], case: str, word: str, 
 
 
 def run_guessgym(case: str, word: str, hard: bool) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, case, word, "hard" if hard else "normal", str(BOUND)],
-                         capture_output=True, text=True, timeout=TIMEOUT, cwd=tempfile.gettempdir())
-    if out.returncode != 0:
-        sys.exit(f"guessgym failed on {word}:\n{out.stderr[-2000:]}")
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, float] = run_child(CHILD, [case, word, "hard" if hard else "normal", str(BOUND)],
+                                         timeout=TIMEOUT)
     return result
 
 

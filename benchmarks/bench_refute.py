@@ -16,17 +16,13 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_revisions import import_root  # noqa: E402
+from bench_revisions import base_worktree, run_child  # noqa: E402
 
 #: The openers issue 28 timed: ranked 50-90 by the move ordering, then the weak ones.
 OPENERS = ("roset", "tares", "raine", "strae", "arose", "twoer", "laves", "byrls", "perdy", "plaas", "towts", "weize")
@@ -47,14 +43,7 @@ print(json.dumps({"seconds": time.perf_counter() - started, "bound": bound, "fil
 
 
 def refute(tree: Path | None, opener: str) -> dict[str, float]:
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = str(import_root(tree))
-    out = subprocess.run([sys.executable, "-c", CHILD, opener, str(BOUND)], env=env, capture_output=True, text=True,
-                         cwd=tempfile.gettempdir(), timeout=3600)
-    if out.returncode != 0:
-        sys.exit(f"{opener} failed:\n{out.stderr[-2000:]}")
-    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, float] = run_child(CHILD, [opener, str(BOUND)], tree=tree)
     return result
 
 
@@ -64,34 +53,25 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--openers", nargs="+", default=list(OPENERS))
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        base = None
-        if args.base:
-            base = Path(folder) / "base"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
-                           check=True, capture_output=True)
-        try:
-            print(f"{'opener':8s} {'base s':>9s} {'bound':>6s} {'current s':>10s} {'bound':>6s} {'base/current':>13s}")
-            for opener in args.openers:
-                best: dict[str, dict[str, float]] = {}
-                for _ in range(args.rounds):
-                    for side, tree in (("base", base), ("current", None)):
-                        if side == "base" and base is None:
-                            continue
-                        r = refute(tree, opener)
-                        if side not in best or r["seconds"] < best[side]["seconds"]:
-                            best[side] = r
-                now = best["current"]
-                assert now["bound"] >= BOUND, f"{opener}: the current solver did not refute it"
-                if "base" in best:
-                    was = best["base"]
-                    print(f"{opener:8s} {was['seconds']:9.2f} {int(was['bound']):6d} {now['seconds']:10.2f} "
-                          f"{int(now['bound']):6d} {was['seconds'] / now['seconds']:13.1f}", flush=True)
-                else:
-                    print(f"{opener:8s} {'-':>9s} {'-':>6s} {now['seconds']:10.2f} {int(now['bound']):6d}", flush=True)
-        finally:
-            if base is not None:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with base_worktree(args.base) as base:
+        print(f"{'opener':8s} {'base s':>9s} {'bound':>6s} {'current s':>10s} {'bound':>6s} {'base/current':>13s}")
+        for opener in args.openers:
+            best: dict[str, dict[str, float]] = {}
+            for _ in range(args.rounds):
+                for side, tree in (("base", base), ("current", None)):
+                    if side == "base" and base is None:
+                        continue
+                    r = refute(tree, opener)
+                    if side not in best or r["seconds"] < best[side]["seconds"]:
+                        best[side] = r
+            now = best["current"]
+            assert now["bound"] >= BOUND, f"{opener}: the current solver did not refute it"
+            if "base" in best:
+                was = best["base"]
+                print(f"{opener:8s} {was['seconds']:9.2f} {int(was['bound']):6d} {now['seconds']:10.2f} "
+                      f"{int(now['bound']):6d} {was['seconds'] / now['seconds']:13.1f}", flush=True)
+            else:
+                print(f"{opener:8s} {'-':>9s} {'-':>6s} {now['seconds']:10.2f} {int(now['bound']):6d}", flush=True)
     return 0
 
 

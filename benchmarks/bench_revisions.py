@@ -31,7 +31,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,6 +154,37 @@ def import_root(tree: Path) -> Path:
     return shim
 
 
+@contextmanager
+def base_worktree(revision: str | None) -> Iterator[Path | None]:
+    """A temporary ``git worktree`` of ``revision`` (``None``: no base), removed afterwards."""
+    if revision is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="guessgym-base-") as tmp:
+        base = Path(tmp) / "base"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), revision],
+                       check=True, capture_output=True)
+        try:
+            yield base
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+
+
+def run_child(code: str, args: list[str], *, tree: Path | None = None, env: dict[str, str] | None = None,
+              timeout: float = 3600) -> Any:
+    """Run ``code`` in a fresh interpreter that imports ``tree``'s guessgym (``None``: the installed
+    checkout) with ``args``, from the temporary folder; the JSON of its last line of output. A
+    failure ends the benchmark with the child's error."""
+    environ = {**os.environ, **(env or {})}
+    if tree is not None:
+        environ["PYTHONPATH"] = str(import_root(tree))
+    out = subprocess.run([sys.executable, "-c", code, *args], env=environ, capture_output=True, text=True,
+                         cwd=tempfile.gettempdir(), timeout=timeout)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def measure(tree: Path, kind: str, env_id: str, steps: int) -> float:
     """One measurement in a fresh interpreter that imports ``tree``'s code (checked: the
     subprocess reports the file it imported)."""
@@ -183,24 +217,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="measure only the rows whose kind or id contains this text (e.g. batched)")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="guessgym-base-") as tmp:
-        base = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.base],
-                       check=True, capture_output=True)
-        try:
-            results = []
-            for kind, env_id, steps in ROWS:
-                if args.only and args.only not in kind and args.only not in env_id:
-                    continue
-                old = new = 0.0
-                for _ in range(args.rounds):
-                    old = max(old, measure(base, kind, env_id, steps))
-                    new = max(new, measure(ROOT, kind, env_id, steps))
-                results.append({"kind": kind, "env_id": env_id, "base": old, "current": new, "ratio": new / old})
-                print(f"{kind:8s} {env_id:26s} base {_rate(old)}/s  current {_rate(new)}/s  "
-                      f"current/base {new / old:5.2f}x", flush=True)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+    with base_worktree(args.base) as base:
+        assert base is not None
+        results = []
+        for kind, env_id, steps in ROWS:
+            if args.only and args.only not in kind and args.only not in env_id:
+                continue
+            old = new = 0.0
+            for _ in range(args.rounds):
+                old = max(old, measure(base, kind, env_id, steps))
+                new = max(new, measure(ROOT, kind, env_id, steps))
+            results.append({"kind": kind, "env_id": env_id, "base": old, "current": new, "ratio": new / old})
+            print(f"{kind:8s} {env_id:26s} base {_rate(old)}/s  current {_rate(new)}/s  "
+                  f"current/base {new / old:5.2f}x", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({"base": args.base, "rounds": args.rounds, "rows": results}, indent=1))
     return 0
