@@ -139,6 +139,7 @@ class SearchKernel:
         self.counts = np.zeros((K.CHUNK, n_patterns), dtype=np.uint16 if len(game.answers) < 65535 else np.uint32)
         self.tally = np.zeros(n_patterns, dtype=np.int64)
         self.stamp = np.zeros(n_patterns, dtype=np.int64)
+        self.seen = np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), dtype=np.uint64)
         self.clock = np.zeros(1, dtype=np.int64)
         self.green = all_green(game.length)
         self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative)],
@@ -189,6 +190,15 @@ class SearchKernel:
             return cost, value & ((1 << K.GUESS_BITS) - 1), cost
         return -1, -1, max(2 * n - cmax, floor)
 
+    def quick_floor(self, cands: np.ndarray, floor: int) -> int:
+        """``floor`` raised to ``2n`` when no candidate splits the others into singletons (then every
+        first guess leaves two answers in a bucket, or wins nothing): the search's own pre-pass,
+        for the buckets of an opener before any is scanned."""
+        if cands.size > 2 and floor < 2 * cands.size and not self.game.commutative and \
+                K.perfect_candidate(self.mt, cands, self.answer_guess, self.stamp, self.clock) < 0:
+            return 2 * cands.size
+        return floor
+
     def scan_bound(self, cands: np.ndarray, left: int, allowed: np.ndarray) -> int:
         """A lower bound of the subproblem from one scan of its guesses: the least of every guess's
         own bound (:func:`search_kernels.guess_lb`: its buckets each need two guesses but one), at
@@ -197,6 +207,10 @@ class SearchKernel:
         cost, _, floor = self.known(cands, left, allowed)
         if cost >= 0 or floor >= INF or cands.size <= 2:
             return cost if cost >= 0 else floor
+        if not self.game.commutative:  # a guess wins at most one answer: the bit-table scan
+            if K.perfect_candidate(self.mt, cands, self.answer_guess, self.stamp, self.clock) >= 0:
+                return max(floor, 2 * cands.size - 1)  # the least any set of this size can cost
+            return max(floor, int(K.least_lb_scan(self.mt, cands, allowed, self.green, self.seen, left)))
         m = allowed.size
         k, wins, sumsq = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m, np.int64)
         K.scan(self.mt, cands, allowed, self.green, self.counts, k, wins, sumsq)
@@ -339,13 +353,14 @@ class ExactSearch:
         # fails after scanning a few buckets, not all of them (each scan reads its bucket's patterns
         # against every allowed guess).
         known = [kernel.known(b, left, a) for _, b, a in children]
-        lbs = [cost if cost >= 0 else floor for cost, _, floor in known]
+        lbs = [cost if cost >= 0 else kernel.quick_floor(b, floor)
+               for (_, b, _), (cost, _, floor) in zip(children, known)]
         total = n + sum(lbs)
         for i, (_, bucket, child_allowed) in enumerate(children):
             if total >= beta:
                 break
             if known[i][0] < 0 and bucket.size > 2:
-                lb = kernel.scan_bound(bucket, left, child_allowed)
+                lb = max(lbs[i], kernel.scan_bound(bucket, left, child_allowed))
                 total += lb - lbs[i]
                 lbs[i] = lb
         done = wins

@@ -72,6 +72,41 @@ def test_the_scan_counts_buckets_and_wins_as_the_strings_do() -> None:
     assert not counts.any()  # the scratch table is left zeroed
 
 
+def least_lb_by_counting(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, left: int) -> int:
+    """The least ``guess_lb`` over ``guesses``, each guess's buckets counted with a Counter."""
+    best = K.INF
+    for g in guesses:
+        buckets = Counter(int(mt[a, g]) for a in cands)
+        wins = buckets.pop(green, 0)
+        if buckets or wins:
+            best = min(best, K.guess_lb(len(cands), len(buckets), wins, left))
+    return best
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 300), st.sampled_from([243, 6561]),
+       st.booleans(), st.integers(2, 6))
+def test_the_bit_table_scan_gives_the_least_guess_bound_of_the_counts(seed: int, n: int, m: int, n_patterns: int,
+                                                                       subset: bool, left: int) -> None:
+    """:func:`least_lb_scan` on random matrices of a plain game (each guess all green on at most
+    one answer, its own): small and large sets (its two ways of counting), Wordle's and Nerdle's
+    pattern counts, every guess (read in place) or a subset (hard mode's allowed guesses)."""
+    rng = np.random.default_rng(seed)
+    green = n_patterns - 1
+    n_answers = 80
+    few = rng.integers(1, 4)  # few patterns per guess: buckets collide, as in a real bucket
+    mt = rng.integers(0, few + 1, size=(n_answers, m)).astype(np.uint16) * (green // (few + 1))
+    for a in range(min(n_answers, m)):
+        mt[a, a] = green  # answer a is guess a
+    cands = np.sort(rng.choice(n_answers, size=min(n, n_answers), replace=False)).astype(np.int32)
+    guesses = np.arange(m, dtype=np.int32)
+    if subset:
+        guesses = np.sort(rng.choice(m, size=rng.integers(1, m + 1), replace=False)).astype(np.int32)
+    seen = np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), np.uint64)
+    got = K.least_lb_scan(mt, cands, guesses, green, seen, left)
+    assert got == least_lb_by_counting(mt, cands, guesses, green, left)
+    assert not seen.any()  # the bit table is left zeroed
+
+
 @given(st.integers(1, 40), st.integers(0, 6))
 def test_the_lower_bounds_hold_their_stated_form(m: int, left: int) -> None:
     bound = K.bucket_lb(m, left)
