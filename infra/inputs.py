@@ -11,8 +11,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -64,15 +66,28 @@ def read_json(path: str | os.PathLike[str], what: str) -> Any:
         raise InputFileError(f"{what} {path}: not JSON text ({type(exc).__name__})") from None
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``), raised where Ctrl-C would be so that it stops a run the same way."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def script_main(main: Callable[[], int | None]) -> NoReturn:
     """Run a script's ``main`` with the command line's promise: a bad file or value is one line on
-    stderr and exit status 2, Ctrl-C one line and status 130, never a traceback."""
+    stderr and exit status 2, Ctrl-C one line and status 130, never a traceback. ``kill PID``
+    (SIGTERM) stops it as Ctrl-C does, status 143: a run in the background, where the shell makes
+    it ignore Ctrl-C, still saves what it finished and ends its workers."""
+    if threading.current_thread() is threading.main_thread():  # the only thread that may set handlers
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         code = main()
-    except KeyboardInterrupt:
-        print(f"{Path(sys.argv[0]).name}: interrupted (what was finished is saved; the same command continues)",
+    except KeyboardInterrupt as exc:
+        how = "terminated" if isinstance(exc, _Terminated) else "interrupted"
+        print(f"{Path(sys.argv[0]).name}: {how} (what was finished is saved; the same command continues)",
               file=sys.stderr)
-        raise SystemExit(130) from None
+        raise SystemExit(143 if isinstance(exc, _Terminated) else 130) from None
     except (InputFileError, FileNotFoundError, ValueError, KeyError, TypeError) as exc:
         name = Path(sys.argv[0]).name
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,4 +1,5 @@
-"""Worker pools: Ctrl-C ends a process-pool run at once, with one line and no worker tracebacks."""
+"""Worker pools: Ctrl-C, or ``kill PID``, ends a process-pool run at once, with one line and no worker
+tracebacks."""
 
 from __future__ import annotations
 
@@ -33,10 +34,14 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
-def test_ctrl_c_ends_a_process_pool_at_once_with_one_line(tmp_path: Path) -> None:
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
+@pytest.mark.parametrize(("how", "status", "word"), [("ctrl-c", 130, "interrupted"), ("kill", 143, "terminated")])
+def test_ctrl_c_or_kill_ends_a_process_pool_at_once_with_one_line(tmp_path: Path, how: str, status: int,
+                                                                  word: str) -> None:
     """Issue 28: stopping a proof with Ctrl-C printed a KeyboardInterrupt traceback from each
-    worker and waited for the running task. Now the parent ends its workers and says one line."""
+    worker and waited for the running task. Now the parent ends its workers and says one line. A
+    proof started in the background ignores Ctrl-C (the shell's rule), so ``kill PID`` (SIGTERM to
+    the parent alone) must stop it the same way."""
     script = tmp_path / "long_run.py"
     script.write_text(SCRIPT)
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -45,14 +50,21 @@ def test_ctrl_c_ends_a_process_pool_at_once_with_one_line(tmp_path: Path) -> Non
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "started"  # a worker is inside its task
         started = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the whole group
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends to the whole group
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
         _, stderr = proc.communicate(timeout=60)
         elapsed = time.monotonic() - started
+        time.sleep(0.5)
+        group = subprocess.run(["pgrep", "-a", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+        workers = [line for line in group.splitlines() if "<defunct>" not in line]  # ended, not yet reaped
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == status, stderr
     assert elapsed < 30  # not the 120 s the task would take
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     assert stderr.strip().splitlines() == [
-        "long_run.py: interrupted (what was finished is saved; the same command continues)"]
+        f"long_run.py: {word} (what was finished is saved; the same command continues)"]
+    assert workers == []  # no worker left running its task
