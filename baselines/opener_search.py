@@ -163,7 +163,7 @@ def _chunks(words: Sequence[str], size: int) -> Iterator[list[str]]:
 
 def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attempts: int | None = None,
                    width: int = 0, checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial",
-                   n_jobs: int = 1, address: str | None = None, chunk_size: int = 4,
+                   n_jobs: int = 1, address: str | None = None, chunk_size: int = 1,
                    progress: Callable[[int, int], None] | None = None,
                    cache_dir: str | os.PathLike[str] | None = None) -> list[OpenerOutcome]:
     """Search every opener of ``openers`` with ``bound`` and return their outcomes (in the order
@@ -179,7 +179,8 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
         backend: ``"serial"``, ``"process"`` (``n_jobs`` processes) or ``"ray"``.
         n_jobs: worker processes (``process``) or CPUs of a local Ray instance.
         address: Ray cluster address (``None``: a local instance).
-        chunk_size: openers per task.
+        chunk_size: openers per task (each task's outcomes reach the checkpoint when it ends: with
+            one, stopping a run loses only the opener each worker was searching).
         progress: called with ``(openers done, openers)``.
         cache_dir: the solved-subproblem cache (:mod:`~guessgym.baselines.memo_store`) the workers
             load at the start and save to every minute (they share it: on a cluster, a shared folder).
