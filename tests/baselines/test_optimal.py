@@ -93,7 +93,8 @@ def test_equal_to_brute_force_on_tiny_games(seed: int, hard_mode: bool) -> None:
 @pytest.mark.parametrize("seed", range(6))
 def test_the_one_scan_bound_never_exceeds_the_optimum(seed: int, hard_mode: bool) -> None:
     """Issue 28: an opener's buckets are bounded by one scan of their guesses before any search
-    (:meth:`SearchKernel.scan_bound`); the bound must never pass the bucket's true optimum, or a
+    (:meth:`SearchKernel.scan_bound`, the bit-table scan in a plain game), and before that by
+    :meth:`SearchKernel.quick_floor`; neither bound may pass the bucket's true optimum, or a
     refutation would be wrong. Against brute force, every bucket of every opener of tiny games."""
     from guessgym.baselines.optimal import ExactSearch, SearchKernel
 
@@ -115,6 +116,9 @@ def test_the_one_scan_bound_never_exceeds_the_optimum(seed: int, hard_mode: bool
                 if hard_mode:  # the sub-game's hard-mode rule starts afresh: compare with the kernel's own search
                     truth = kernel.cost(bucket, left, allowed, INF)
                 assert bound <= truth, (game.guesses[opener], [game.answers[int(a)] for a in bucket], left)
+                floor = 2 * bucket.size - 1 if bucket.size > 1 else 1
+                if left >= 2:  # the opener's pre-scan floor (2m without a perfect candidate) holds too
+                    assert kernel.quick_floor(bucket, floor) <= truth, [game.answers[int(a)] for a in bucket]
                 checked += 1
     assert checked > 20
 
