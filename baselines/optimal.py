@@ -166,8 +166,8 @@ class SearchKernel:
 
     def cost(self, cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
         return int(K.solve_set(self.mt, self.answer_guess, self.codes, self.keys, self.guess_keys, self.exact,
-                               self.floor, self.counts, self.tally, self.stamp, self.clock, self.params, self.stats,
-                               self.deadline, self.cls, self.class_tally, cands, left, allowed, beta))
+                               self.floor, self.counts, self.seen, self.tally, self.stamp, self.clock, self.params,
+                               self.stats, self.deadline, self.cls, self.class_tally, cands, left, allowed, beta))
 
     def class_max(self, cands: np.ndarray) -> int:
         """The most answers of ``cands`` one guess wins (1 in a plain game)."""
