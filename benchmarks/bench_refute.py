@@ -14,6 +14,7 @@ Usage (from the repository root)::
 
     python benchmarks/bench_refute.py --base 401f53d [--rounds 1] [--openers laves byrls weize ...]
     python benchmarks/bench_refute.py --game nerdle-all --base HEAD
+    python benchmarks/bench_refute.py --game wordle-nyt2023
 """
 
 from __future__ import annotations
@@ -29,12 +30,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_revisions import base_worktree, run_child  # noqa: E402
 
 #: Per game: the environment, the bound to refute and the openers timed. Wordle's are the ones issue
-#: 28 timed (ranked 50-90 by the move ordering, then weak ones); Nerdle's are ranked 400, 1,000,
-#: 3,000, 10,000, 20,000, 35,000, 50,000, 60,000, 66,000 and 67,000 of the proof's order.
+#: 28 timed (ranked 50-90 by the move ordering, then weak ones); nyt2023's are ranked 100, 300,
+#: 700, 800, 1,500, 6,000 and 14,000 of its proof's order; Nerdle's 400, 1,000, 3,000, 10,000,
+#: 20,000, 35,000, 50,000, 60,000, 66,000 and 67,000.
 GAMES: dict[str, tuple[str, dict[str, str], int, tuple[str, ...]]] = {
     "wordle": ("guessgym/Wordle-v1", {"word_list": "nyt"}, 7897,
                ("roset", "tares", "raine", "strae", "arose", "twoer", "laves", "byrls", "perdy", "plaas", "towts",
                 "weize")),
+    "wordle-nyt2023": ("guessgym/Wordle-v1", {"word_list": "nyt2023"}, 11219,
+                       ("truce", "tapir", "brine", "carve", "calve", "diwan", "squee")),
     "nerdle-all": ("guessgym/Nerdle-v1", {"guesses": "all"}, 53487,
                    ("94-18=76", "4*8/16=2", "24+29=53", "97-10=87", "3-0*67=3", "0*9556=0", "5038*0=0", "6065*0=0",
                     "71*0*0=0", "20*0-0=0")),
