@@ -199,16 +199,20 @@ class SearchKernel:
             return 2 * cands.size
         return floor
 
-    def scan_bound(self, cands: np.ndarray, left: int, allowed: np.ndarray) -> int:
+    def scan_bound(self, cands: np.ndarray, left: int, allowed: np.ndarray, at_least: int = 0) -> int:
         """A lower bound of the subproblem from one scan of its guesses: the least of every guess's
         own bound (:func:`search_kernels.guess_lb`: its buckets each need two guesses but one), at
-        least the memo's bound; exact when the memo has it. Far above ``2n - 1`` for the large
+        least the memo's bound and ``at_least`` (a bound the caller already proved, such as
+        :meth:`quick_floor`'s); exact when the memo has it. Far above ``2n - 1`` for the large
         buckets of a weak opener, which then fail against the best total without being searched."""
         cost, _, floor = self.known(cands, left, allowed)
         if cost >= 0 or floor >= INF or cands.size <= 2:
             return cost if cost >= 0 else floor
+        floor = max(floor, at_least)
         if not self.game.commutative:  # a guess wins at most one answer: the bit-table scan
-            if K.perfect_candidate(self.mt, cands, self.answer_guess, self.stamp, self.clock) >= 0:
+            # A proven floor of 2n already rules out a candidate that splits the others (cost 2n - 1).
+            if floor < 2 * cands.size and \
+                    K.perfect_candidate(self.mt, cands, self.answer_guess, self.stamp, self.clock) >= 0:
                 return max(floor, 2 * cands.size - 1)  # the least any set of this size can cost
             return max(floor, int(K.least_lb_scan(self.mt, cands, allowed, self.green, self.seen, left)))
         m = allowed.size
@@ -360,7 +364,7 @@ class ExactSearch:
             if total >= beta:
                 break
             if known[i][0] < 0 and bucket.size > 2:
-                lb = max(lbs[i], kernel.scan_bound(bucket, left, child_allowed))
+                lb = kernel.scan_bound(bucket, left, child_allowed, lbs[i])
                 total += lb - lbs[i]
                 lbs[i] = lb
         done = wins

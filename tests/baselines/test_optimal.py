@@ -117,8 +117,10 @@ def test_the_one_scan_bound_never_exceeds_the_optimum(seed: int, hard_mode: bool
                     truth = kernel.cost(bucket, left, allowed, INF)
                 assert bound <= truth, (game.guesses[opener], [game.answers[int(a)] for a in bucket], left)
                 floor = 2 * bucket.size - 1 if bucket.size > 1 else 1
-                if left >= 2:  # the opener's pre-scan floor (2m without a perfect candidate) holds too
-                    assert kernel.quick_floor(bucket, floor) <= truth, [game.answers[int(a)] for a in bucket]
+                if left >= 2:  # the opener's pre-scan floor (2m without a perfect candidate) holds too,
+                    quick = kernel.quick_floor(bucket, floor)  # and passing it on changes no scan's answer
+                    assert quick <= truth, [game.answers[int(a)] for a in bucket]
+                    assert kernel.scan_bound(bucket, left, allowed, quick) == max(bound, quick)
                 checked += 1
     assert checked > 20
 

@@ -16,8 +16,9 @@ from guessgym.envs.game import make_game
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_bench_refute() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+def load_bench_refute(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The benchmark as a module; the path entries it adds for its sibling imports end with the test."""
+    monkeypatch.setattr(sys, "path", [str(ROOT / "benchmarks"), *sys.path])
     spec = importlib.util.spec_from_file_location("bench_refute", ROOT / "benchmarks" / "bench_refute.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -33,8 +34,9 @@ BEST = {  # the records the proofs start from
 
 
 @pytest.mark.parametrize("name", sorted(BEST))
-def test_each_preset_refutes_real_openers_against_the_recorded_best(name: str) -> None:
-    games = load_bench_refute().GAMES
+def test_each_preset_refutes_real_openers_against_the_recorded_best(name: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    games = load_bench_refute(monkeypatch).GAMES
     env_id, kwargs, bound, openers = games[name]
     record = json.loads((ROOT / BEST[name]).read_text(encoding="utf-8"))
     game = make_game(env_id, **kwargs)
