@@ -131,10 +131,13 @@ class MemoStore:
         self._saved_size = len(kernel.exact) + len(kernel.floor)
         return int(exact_keys.size)
 
+    def grew(self, kernel: SearchKernel) -> bool:
+        """Whether ``kernel``'s memo holds more entries than when it was last loaded or saved."""
+        return len(kernel.exact) + len(kernel.floor) > self._saved_size
+
     def maybe_save(self, kernel: SearchKernel) -> None:
         """Save when ``save_every`` seconds have passed since the last save and the memo grew."""
-        if time.monotonic() - self._last_save >= self.save_every and \
-                len(kernel.exact) + len(kernel.floor) > self._saved_size:
+        if time.monotonic() - self._last_save >= self.save_every and self.grew(kernel):
             self.save(kernel)
 
 

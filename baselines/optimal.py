@@ -151,14 +151,19 @@ class SearchKernel:
         self.all_guesses = np.arange(len(game.guesses), dtype=np.int32)
         self.store = None if cache_dir is None else MemoStore(cache_dir, game, width)
         self.loaded = 0 if self.store is None else self.store.load(self)
+        self._nodes_saved = 0
 
     def checkpoint(self, force: bool = False) -> None:
-        """Save the memo to the cache folder (if any): now when ``force``, else when a minute has passed."""
-        if self.store is not None:
-            if force:
-                self.store.save(self)
-            else:
-                self.store.maybe_save(self)
+        """Save the memo to the cache folder (if any): now when ``force``, else when a minute has
+        passed. A search that only read the memo leaves the file alone (rewriting a large one, as
+        hard mode's grows to tens of MB, cost more than the search it served)."""
+        if self.store is None:
+            return
+        if not force:
+            self.store.maybe_save(self)
+        elif self.stats[K.NODES] > self._nodes_saved or self.store.grew(self):
+            self.store.save(self)
+            self._nodes_saved = int(self.stats[K.NODES])
 
     @property
     def aborted(self) -> bool:

@@ -34,8 +34,10 @@ def test_an_interrupted_search_continues_from_the_solved_subproblems(tmp_path: P
     resumed = solve(game, opener=MIDI_OPENER, cache_dir=tmp_path)
     assert resumed.total == full.total and resumed.proven
     assert 0 < resumed.nodes < full.nodes  # the three buckets were not searched again
+    written = MemoStore(tmp_path, game, 0).path.stat().st_ino
     again = solve(game, opener=MIDI_OPENER, cache_dir=tmp_path)
     assert again.total == full.total and again.nodes == 0 and again.proven
+    assert MemoStore(tmp_path, game, 0).path.stat().st_ino == written  # read, not rewritten
     assert verify_tree(again.tree, gym.make("guessgym/MidiNerdle-v1")).ok
 
 
