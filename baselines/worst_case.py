@@ -70,6 +70,14 @@ CHECKPOINT_FORMAT = 1
 _KEY_SEED = 0x776F_7273
 
 
+class WorstCaseTimeout(TimeoutError):
+    """The time budget ran out before any strategy was found (nothing to return yet)."""
+
+
+class _OutOfTime(Exception):
+    """Raised inside the search when its deadline passes; the set being searched is not recorded."""
+
+
 @dataclass
 class WorstCaseResult:
     """The fewest guesses that win whatever the answer (``adversary="any"``) or against the
@@ -176,6 +184,8 @@ class WorstCaseSearch:
         # set hash -> (deepest depth proven impossible, shallowest depth proven possible, its guess)
         self.known: dict[int, tuple[int, int, int]] = {}
         self.nodes = 0
+        #: ``time.perf_counter()`` value after which a search of a new set raises ``_OutOfTime``.
+        self.deadline = math.inf
 
     # ---- the question at one node ---------------------------------------------------------------
     def cap(self, depth: int) -> float:
@@ -224,6 +234,8 @@ class WorstCaseSearch:
             return guess
         if depth <= failed:
             return -1
+        if time.perf_counter() > self.deadline:
+            raise _OutOfTime
         self.nodes += 1
         if depth == 3:
             result = int(W.three_guess_win(self.mt, cands, self.ordered_guesses(cands, 3), self.cls, self.green,
@@ -318,15 +330,20 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         adversary: ``"any"`` (every host: the minimax objective) or ``"absurdle"``.
         checkpoint: a JSONL file recording each opener's outcome; rerunning with the same file
             skips the openers already settled (the file of another game or adversary is refused).
-        time_budget: seconds; the proof (phase 2) stops when they run out (``proven`` False,
-            ``timed_out``). The search for the first strategy (phase 1) is not bounded: without a
-            strategy there is no result to return.
+        time_budget: seconds for the whole call, checked before each set the search opens (a set
+            searched with three guesses or fewer runs to its end: at most seconds). Run out during
+            the proof, the result is the strategy found, ``proven`` False and ``timed_out``; run
+            out before any strategy was found, :class:`WorstCaseTimeout` is raised. The checkpoint
+            keeps every opener settled before either.
         progress: called as ``progress(depth, openers_done, openers_total)`` during the proof.
 
     Raises:
         ValueError: an unknown adversary, hard mode, or a checkpoint of another search.
+        WorstCaseTimeout: the time budget ran out before the first strategy was found.
     """
     started = time.perf_counter()
+    if time_budget is not None and not time_budget > 0:
+        raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
     search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
     header: dict[str, Any] = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
                               "commutative": game.commutative, "adversary": adversary}
@@ -337,6 +354,7 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         everyone = np.arange(search.n_answers, dtype=np.int64)
         words = game.guesses
         deadline = math.inf if time_budget is None else started + time_budget
+        search.deadline = deadline
 
         def opener_wins(opener: int, depth: int) -> bool:
             key = (depth, words[opener])
@@ -354,22 +372,37 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         depth = 1
         while search.cap(depth) < search.n_answers:
             depth += 1
-        if adversary == "any":
-            depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache).guesses)
+        def out_of_time(doing: str) -> WorstCaseTimeout:
+            kept = "; the checkpoint keeps the openers settled so far" if checkpoint is not None else ""
+            return WorstCaseTimeout(f"the time budget ({time_budget:g} s) ran out before any strategy was found "
+                                    f"({doing}); give more time, or none{kept}")
+
+        if adversary == "any":  # the Absurdle host's proven lower bound (its minimum when proven)
+            left = None if time_budget is None else deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                raise out_of_time("finding the Absurdle host's minimum, a lower bound")
+            try:
+                depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache,
+                                                    time_budget=left).lower_bound)
+            except WorstCaseTimeout:
+                raise out_of_time("finding the Absurdle host's minimum, a lower bound") from None
         lower = depth
         best: tuple[int, int] | None = None  # (depth, opener)
-        while best is None:
-            order = search.ordered_guesses(everyone, depth)
-            for opener in order[:PROMISING_OPENERS]:
-                if opener_wins(int(opener), depth):
-                    best = (depth, int(opener))
-                    break
-            else:
-                if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
-                    lower = depth + 1
-                depth += 1
-                if depth > search.n_answers + 1:
-                    raise AssertionError("no strategy found within one guess per answer")
+        try:
+            while best is None:
+                order = search.ordered_guesses(everyone, depth)
+                for opener in order[:PROMISING_OPENERS]:
+                    if opener_wins(int(opener), depth):
+                        best = (depth, int(opener))
+                        break
+                else:
+                    if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
+                        lower = depth + 1
+                    depth += 1
+                    if depth > search.n_answers + 1:
+                        raise AssertionError("no strategy found within one guess per answer")
+        except _OutOfTime:
+            raise out_of_time(f"searching openers at {depth} guesses") from None
 
         # Phase 2: prove that no opener wins within one guess fewer.
         refuted, timed_out = 0, False
@@ -379,10 +412,14 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
             refuted = 0
             lowered = False
             for i, opener in enumerate(order):
-                if time.perf_counter() > deadline:
+                try:
+                    if time.perf_counter() > deadline:
+                        raise _OutOfTime
+                    won = opener_wins(int(opener), depth)
+                except _OutOfTime:
                     timed_out = True
                     break
-                if opener_wins(int(opener), depth):
+                if won:
                     best, lowered = (depth, int(opener)), True
                     break
                 refuted += 1
@@ -394,6 +431,7 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                 lower = best[0]
         if lower == best[0]:  # every opener refuted at best - 1 (searched, or pruned by capacity)
             refuted = search.n_guesses
+        search.deadline = math.inf  # reading the strategy back may re-solve sets a checkpoint skipped: never cut short
         try:
             paths = search.strategy(*best)
         except AssertionError:
@@ -412,4 +450,5 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         log.close()
 
 
-__all__ = ["ADVERSARIES", "WorstCaseResult", "WorstCaseSearch", "capacity", "host_ranks", "solve_worst_case"]
+__all__ = ["ADVERSARIES", "WorstCaseResult", "WorstCaseSearch", "WorstCaseTimeout", "capacity", "host_ranks",
+           "solve_worst_case"]

@@ -124,6 +124,3 @@ def _silence_stdout() -> None:
 
 
 __all__ = ["UsageError", "build_parser", "main", "make_agent", "parse_answers", "parse_kwargs"]
-
-
-__all__ = ["UsageError", "build_parser", "main", "make_agent", "parse_answers", "parse_kwargs"]

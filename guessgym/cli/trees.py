@@ -156,7 +156,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def cmd_worst_case(args: argparse.Namespace) -> int:
 
-    from ..baselines.worst_case import solve_worst_case
+    from ..baselines.worst_case import WorstCaseTimeout, solve_worst_case
     from ..infra.atomic import atomic_write_text
 
     kind = check_kind("worst-case", args.env)
@@ -171,6 +171,9 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
                                   progress=lambda depth, done, total: update(done, total))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except WorstCaseTimeout as exc:
+        print(f"guessgym worst-case: error: {exc}", file=sys.stderr)
+        return 1
     finally:
         close()
     if args.out:  # saved before anything is printed
@@ -237,6 +240,7 @@ def register(sub: Any) -> None:
     p.add_argument("--adversary", choices=["any", "absurdle"],
                    help="every host (minimax) or the Absurdle host (default: absurdle for Absurdle ids, else any)")
     p.add_argument("--checkpoint", help="a JSONL record of each opener's outcome, resumed when it exists")
-    p.add_argument("--time-budget", type=float, metavar="S", help="stop the proof after S seconds")
+    p.add_argument("--time-budget", type=float, metavar="S",
+                   help="stop after about S seconds: the strategy found so far, unproven (exit 1 if none yet)")
     p.add_argument("--out", help="write the result and every answer's guesses as JSON")
     p.set_defaults(func=cmd_worst_case)

@@ -173,11 +173,49 @@ def test_checkpoint_resumes_and_refuses_another_search(tmp_path: Path) -> None:
     assert (every.guesses, every.proven) == (4, True)
 
 
-def test_a_time_budget_leaves_an_honest_bound() -> None:
+class Clock:
+    """Stands in for the search's clock: at 0 until ``late`` is set, then past any deadline."""
+
+    def __init__(self) -> None:
+        self.late = False
+
+    def perf_counter(self) -> float:
+        return 1e9 if self.late else 0.0
+
+
+def test_a_time_budget_spent_during_the_proof_leaves_an_honest_bound(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:
+    import guessgym.baselines.worst_case as module
+
+    clock = Clock()
+    monkeypatch.setattr(module, "time", clock)
     game = make_game("guessgym/MidiNerdle-v1")
-    result = solve_worst_case(game, adversary="absurdle", time_budget=0.0)
+    path = tmp_path / "midi.jsonl"
+
+    def first_opener_spends_the_budget(depth: int, done: int, total: int) -> None:
+        clock.late = True
+
+    result = solve_worst_case(game, adversary="absurdle", time_budget=60, checkpoint=path,
+                              progress=first_opener_spends_the_budget)
     assert result.timed_out and not result.proven and result.lower_bound < result.guesses
+    assert result.openers_refuted == 1
     assert play_absurdle(game, result.line) == result.guesses
+    clock.late = False
+    resumed = solve_worst_case(game, adversary="absurdle", checkpoint=path)
+    assert resumed.proven and resumed.guesses == result.guesses
+
+
+def test_a_budget_spent_before_any_strategy_raises_and_never_runs_on() -> None:
+    """Wordle against every host needs minutes to find its first strategy (five guesses): the
+    budget is checked inside each opener's search, not only between openers."""
+    from guessgym.baselines.worst_case import WorstCaseTimeout
+
+    game = make_game("guessgym/Wordle-v1")
+    with pytest.raises(WorstCaseTimeout, match=r"time budget \(0.5 s\) ran out before any strategy was found"):
+        solve_worst_case(game, time_budget=0.5)
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="time_budget must be a positive number of seconds"):
+            solve_worst_case(game, time_budget=bad)
 
 
 def test_bad_input_is_named() -> None:
