@@ -17,6 +17,10 @@ but replays its first guess as its second; ``faulty`` opens every game with thre
 Usage (from the repository root; 12 minutes here on 2 cores, the optimum's states in the cache)::
 
     python scripts/llm_study.py
+    python scripts/llm_study.py --report   # the leaderboard again from the saved results (seconds)
+
+``--report`` renders the saved results as they are (after a proof, the "vs optimum" column loses
+its ``*``); the run's wall time is kept in ``results/llm/run.json``.
 """
 
 from __future__ import annotations
@@ -37,9 +41,11 @@ from guessgym.evaluation import evaluate  # noqa: E402
 from guessgym.evaluation.analysis import analyze  # noqa: E402
 from guessgym.evaluation.conduct import conduct_summary  # noqa: E402
 from guessgym.evaluation.report import leaderboard_report  # noqa: E402
+from guessgym.evaluation.results import EvaluationResult  # noqa: E402
 from guessgym.evaluation.transcripts import read_transcripts  # noqa: E402
 from guessgym.infra.atomic import atomic_write_text  # noqa: E402
 from guessgym.infra.cache import cache_dir  # noqa: E402
+from guessgym.infra.inputs import read_json  # noqa: E402
 
 ENV = "guessgym/WordleChat-v0"
 MODELS = ("solver", "sloppy", "faulty", "rambler")
@@ -52,8 +58,19 @@ def main() -> int:
     parser.add_argument("--sample", type=int, help="a seeded sample of this many answers (a quick check; the "
                         "committed results play every answer)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "llm")
+    parser.add_argument("--report", action="store_true", help="only render the leaderboard from the saved results")
     args = parser.parse_args()
     out = args.out
+    if args.report:
+        names = [f"{model}-{rules}" for rules in RULES for model in MODELS]
+        missing = [n for n in names if not (out / f"{n}.json").is_file()]
+        if missing:
+            parser.error(f"no saved result for {', '.join(missing)} in {out}; run the study first")
+        run = read_json(out / "run.json", "run record") if (out / "run.json").is_file() else {}
+        wall = run.get("wall_seconds") if isinstance(run, dict) else None
+        write_report(out, [EvaluationResult.from_json(out / f"{n}.json") for n in names],
+                     wall if isinstance(wall, (int, float)) else None)
+        return 0
     runs = out / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     results = []
@@ -81,16 +98,23 @@ def main() -> int:
                 result.to_json(out / f"{name}.json")
                 results.append(result)
                 print(f"{name}: {result.win_rate:.4f} won, {time.perf_counter() - began:.1f} s", flush=True)
+    wall = round(time.perf_counter() - start)
+    atomic_write_text(out / "run.json", f'{{"wall_seconds": {wall}}}\n')
+    write_report(out, results, wall)
+    return 0
+
+
+def write_report(out: Path, results: list[EvaluationResult], wall_seconds: float | None) -> None:
     intro = ["Made by `python scripts/llm_study.py` (the scripted chat-completions server, every Wordle answer, "
              "through `llm:MODEL`, the agent a served model is evaluated with); each row's rules are in its note. "
              "The moves are judged against the optimum from the transcripts, where a forfeited turn is a move that "
              "learns nothing; games ended by invalid replies (TextArena's rule) are not priced, and an evaluation "
-             "with them has no loss column (the notes say why for each such row).",
-             f"Wall time of the whole run here: {time.perf_counter() - start:.0f} s."]
+             "with them has no loss column (the notes say why for each such row)."]
+    if wall_seconds is not None:
+        intro.append(f"Wall time of the whole run here: {wall_seconds:.0f} s.")
     text = leaderboard_report(results, title="Scripted language models under three suites' rules", intro=intro)
     atomic_write_text(out / "leaderboard.md", text)
     print(f"wrote {out / 'leaderboard.md'}")
-    return 0
 
 
 if __name__ == "__main__":
