@@ -172,6 +172,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except WorstCaseTimeout as exc:
+        close()  # the bar's line ends before the message
         print(f"guessgym worst-case: error: {exc}", file=sys.stderr)
         return 1
     finally:
