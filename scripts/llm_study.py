@@ -45,7 +45,7 @@ from guessgym.evaluation.results import EvaluationResult  # noqa: E402
 from guessgym.evaluation.transcripts import read_transcripts  # noqa: E402
 from guessgym.infra.atomic import atomic_write_text  # noqa: E402
 from guessgym.infra.cache import cache_dir  # noqa: E402
-from guessgym.infra.inputs import read_json  # noqa: E402
+from guessgym.infra.inputs import InputFileError, read_json  # noqa: E402
 
 ENV = "guessgym/WordleChat-v0"
 MODELS = ("solver", "sloppy", "faulty", "rambler")
@@ -66,7 +66,10 @@ def main() -> int:
         missing = [n for n in names if not (out / f"{n}.json").is_file()]
         if missing:
             parser.error(f"no saved result for {', '.join(missing)} in {out}; run the study first")
-        run = read_json(out / "run.json", "run record") if (out / "run.json").is_file() else {}
+        try:
+            run = read_json(out / "run.json", "run record") if (out / "run.json").is_file() else {}
+        except InputFileError as exc:
+            parser.error(str(exc))
         wall = run.get("wall_seconds") if isinstance(run, dict) else None
         write_report(out, [EvaluationResult.from_json(out / f"{n}.json") for n in names],
                      wall if isinstance(wall, (int, float)) else None)
