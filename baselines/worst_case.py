@@ -362,6 +362,11 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                 log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
             return log.outcomes[key]
 
+        def out_of_time(doing: str) -> WorstCaseTimeout:
+            kept = "; the checkpoint keeps the openers settled so far" if checkpoint is not None else ""
+            return WorstCaseTimeout(f"the time budget ({time_budget:g} s) ran out before any strategy was found "
+                                    f"({doing}); give more time, or none{kept}")
+
         if W.one_class(everyone, search.cls):
             guess = int(search.answer_guess[0])
             paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
@@ -372,11 +377,6 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         depth = 1
         while search.cap(depth) < search.n_answers:
             depth += 1
-        def out_of_time(doing: str) -> WorstCaseTimeout:
-            kept = "; the checkpoint keeps the openers settled so far" if checkpoint is not None else ""
-            return WorstCaseTimeout(f"the time budget ({time_budget:g} s) ran out before any strategy was found "
-                                    f"({doing}); give more time, or none{kept}")
-
         if adversary == "any":  # the Absurdle host's proven lower bound (its minimum when proven)
             left = None if time_budget is None else deadline - time.perf_counter()
             if left is not None and left <= 0:
