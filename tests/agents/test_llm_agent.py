@@ -27,6 +27,11 @@ from guessgym.evaluation.evaluate import evaluate
 MINI = "guessgym/MiniNerdle-v1"
 
 
+def sigint_default() -> None:
+    """In the child: Ctrl-C's default, even when this run was started with SIGINT ignored (``nohup ... &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def mini_server():
     with ScriptedServer(nerdle(6)) as server:
@@ -139,7 +144,7 @@ def test_an_evaluation_killed_mid_run_resumes_without_replaying_finished_games(t
             f"evaluate_chat(LLMAgent('solver', {server.base_url!r}, concurrency=2), {MINI!r}, sample=40, seed=4,"
             f" transcripts={str(transcripts)!r})\n"
         )
-        child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+        child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True, preexec_fn=sigint_default)
         try:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and (not transcripts.exists() or
@@ -302,7 +307,7 @@ def test_ctrl_c_stops_within_seconds_and_keeps_every_finished_game(tmp_path: Pat
             " '--no-progress']))\n"
         )
         child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, start_new_session=True)
+                                 text=True, start_new_session=True, preexec_fn=sigint_default)
         try:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and (not transcripts.exists() or

@@ -17,6 +17,7 @@ import sys, time
 from guessgym.infra.inputs import script_main
 from guessgym.infra.pool import run_tasks
 
+
 def setup():
     return None
 
@@ -34,6 +35,11 @@ if __name__ == "__main__":
 '''
 
 
+def sigint_default() -> None:
+    """In the child: Ctrl-C's default, even when this run was started with SIGINT ignored (``nohup ... &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
 @pytest.mark.parametrize(("how", "status", "word"), [("ctrl-c", 130, "interrupted"), ("kill", 143, "terminated")])
 def test_ctrl_c_or_kill_ends_a_process_pool_at_once_with_one_line(tmp_path: Path, how: str, status: int,
@@ -45,7 +51,7 @@ def test_ctrl_c_or_kill_ends_a_process_pool_at_once_with_one_line(tmp_path: Path
     script = tmp_path / "long_run.py"
     script.write_text(SCRIPT)
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, cwd=tmp_path)
+                            text=True, start_new_session=True, cwd=tmp_path, preexec_fn=sigint_default)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == "started"  # a worker is inside its task
