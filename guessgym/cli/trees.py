@@ -166,17 +166,19 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     env, game = make_env(args.env, env_kwargs)
     adversary = args.adversary or ("absurdle" if kind.name == "absurdle" else "any")
     update, close = progress_bar("openers")
+    timed_out: WorstCaseTimeout | None = None
     try:
         result = solve_worst_case(game, adversary, checkpoint=args.checkpoint, time_budget=args.time_budget,
                                   progress=lambda depth, done, total: update(done, total))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except WorstCaseTimeout as exc:
-        close()  # the bar's line ends before the message
-        print(f"guessgym worst-case: error: {exc}", file=sys.stderr)
-        return 1
+        timed_out = exc
     finally:
-        close()
+        close()  # the bar's line ends before any message
+    if timed_out is not None:
+        print(f"guessgym worst-case: error: {timed_out}", file=sys.stderr)
+        return 1
     if args.out:  # saved before anything is printed
         atomic_write_text(args.out, json.dumps(result.to_dict(), indent=1) + "\n")
     against = "the Absurdle host" if adversary == "absurdle" else "every host"

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from signals import sigint_default
 
 from guessgym.agents.llm import LLMAgent
 from guessgym.agents.llm.client import ModelServerError
@@ -25,11 +26,6 @@ from guessgym.evaluation.chat import EvaluationStopped, evaluate_chat
 from guessgym.evaluation.evaluate import evaluate
 
 MINI = "guessgym/MiniNerdle-v1"
-
-
-def sigint_default() -> None:
-    """In the child: Ctrl-C's default, even when this run was started with SIGINT ignored (``nohup ... &``)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from signals import sigint_default
 
 SCRIPT = '''
 import sys, time
 from guessgym.infra.inputs import script_main
 from guessgym.infra.pool import run_tasks
-
 
 def setup():
     return None
@@ -33,11 +33,6 @@ def main():
 if __name__ == "__main__":
     script_main(main)
 '''
-
-
-def sigint_default() -> None:
-    """In the child: Ctrl-C's default, even when this run was started with SIGINT ignored (``nohup ... &``)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
