@@ -64,6 +64,10 @@ PROMISING_OPENERS = 20
 #: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
 ABSURDLE_HOST = "largest bucket not won by the guess; ties: fewest greens, fewest yellows, smallest code"
 
+#: The largest transposed copy of the pattern matrix the search keeps for its two-guess kernel (a
+#: game whose copy would be larger runs the kernel without it, slower, same results).
+TRANSPOSED_MAX_BYTES = 1 << 30
+
 #: Checkpoint file format.
 CHECKPOINT_FORMAT = 1
 
@@ -166,11 +170,18 @@ class WorstCaseSearch:
         self.game = game
         self.adversary = adversary
         self.absurdle = adversary == "absurdle"
-        self.mt = np.ascontiguousarray(PatternMatrix.for_game(game, cache=matrix_cache).submatrix(None, None))
+        matrix = PatternMatrix.for_game(game, cache=matrix_cache)
+        self.mt = np.ascontiguousarray(matrix.submatrix(None, None))
         self.n_guesses, self.n_answers = self.mt.shape
+        transposed = matrix.transposed(max_bytes=TRANSPOSED_MAX_BYTES)
+        #: The answers-major copy the two-guess kernel sweeps pairs of answers in (empty: none).
+        self.mtT = np.empty((0, 0), dtype=self.mt.dtype) if transposed is None else transposed
+        self.alive = np.ones(self.n_guesses, dtype=np.uint8)
         self.green = int(game.solved_pattern)
         self.n_patterns = num_patterns(game.length)
         self.plain = not game.commutative
+        #: The most buckets (the green one counted) any guess makes of all the answers.
+        self.most_buckets = int(W.most_buckets(self.mt, np.zeros(self.n_patterns, dtype=np.int64)))
         self.cls = answer_classes(game)
         self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
         self.host_rank = host_ranks(game.length)
@@ -189,7 +200,12 @@ class WorstCaseSearch:
 
     # ---- the question at one node ---------------------------------------------------------------
     def cap(self, depth: int) -> float:
-        return capacity(depth, self.n_patterns) if self.plain else math.inf
+        """The most answers ``depth`` guesses can win (a plain game; unbounded with classes): by
+        :func:`capacity`, and by :attr:`most_buckets`, the most buckets any guess makes of all the
+        answers (so of any set): ``most_buckets ** (depth - 1)``."""
+        if not self.plain:
+            return math.inf
+        return min(capacity(depth, self.n_patterns), float(self.most_buckets) ** (depth - 1) if depth >= 1 else 0)
 
     def adversary_sizes(self, cands: np.ndarray) -> np.ndarray:
         """Per guess, the size of the bucket the adversary keeps (0: the guess wins at once)."""
@@ -226,8 +242,8 @@ class WorstCaseSearch:
         if depth == 1 or len(cands) > self.cap(depth):
             return -1
         if depth == 2:
-            return int(W.two_guess_win(self.mt, cands, self.cls, self.green, self.absurdle, self.plain,
-                                       self.host_rank, self.counts, self.stamp, self.owner, self.gen))
+            return int(W.two_guess_win(self.mt, self.mtT, cands, self.cls, self.green, self.absurdle, self.plain,
+                                       self.host_rank, self.counts, self.stamp, self.owner, self.gen, self.alive))
         h = int(set_hash(cands, self.keys))
         failed, won, guess = self.known.get(h, (0, 1 << 30, -1))
         if depth >= won:
@@ -238,9 +254,9 @@ class WorstCaseSearch:
             raise _OutOfTime
         self.nodes += 1
         if depth == 3:
-            result = int(W.three_guess_win(self.mt, cands, self.ordered_guesses(cands, 3), self.cls, self.green,
-                                           self.absurdle, self.plain, self.host_rank, self.keys, self.memo2,
-                                           self.counts, self.stamp, self.owner, self.gen))
+            result = int(W.three_guess_win(self.mt, self.mtT, cands, self.ordered_guesses(cands, 3), self.cls,
+                                           self.green, self.absurdle, self.plain, self.host_rank, self.keys,
+                                           self.memo2, self.counts, self.stamp, self.owner, self.gen, self.alive))
         else:
             result = -1
             for g in self.ordered_guesses(cands, depth):

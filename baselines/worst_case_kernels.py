@@ -11,6 +11,12 @@ once. ``absurdle`` replaces "every bucket" by the one bucket the Absurdle host k
 The stamp arrays (one slot per pattern) are scratch space reused across calls without clearing:
 a slot belongs to the current guess when its stamp equals the generation counter ``gen[0]``,
 which every guess increments.
+
+Two guesses left, most sets cannot be won, and proving it means finding, for every guess, two
+answers it does not tell apart. Asked guess by guess, that reads a few patterns from each of the
+guess rows of ``mt`` (one cache miss each). :func:`two_guess_win` first sweeps pairs of answers
+instead, a contiguous row each of the transposed matrix ``mtT`` (answers x guesses), striking out
+every guess under which the pair shares a bucket; only the guesses left are checked in full.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from numba import njit
 from numba.typed import Dict
 
 from .memo_tables import set_hash
+
+#: Pairs of answers :func:`two_guess_win` sweeps at most before checking the guesses left one by one.
+SWEEP_PAIRS = 24
+#: The sweep stops early once this few guesses are left.
+SWEEP_STOP = 64
 
 
 @njit(cache=True)
@@ -90,16 +101,55 @@ def splits_into_classes(mt: np.ndarray, cands: np.ndarray, guess: int, cls: np.n
 
 
 @njit(cache=True)
-def two_guess_win(mt: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int, absurdle: bool, plain: bool,
-                  host_rank: np.ndarray, counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray,
-                  gen: np.ndarray) -> int:
-    """A guess after which one more guess wins for every answer of ``cands``, or -1.
+def sweep_pairs(mtT: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int, alive: np.ndarray) -> None:
+    """Strike out of ``alive`` (one flag per guess, all set on entry) every guess under which two
+    answers of different classes among the first :data:`SWEEP_PAIRS` neighbouring pairs of
+    ``cands`` share a bucket other than the green one: such a guess cannot split ``cands`` into
+    classes. Exact (only guesses proven unable are struck); stops early once at most
+    :data:`SWEEP_STOP` guesses are left."""
+    n_guesses = alive.size
+    left = n_guesses
+    swept = 0
+    k = 0
+    while k + 1 < cands.size and swept < SWEEP_PAIRS and left > SWEEP_STOP:
+        a = cands[k]
+        b = cands[k + 1]
+        k += 1
+        if cls[a] == cls[b]:
+            continue
+        ra = mtT[a]
+        rb = mtT[b]
+        left = 0
+        for g in range(n_guesses):
+            x = ra[g]
+            keep = alive[g] & ((x != rb[g]) | (x == green))
+            alive[g] = keep
+            left += keep
+        swept += 1
+
+
+@njit(cache=True)
+def two_guess_win(mt: np.ndarray, mtT: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int, absurdle: bool,
+                  plain: bool, host_rank: np.ndarray, counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray,
+                  gen: np.ndarray, alive: np.ndarray) -> int:
+    """The first guess after which one more guess wins for every answer of ``cands``, or -1.
 
     Against every host: every non-green bucket must be one class. Against the Absurdle host in a
     plain game the same test is exact (its bucket is the largest, and one class means one answer);
     with commutative classes the host's bucket is computed and must be one class.
+
+    ``mtT`` (the transposed ``mt``, or an empty array when there is none) and ``alive`` (a flag
+    per guess, scratch) let the tests that split into classes start with :func:`sweep_pairs`; the
+    guess returned is the same either way.
     """
     n_guesses = mt.shape[0]
+    if (not absurdle or plain) and mtT.shape[0] > 0:
+        alive[:] = 1
+        sweep_pairs(mtT, cands, cls, green, alive)
+        for guess in range(n_guesses):
+            if alive[guess] and splits_into_classes(mt, cands, guess, cls, green, stamp, owner, gen):
+                return guess
+        return -1
     for guess in range(n_guesses):
         if not absurdle or plain:
             if splits_into_classes(mt, cands, guess, cls, green, stamp, owner, gen):
@@ -112,9 +162,10 @@ def two_guess_win(mt: np.ndarray, cands: np.ndarray, cls: np.ndarray, green: int
 
 
 @njit(cache=True)
-def three_guess_win(mt: np.ndarray, cands: np.ndarray, order: np.ndarray, cls: np.ndarray, green: int,
-                    absurdle: bool, plain: bool, host_rank: np.ndarray, keys: np.ndarray, memo: Dict,
-                    counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray, gen: np.ndarray) -> int:
+def three_guess_win(mt: np.ndarray, mtT: np.ndarray, cands: np.ndarray, order: np.ndarray, cls: np.ndarray,
+                    green: int, absurdle: bool, plain: bool, host_rank: np.ndarray, keys: np.ndarray, memo: Dict,
+                    counts: np.ndarray, stamp: np.ndarray, owner: np.ndarray, gen: np.ndarray,
+                    alive: np.ndarray) -> int:
     """A guess (tried in ``order``) after which two more guesses win for every answer of ``cands``
     (against every host, or the Absurdle host), or -1. The two-guess answers of the buckets are
     memoised by set hash in ``memo``."""
@@ -154,8 +205,8 @@ def three_guess_win(mt: np.ndarray, cands: np.ndarray, order: np.ndarray, cls: n
             if h in memo:
                 solvable = memo[h]
             else:
-                solvable = two_guess_win(mt, members, cls, green, absurdle, plain, host_rank, counts, stamp,
-                                         owner, gen) >= 0
+                solvable = two_guess_win(mt, mtT, members, cls, green, absurdle, plain, host_rank, counts, stamp,
+                                         owner, gen, alive) >= 0
                 memo[h] = solvable
             if not solvable:
                 ok = False
@@ -195,3 +246,22 @@ def guess_order_stats(mt: np.ndarray, cands: np.ndarray, green: int, absurdle: b
                 counts[mt[guess, a]] = 0
             out[guess] = worst
     return out
+
+
+@njit(cache=True)
+def most_buckets(mt: np.ndarray, seen: np.ndarray) -> int:
+    """The most distinct patterns any guess (row of ``mt``) shows against the answers: no set of
+    more answers can be split into single answers by one guess. ``seen`` (one slot per pattern)
+    must be zero and is left zero."""
+    best = 0
+    for guess in range(mt.shape[0]):
+        row = mt[guess]
+        n = 0
+        for a in range(row.size):
+            if seen[row[a]] == 0:
+                seen[row[a]] = 1
+                n += 1
+        for a in range(row.size):
+            seen[row[a]] = 0
+        best = max(best, n)
+    return best

@@ -15,10 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guessgym.baselines.worst_case import capacity, solve_worst_case
+from guessgym.baselines import worst_case_kernels as W
+from guessgym.baselines.worst_case import WorstCaseSearch, capacity, solve_worst_case
 from guessgym.envs.absurdle import AbsurdleEnv, host_choice
 from guessgym.envs.game import Game, make_game, nerdle, wordle
 from guessgym.envs.scoring import pattern_to_list
+from guessgym.envs.wordlists import preset_lists
 
 POOL = ["crane", "crate", "grate", "slate", "plate", "place", "plane", "spare", "share", "shard", "chard",
         "scare", "score", "store", "stare", "snare", "spine", "shine", "whine", "trace"]
@@ -127,6 +129,34 @@ def test_commutative_answers_are_won_together() -> None:
     result = solve_worst_case(commutative, matrix_cache=False)
     for answer, path in result.paths.items():
         assert commutative.score(path[-1], answer) == commutative.solved_pattern
+
+
+@functools.cache
+def sweep_search() -> WorstCaseSearch:
+    """A search over 400 NYT answers and 1,500 guesses: enough near-identical words for the pair
+    sweep to strike most guesses, small enough to build in a moment."""
+    answers, guesses = preset_lists("nyt", 5)
+    game = wordle(answers=answers[:400], guesses=sorted(set(guesses[::9]) | set(answers[:400])))
+    return WorstCaseSearch(game, matrix_cache=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.integers(0, 399), min_size=2, max_size=60))
+def test_the_two_guess_sweep_finds_the_same_first_guess(members: set[int]) -> None:
+    s = sweep_search()
+    cands = np.array(sorted(members), dtype=np.int64)
+    args = (cands, s.cls, s.green, False, True, s.host_rank, s.counts, s.stamp, s.owner, s.gen, s.alive)
+    swept = W.two_guess_win(s.mt, s.mtT, *args)
+    unswept = W.two_guess_win(s.mt, np.empty((0, 0), dtype=s.mt.dtype), *args)
+    # the slow obvious reference: the first guess that shows every answer a pattern of its own
+    first = next((g for g in range(s.n_guesses) if len(set(s.mt[g, cands].tolist())) == len(cands)), -1)
+    assert swept == unswept == first
+
+
+def test_most_buckets_bounds_what_two_guesses_win() -> None:
+    s = sweep_search()
+    assert s.most_buckets == max(len(np.unique(row)) for row in s.mt)
+    assert s.cap(2) == s.most_buckets and s.cap(3) == s.most_buckets**2 and s.cap(1) == 1
 
 
 def test_capacity_bounds_what_a_depth_can_win() -> None:
