@@ -16,7 +16,10 @@ the levels above run here, with guesses ordered and pruned by the bucket the adv
 (a set larger than the most a depth can win, ``capacity(d)``, cannot be won), and memoised by
 set hash. The root is searched in two phases: first the most promising openers at increasing
 depths, from the Absurdle host's minimum up (a strategy that beats every host beats that one),
-give an upper bound ``U`` and its strategy; then every opener is refuted at ``U - 1``
+give an upper bound ``U`` and its strategy (each opener searched for a growing allowance of sets
+in turn, so that one slow refutation does not hold up a quick win: on the 3,158-answer list,
+refuting aeros at five guesses takes minutes, tared wins in two seconds); then every opener is
+refuted at ``U - 1``
 (each opener's outcome is appended to an optional checkpoint file as soon as it is known, so a
 long proof resumes where it stopped). An opener that wins at ``U - 1`` lowers ``U`` and the proof
 goes on one depth lower.
@@ -58,8 +61,14 @@ from .optimal import answer_classes
 
 ADVERSARIES = ("any", "absurdle")
 
-#: Openers searched at each depth in the first phase (the upper bound).
+#: Openers searched at each depth in the first phase (the upper bound), from each of two orders:
+#: the smallest bucket kept by the adversary, and the most buckets.
 PROMISING_OPENERS = 20
+
+#: Sets the first phase lets one opener search before trying the next; the allowance grows
+#: fourfold each round until an opener wins or all are settled. A win usually takes a few hundred
+#: sets; a refutation can take many thousands (nyt2023's aeros at five guesses: 7,418, four minutes).
+FIRST_ALLOWANCE = 1024
 
 #: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
 ABSURDLE_HOST = "largest bucket not won by the guess; ties: fewest greens, fewest yellows, smallest code"
@@ -80,6 +89,11 @@ class WorstCaseTimeout(TimeoutError):
 
 class _OutOfTime(Exception):
     """Raised inside the search when its deadline passes; the set being searched is not recorded."""
+
+
+class _OutOfNodes(Exception):
+    """Raised inside the search when it has searched ``node_limit`` sets; the set being searched is
+    not recorded (a count, not a clock: where it stops does not depend on the machine)."""
 
 
 @dataclass
@@ -180,8 +194,11 @@ class WorstCaseSearch:
         self.green = int(game.solved_pattern)
         self.n_patterns = num_patterns(game.length)
         self.plain = not game.commutative
-        #: The most buckets (the green one counted) any guess makes of all the answers.
-        self.most_buckets = int(W.most_buckets(self.mt, np.zeros(self.n_patterns, dtype=np.int64)))
+        #: Per guess, the buckets (the green one counted) it makes of all the answers.
+        self.root_buckets = W.bucket_counts(self.mt, np.arange(self.n_answers, dtype=np.int64),
+                                            np.zeros(self.n_patterns, dtype=np.int64))
+        #: The most buckets any guess makes of all the answers (so of any set).
+        self.most_buckets = int(self.root_buckets.max())
         self.cls = answer_classes(game)
         self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
         self.host_rank = host_ranks(game.length)
@@ -197,6 +214,8 @@ class WorstCaseSearch:
         self.nodes = 0
         #: ``time.perf_counter()`` value after which a search of a new set raises ``_OutOfTime``.
         self.deadline = math.inf
+        #: Value of :attr:`nodes` at which a search of a new set raises ``_OutOfNodes``.
+        self.node_limit: float = math.inf
 
     # ---- the question at one node ---------------------------------------------------------------
     def cap(self, depth: int) -> float:
@@ -252,6 +271,8 @@ class WorstCaseSearch:
             return -1
         if time.perf_counter() > self.deadline:
             raise _OutOfTime
+        if self.nodes >= self.node_limit:
+            raise _OutOfNodes
         self.nodes += 1
         if depth == 3:
             result = int(W.three_guess_win(self.mt, self.mtT, cands, self.ordered_guesses(cands, 3), self.cls,
@@ -378,6 +399,37 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                 log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
             return log.outcomes[key]
 
+        def promising(depth: int) -> tuple[list[int], int]:
+            """The openers phase 1 tries at ``depth``, alternating the two orders, and how many
+            openers are left after the capacity bound."""
+            order = search.ordered_guesses(everyone, depth)
+            by_buckets = order[np.argsort(-search.root_buckets[order], kind="stable")]
+            picks: list[int] = []
+            for pair in zip(order[:PROMISING_OPENERS], by_buckets[:PROMISING_OPENERS]):
+                picks.extend(int(g) for g in pair if int(g) not in picks)
+            return picks, len(order)
+
+        def first_win(openers: list[int], depth: int) -> int | None:
+            """The first of ``openers`` found to win at ``depth``, each searched for a growing
+            allowance of sets in turn; ``None`` when every one is refuted."""
+            allowance = FIRST_ALLOWANCE
+            while True:
+                unsettled = [g for g in openers if (depth, words[g]) not in log.outcomes]
+                if any(log.outcomes.get((depth, words[g]), False) for g in openers):
+                    return next(g for g in openers if log.outcomes.get((depth, words[g]), False))
+                if not unsettled:
+                    return None
+                for g in unsettled:
+                    search.node_limit = search.nodes + allowance
+                    try:
+                        if opener_wins(g, depth):
+                            return g
+                    except _OutOfNodes:
+                        pass
+                    finally:
+                        search.node_limit = math.inf
+                allowance *= 4
+
         def out_of_time(doing: str) -> WorstCaseTimeout:
             kept = "; the checkpoint keeps the openers settled so far" if checkpoint is not None else ""
             return WorstCaseTimeout(f"the time budget ({time_budget:g} s) ran out before any strategy was found "
@@ -406,13 +458,12 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         best: tuple[int, int] | None = None  # (depth, opener)
         try:
             while best is None:
-                order = search.ordered_guesses(everyone, depth)
-                for opener in order[:PROMISING_OPENERS]:
-                    if opener_wins(int(opener), depth):
-                        best = (depth, int(opener))
-                        break
+                openers, left = promising(depth)
+                winner = first_win(openers, depth)
+                if winner is not None:
+                    best = (depth, winner)
                 else:
-                    if len(order) <= PROMISING_OPENERS:  # every opener was tried: depth is impossible
+                    if len(openers) == left:  # every opener was tried: depth is impossible
                         lower = depth + 1
                     depth += 1
                     if depth > search.n_answers + 1:

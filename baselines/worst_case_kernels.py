@@ -249,19 +249,18 @@ def guess_order_stats(mt: np.ndarray, cands: np.ndarray, green: int, absurdle: b
 
 
 @njit(cache=True)
-def most_buckets(mt: np.ndarray, seen: np.ndarray) -> int:
-    """The most distinct patterns any guess (row of ``mt``) shows against the answers: no set of
-    more answers can be split into single answers by one guess. ``seen`` (one slot per pattern)
-    must be zero and is left zero."""
-    best = 0
+def bucket_counts(mt: np.ndarray, cands: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """For every guess (row of ``mt``), how many buckets (distinct patterns, the green one counted)
+    it makes of ``cands``. ``seen`` (one slot per pattern) must be zero and is left zero."""
+    out = np.empty(mt.shape[0], dtype=np.int64)
     for guess in range(mt.shape[0]):
         row = mt[guess]
         n = 0
-        for a in range(row.size):
+        for a in cands:
             if seen[row[a]] == 0:
                 seen[row[a]] = 1
                 n += 1
-        for a in range(row.size):
+        for a in cands:
             seen[row[a]] = 0
-        best = max(best, n)
-    return best
+        out[guess] = n
+    return out

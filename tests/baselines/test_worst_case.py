@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from guessgym.baselines import worst_case
 from guessgym.baselines import worst_case_kernels as W
 from guessgym.baselines.worst_case import WorstCaseSearch, capacity, solve_worst_case
 from guessgym.envs.absurdle import AbsurdleEnv, host_choice
@@ -116,6 +117,33 @@ def test_absurdle_minimum_equals_the_reference(game: Game) -> None:
     assert result.guesses <= solve_worst_case(game, matrix_cache=False).guesses  # a weaker adversary
 
 
+def test_openers_cut_short_in_the_first_phase_leave_the_same_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one set per opener and round: openers are cut short and retried with four times the allowance
+    cuts = []
+    win = worst_case.WorstCaseSearch.win
+
+    def counting_win(self: worst_case.WorstCaseSearch, cands: np.ndarray, depth: int) -> int:
+        try:
+            return win(self, cands, depth)
+        except worst_case._OutOfNodes:
+            cuts.append(depth)
+            raise
+
+    clusters = wordle(answers=["eight", "fight", "light", "might", "night", "right", "sight", "tight", "wight",
+                               "bound", "found", "hound", "mound", "pound", "round", "sound", "wound"], guesses=None)
+    for game in (make_game("guessgym/MicroNerdle-v1"), clusters):
+        plain = solve_worst_case(game, matrix_cache=False)
+        with monkeypatch.context() as patch:
+            patch.setattr(worst_case, "FIRST_ALLOWANCE", 1)
+            patch.setattr(worst_case.WorstCaseSearch, "win", counting_win)
+            cuts.clear()
+            result = solve_worst_case(game, matrix_cache=False)
+        assert cuts, "no opener was cut short: the test does not exercise the allowance"
+        assert result.proven and result.guesses == plain.guesses
+        replay_paths(game, result.paths)
+    assert result.guesses == minimax_reference(clusters) == 8
+
+
 def test_commutative_answers_are_won_together() -> None:
     answers = ["1+2=3", "2+1=3", "3*2=6", "2*3=6", "6-2=4", "6-4=2", "8/2=4", "9-5=4"]
     plain = nerdle(5, answers=answers, guesses="answers")
@@ -155,7 +183,7 @@ def test_the_two_guess_sweep_finds_the_same_first_guess(members: set[int]) -> No
 
 def test_most_buckets_bounds_what_two_guesses_win() -> None:
     s = sweep_search()
-    assert s.most_buckets == max(len(np.unique(row)) for row in s.mt)
+    assert s.most_buckets == max(len(np.unique(row)) for row in s.mt) == s.root_buckets.max()
     assert s.cap(2) == s.most_buckets and s.cap(3) == s.most_buckets**2 and s.cap(1) == 1
 
 
