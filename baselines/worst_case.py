@@ -62,7 +62,7 @@ from .optimal import answer_classes
 ADVERSARIES = ("any", "absurdle")
 
 #: Openers searched at each depth in the first phase (the upper bound), from each of two orders:
-#: the smallest bucket kept by the adversary, and the most buckets.
+#: the smallest bucket kept by the adversary, then the most buckets.
 PROMISING_OPENERS = 20
 
 #: Sets the first phase lets one opener search before trying the next; the allowance grows
@@ -400,13 +400,13 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
             return log.outcomes[key]
 
         def promising(depth: int) -> tuple[list[int], int]:
-            """The openers phase 1 tries at ``depth``, alternating the two orders, and how many
-            openers are left after the capacity bound."""
+            """The openers phase 1 tries at ``depth`` (the first of the kept-bucket order, then
+            those of the bucket-count order not among them), and how many openers are left after
+            the capacity bound."""
             order = search.ordered_guesses(everyone, depth)
             by_buckets = order[np.argsort(-search.root_buckets[order], kind="stable")]
-            picks: list[int] = []
-            for pair in zip(order[:PROMISING_OPENERS], by_buckets[:PROMISING_OPENERS]):
-                picks.extend(int(g) for g in pair if int(g) not in picks)
+            picks = [int(g) for g in order[:PROMISING_OPENERS]]
+            picks += [int(g) for g in by_buckets[:PROMISING_OPENERS] if int(g) not in picks]
             return picks, len(order)
 
         def first_win(openers: list[int], depth: int) -> int | None:
