@@ -16,13 +16,12 @@ the levels above run here, with guesses ordered and pruned by the bucket the adv
 (a set larger than the most a depth can win, ``capacity(d)``, cannot be won), and memoised by
 set hash. The root is searched in two phases: first the most promising openers at increasing
 depths, from the Absurdle host's minimum up (a strategy that beats every host beats that one),
-give an upper bound ``U`` and its strategy (each opener searched for a growing allowance of sets
-in turn, so that one slow refutation does not hold up a quick win: on the 3,158-answer list,
-refuting aeros at five guesses takes minutes, tared wins in two seconds); then every opener is
-refuted at ``U - 1``
-(each opener's outcome is appended to an optional checkpoint file as soon as it is known, so a
-long proof resumes where it stopped). An opener that wins at ``U - 1`` lowers ``U`` and the proof
-goes on one depth lower.
+give an upper bound ``U`` and its strategy (the first searched to its end, the others each for a
+growing allowance of sets in turn, so that one slow refutation does not hold up a quick win: on
+the 3,158-answer list, refuting aeros at five guesses takes minutes, salet wins in seconds); then
+every opener is refuted at ``U - 1`` (each opener's outcome is appended to an optional checkpoint
+file as soon as it is known, so a long proof resumes where it stopped). An opener that wins at
+``U - 1`` lowers ``U`` and the proof goes on one depth lower.
 
 Rules covered: plain games and Nerdle's commutative rule (a winning bucket of rearrangements is
 won by one guess). Hard mode is refused: its allowed guesses depend on the history, which this
@@ -54,6 +53,7 @@ from ..agents.trees import DecisionTree
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
+from ..infra.pool import run_tasks
 from ..infra.resumable_log import ResumableLog
 from . import worst_case_kernels as W
 from .memo_tables import new_memo, set_hash
@@ -65,9 +65,10 @@ ADVERSARIES = ("any", "absurdle")
 #: the smallest bucket kept by the adversary, then the most buckets.
 PROMISING_OPENERS = 20
 
-#: Sets the first phase lets one opener search before trying the next; the allowance grows
-#: fourfold each round until an opener wins or all are settled. A win usually takes a few hundred
-#: sets; a refutation can take many thousands (nyt2023's aeros at five guesses: 7,418, four minutes).
+#: Sets the first phase lets one opener (after the first, searched to its end) search before
+#: trying the next; the allowance grows fourfold each round until an opener wins or all are settled.
+#: A win usually takes a few hundred sets; a refutation can take many thousands (nyt2023's aeros at
+#: five guesses: 7,418, four minutes).
 FIRST_ALLOWANCE = 1024
 
 #: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
@@ -357,9 +358,48 @@ class _Checkpoint:
             self.log.close()
 
 
+# ---- the proof's openers on several processes ----------------------------------------------------
+_WORKER: dict[tuple[str, str], WorstCaseSearch] = {}
+
+
+def _worker_setup(game: Game, adversary: str, matrix_cache: bool) -> tuple[str, str]:
+    """A worker's search, built once and kept (with its memo) for every task of the run."""
+    key = (game.fingerprint, adversary)
+    if key not in _WORKER:
+        _WORKER.clear()  # one search per worker at a time: the memo can be large
+        _WORKER[key] = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
+    return key
+
+
+def _settle_openers(key: tuple[str, str], task: tuple[list[int], int, float]) -> list[tuple[int, bool | None]]:
+    """Each opener's outcome at ``depth`` (``None``: the wall-clock deadline passed first), up to
+    the first win or the deadline."""
+    openers, depth, wall_deadline = task
+    search = _WORKER[key]
+    search.deadline = time.perf_counter() + (wall_deadline - time.time())
+    everyone = np.arange(search.n_answers, dtype=np.int64)
+    out: list[tuple[int, bool | None]] = []
+    for opener in openers:
+        try:
+            if time.perf_counter() > search.deadline:
+                raise _OutOfTime
+            won = search.wins_after(everyone, opener, depth)
+        except _OutOfTime:
+            out.append((opener, None))
+            break
+        out.append((opener, won))
+        if won:
+            break
+    return out
+
+
+#: Openers per task when the proof runs on several processes.
+CHUNK = 8
+
+
 def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Path | None = None,
                      time_budget: float | None = None, matrix_cache: bool = True,
-                     progress: Callable[[int, int, int], None] | None = None) -> WorstCaseResult:
+                     progress: Callable[[int, int, int], None] | None = None, n_jobs: int = 1) -> WorstCaseResult:
     """The fewest guesses that win whatever the answer (or against the Absurdle host), proven.
 
     Args:
@@ -373,6 +413,10 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
             out before any strategy was found, :class:`WorstCaseTimeout` is raised. The checkpoint
             keeps every opener settled before either.
         progress: called as ``progress(depth, openers_done, openers_total)`` during the proof.
+        n_jobs: worker processes for the proof over every opener (the second phase): each settles
+            chunks of openers with its own search and memo, the outcomes reach the checkpoint as
+            they arrive, and the result is the one a single process finds (the openers are then
+            read in order from what was settled). ``nodes`` counts this process's sets only.
 
     Raises:
         ValueError: an unknown adversary, hard mode, or a checkpoint of another search.
@@ -381,6 +425,8 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
     started = time.perf_counter()
     if time_budget is not None and not time_budget > 0:
         raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
+    if type(n_jobs) is not int or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a whole number of processes, at least 1, not {n_jobs!r}")
     search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
     header: dict[str, Any] = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
                               "commutative": game.commutative, "adversary": adversary}
@@ -410,8 +456,12 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
             return picks, len(order)
 
         def first_win(openers: list[int], depth: int) -> int | None:
-            """The first of ``openers`` found to win at ``depth``, each searched for a growing
-            allowance of sets in turn; ``None`` when every one is refuted."""
+            """The first of ``openers`` found to win at ``depth``: the first searched to its end
+            (most often it wins, and the strategy is the one a plain search in order finds), then
+            the others each for a growing allowance of sets in turn; ``None`` when every one is
+            refuted."""
+            if openers and opener_wins(openers[0], depth):
+                return openers[0]
             allowance = FIRST_ALLOWANCE
             while True:
                 unsettled = [g for g in openers if (depth, words[g]) not in log.outcomes]
@@ -471,6 +521,25 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         except _OutOfTime:
             raise out_of_time(f"searching openers at {depth} guesses") from None
 
+        def settle_in_parallel(order: np.ndarray, depth: int) -> None:
+            """Record the outcome of every opener of ``order`` not in the checkpoint yet, on
+            ``n_jobs`` processes, until one wins or the deadline passes."""
+            todo = [int(g) for g in order if (depth, words[int(g)]) not in log.outcomes]
+            wall = time.time() + (deadline - time.perf_counter())
+            tasks = ((todo[i:i + CHUNK], depth, wall) for i in range(0, len(todo), CHUNK))
+            done = len(order) - len(todo)
+            for outcomes in run_tasks(_settle_openers, tasks, setup=_worker_setup,
+                                      setup_args=(game, adversary, matrix_cache), backend="process", n_jobs=n_jobs,
+                                      died="rerun the same command: the checkpoint keeps the settled openers"):
+                settled = [(g, won) for g, won in outcomes if won is not None]
+                for g, won in settled:
+                    log.record(depth, words[g], won)
+                done += len(settled)
+                if progress is not None:
+                    progress(depth, done, len(order))
+                if len(settled) < len(outcomes) or any(won for _, won in settled):
+                    break  # out of time, or an opener wins: the serial pass below settles the rest in order
+
         # Phase 2: prove that no opener wins within one guess fewer.
         refuted, timed_out = 0, False
         while best[0] - 1 >= lower:
@@ -478,6 +547,8 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
             order = search.ordered_guesses(everyone, depth)
             refuted = 0
             lowered = False
+            if n_jobs > 1:
+                settle_in_parallel(order, depth)
             for i, opener in enumerate(order):
                 try:
                     if time.perf_counter() > deadline:

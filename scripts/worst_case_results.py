@@ -10,7 +10,8 @@ strategy to ``results/worst_case/strategies/<name>.json.gz`` and the table to
 Usage (from the repository root)::
 
     python scripts/worst_case_results.py                 # every row (records already proven are kept)
-    python scripts/worst_case_results.py wordle-any      # one row; --time-budget S bounds a long proof
+    python scripts/worst_case_results.py wordle-any      # one row; --time-budget S bounds a long proof,
+                                                         # --jobs N runs it on N processes
     python scripts/worst_case_results.py --report        # rebuild the README from the records
 
 Long proofs append each opener's outcome to ``results/worst_case/proofs/<name>.jsonl`` and resume
@@ -88,7 +89,8 @@ def check(game: Game, result: WorstCaseResult) -> None:
         raise AssertionError("the longest path is not the worst case")
 
 
-def run(name: str, env_id: str, kwargs: dict[str, Any], adversary: str, time_budget: float | None) -> None:
+def run(name: str, env_id: str, kwargs: dict[str, Any], adversary: str, time_budget: float | None,
+        jobs: int = 1) -> None:
     game = gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped.game  # type: ignore[attr-defined]
     game = game.replace(max_attempts=6)
     PROOFS.mkdir(parents=True, exist_ok=True)
@@ -99,7 +101,7 @@ def run(name: str, env_id: str, kwargs: dict[str, Any], adversary: str, time_bud
 
     try:
         result = solve_worst_case(game, adversary, checkpoint=PROOFS / f"{name}.jsonl", time_budget=time_budget,
-                                  progress=progress)
+                                  progress=progress, n_jobs=jobs)
     except WorstCaseTimeout as exc:  # nothing to record yet; the checkpoint keeps the settled openers
         print(f"{name}: {exc}", flush=True)
         return
@@ -170,6 +172,7 @@ def main() -> None:
     parser.add_argument("names", nargs="*", help=f"rows to run (default: all): {', '.join(names)}")
     parser.add_argument("--time-budget", type=float,
                         help="seconds per row (a row with no strategy yet is left for the next run)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the proof over every opener")
     parser.add_argument("--redo", action="store_true", help="search proven rows again")
     parser.add_argument("--report", action="store_true", help="only rebuild the README")
     args = parser.parse_args()
@@ -184,7 +187,7 @@ def main() -> None:
             if done.exists() and read_json(done, "record")["proven"] and not args.redo:
                 print(f"{name}: proven, kept (--redo to search again)")
                 continue
-            run(name, env_id, kwargs, adversary, args.time_budget)
+            run(name, env_id, kwargs, adversary, args.time_budget, args.jobs)
     report()
 
 

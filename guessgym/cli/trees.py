@@ -169,7 +169,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     timed_out: WorstCaseTimeout | None = None
     try:
         result = solve_worst_case(game, adversary, checkpoint=args.checkpoint, time_budget=args.time_budget,
-                                  progress=lambda depth, done, total: update(done, total))
+                                  progress=lambda depth, done, total: update(done, total), n_jobs=args.jobs)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except WorstCaseTimeout as exc:
@@ -245,5 +245,7 @@ def register(sub: Any) -> None:
     p.add_argument("--checkpoint", help="a JSONL record of each opener's outcome, resumed when it exists")
     p.add_argument("--time-budget", type=float, metavar="S",
                    help="stop after about S seconds: the strategy found so far, unproven (exit 1 if none yet)")
+    p.add_argument("--jobs", "-j", type=whole_number(1), default=1,
+                   help="worker processes for the proof over every opener (default: 1)")
     p.add_argument("--out", help="write the result and every answer's guesses as JSON")
     p.set_defaults(func=cmd_worst_case)

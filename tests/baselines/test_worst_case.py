@@ -144,6 +144,28 @@ def test_openers_cut_short_in_the_first_phase_leave_the_same_answer(monkeypatch:
     assert result.guesses == minimax_reference(clusters) == 8
 
 
+def test_the_proof_on_two_processes_finds_what_one_finds(tmp_path: Path) -> None:
+    # 100 answers, guessed among themselves: the Absurdle host needs 3, every host 4, so the proof
+    # refutes openers at 3 (the second phase, the one that runs on several processes)
+    answers, _ = preset_lists("nyt2023", 5)
+    game = wordle(answers=answers[:100], guesses=None)
+    serial = solve_worst_case(game, matrix_cache=False, checkpoint=tmp_path / "one.jsonl")
+    seen: list[tuple[int, int, int]] = []
+    parallel = solve_worst_case(game, matrix_cache=False, checkpoint=tmp_path / "two.jsonl", n_jobs=2,
+                                progress=lambda *args: seen.append(args))
+    assert serial.proven and parallel.proven and parallel.guesses == serial.guesses == 4
+    assert parallel.paths == serial.paths and parallel.openers_refuted == serial.openers_refuted == 100
+
+    def outcomes(name: str) -> set[str]:
+        return set((tmp_path / name).read_text().splitlines()[1:])
+
+    assert outcomes("two.jsonl") == outcomes("one.jsonl") and len(outcomes("one.jsonl")) > 50
+    at_three = [line for line in outcomes("one.jsonl") if '"depth": 3' in line]  # every opener left by capacity
+    assert seen[-1] == (3, len(at_three), len(at_three))
+    with pytest.raises(ValueError, match="n_jobs must be a whole number of processes, at least 1, not 0"):
+        solve_worst_case(game, matrix_cache=False, n_jobs=0)
+
+
 def test_commutative_answers_are_won_together() -> None:
     answers = ["1+2=3", "2+1=3", "3*2=6", "2*3=6", "6-2=4", "6-4=2", "8/2=4", "9-5=4"]
     plain = nerdle(5, answers=answers, guesses="answers")

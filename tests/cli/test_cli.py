@@ -706,6 +706,7 @@ def test_each_command_refuses_the_kinds_it_does_not_play_before_any_work(
     (["solve", "--env", MICRO, "--out", "{dir}"], "is a directory"),
     (["worst-case", "--env", MICRO, "--out", "{fifo}"], "is not a regular file"),
     (["worst-case", "--env", MICRO, "--checkpoint", "{dir}"], "is a directory, not a checkpoint"),
+    (["worst-case", "--env", MICRO, "--jobs", "0"], "argument --jobs/-j: must be a whole number from 1 to"),
     (["evaluate", "--agent", "llm:x", "--env", MICRO, "--transcripts", "{fifo}"],
      "--transcripts {fifo}: is not a regular"),
 ])
