@@ -54,11 +54,6 @@ GAMES = [
 ]
 ADVERSARIES = ("absurdle", "any")
 
-#: Rows run only when named: against every host, the 3,158-answer list's two most promising openers
-#: (aloes, uraei) cannot guarantee 5 guesses, and refuting one more opener at five guesses runs for
-#: longer than ten minutes (tried on the 14,000th).
-BY_NAME_ONLY = {"wordle-nyt2023-any"}
-
 
 def rows() -> list[tuple[str, str, dict[str, Any], str]]:
     return [(f"{name}-{adversary}", env_id, kwargs, adversary) for name, env_id, kwargs in GAMES
@@ -181,7 +176,7 @@ def main() -> None:
         parser.error(f"unknown row(s) {unknown}; known: {', '.join(names)}")
     if not args.report:
         for name, env_id, kwargs, adversary in rows():
-            if (args.names and name not in args.names) or (not args.names and name in BY_NAME_ONLY):
+            if args.names and name not in args.names:
                 continue
             done = RECORDS / f"{name}.json"
             if done.exists() and read_json(done, "record")["proven"] and not args.redo:
