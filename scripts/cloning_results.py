@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from guessgym.agents.learned import load_model, policy_actions  # noqa: E402
+from guessgym.agents.optima import known_optimum  # noqa: E402
 from guessgym.agents.registry import make_agent  # noqa: E402
 from guessgym.agents.rollout import play_batched_moves  # noqa: E402
 from guessgym.baselines.move_values import StateValues, ValuesTimedOut  # noqa: E402
@@ -69,6 +70,13 @@ ANALYSIS_BUDGET = 300.0
 
 #: PPO's steps after cloning (the same rollout size as the PPO models: 32 games x 32 steps).
 PPO_STEPS = {"wordle": 25_000, "wordle-hard": 25_000, "nerdle": 10_000}
+
+
+def proven_optimum(game: Any) -> bool:
+    """Whether the optimum the analysis measures against is proven over every tree (the shipped
+    tree's total equals its proven lower bound)."""
+    known = known_optimum(game)
+    return known is not None and known.lower_bound == known.total
 
 
 def ablation_commands(name: str) -> list[str]:
@@ -230,8 +238,8 @@ def game_section(name: str, runs: Path, out: Path, transfer_rows: list[str],
     values.save()
     lines += ["", "*Loss per move*: the expected guesses a move costs beyond the best move in its state, averaged "
               "over every move of every game (`guessgym analyze`); *best moves*: the share of moves that lose "
-              "nothing." + (" The optimum's first move is the best known tree's, not proven optimal, so a loss "
-                            "here is against that tree." if name.startswith("wordle") else ""), ""]
+              "nothing." + ("" if proven_optimum(game) else " The optimum's first move is the best known tree's, "
+                            "not proven optimal, so a loss here is against that tree."), ""]
     optimal = rows[0][2]
     source = ppo if ppo_final else cloned
     series = {"cloning (each epoch)": cloning_points(source, game, optimal)}

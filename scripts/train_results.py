@@ -31,6 +31,7 @@ Usage (from the repository root)::
     python scripts/train_results.py --eval-only --games wordle    # re-evaluate a finished run
     python scripts/train_results.py --eval-only --reuse-evaluation --games nerdle --ship   # ship it, no replay
     python scripts/train_results.py --games mini-nerdle --tag uniform --set candidate_prior=0
+    python scripts/train_results.py --report       # only rebuild leaderboard.md from the saved results
 """
 
 from __future__ import annotations
@@ -294,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--transfer", action="store_true",
                         help=f"also play Wordle policies on the lists {TRANSFER_LISTS} without retraining")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--report", action="store_true",
+                        help="only rebuild leaderboard.md from the saved results (no training, no evaluation)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     games = [g.strip() for g in args.games.split(",") if g.strip()]
@@ -303,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     summary_path = out / "summary.json"
-    for game in games:
+    for game in [] if args.report else games:
         summary = run_game(game, args)
         # Runs of other games (other processes) may write it too: read, merge and write under a lock.
         with file_lock(out / ".summary.lock"):

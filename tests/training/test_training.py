@@ -621,3 +621,23 @@ def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_p
     reused = module.saved_evaluation(path, {"steps": 1024, "wall_time_s": 12.5})
     assert reused is not None and reused.distribution == result.distribution
     assert module.saved_evaluation(path, {"steps": 2048, "wall_time_s": 30.0}) is None  # a resumed, longer run
+
+
+def test_train_results_report_only_rebuilds_the_leaderboard(tmp_path: Path) -> None:
+    import importlib.util
+
+    from guessgym.baselines import make_baseline
+    from guessgym.evaluation.evaluate import evaluate
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "train_results.py"
+    spec = importlib.util.spec_from_file_location("train_results_report", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    evaluate(make_baseline("least-worst"), nerdle(5), progress=False).to_json(tmp_path / "learned-micro.json")
+    runs = tmp_path / "no-runs"
+    assert module.main(["--report", "--out", str(tmp_path), "--runs-dir", str(runs)]) == 0
+    board = (tmp_path / "leaderboard.md").read_text()
+    assert board.startswith("# Learned agents") and "least-worst" in board
+    assert not runs.exists() and not (tmp_path / "summary.json").exists()  # nothing trained, nothing evaluated
