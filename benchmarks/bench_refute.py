@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_revisions import base_worktree, run_child  # noqa: E402
+from bench_revisions import base_worktree, fastest_per_item, run_child  # noqa: E402
 
 #: Per game: the environment, the bound to refute and the openers timed. Wordle's are the ones issue
 #: 28 timed (ranked 50-90 by the move ordering, then weak ones); nyt2023's are ranked 100, 300,
@@ -82,14 +82,7 @@ def main() -> int:
     bound = GAMES[args.game][2]
     openers = args.openers or list(GAMES[args.game][3])
     with base_worktree(args.base) as base:
-        best: dict[str, dict[str, dict[str, float]]] = {"base": {}, "current": {}}
-        for _ in range(args.rounds):
-            for side, tree in (("base", base), ("current", None)):
-                if side == "base" and base is None:
-                    continue
-                for opener, r in refute(tree, args.game, openers).items():
-                    if opener not in best[side] or r["seconds"] < best[side][opener]["seconds"]:
-                        best[side][opener] = r
+        best = fastest_per_item(lambda tree: refute(tree, args.game, openers), base, args.rounds)
         print(f"{args.game}: refuting each opener against {bound:,} (CPU seconds, best of {args.rounds})")
         print(f"{'opener':10s} {'base s':>9s} {'bound':>7s} {'current s':>10s} {'bound':>7s} {'base/current':>13s}")
         totals = [0.0, 0.0]

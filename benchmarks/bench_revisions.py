@@ -31,7 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -168,6 +168,22 @@ def base_worktree(revision: str | None) -> Iterator[Path | None]:
             yield base
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False)
+
+
+def fastest_per_item(measure: Callable[[Path | None], dict[str, dict[str, float]]], base: Path | None,
+                     rounds: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Per side (``"base"``: the worktree ``base``, skipped when ``None``; ``"current"``: this
+    checkout), each item's fastest row of ``rounds`` rounds of ``measure(tree)`` (rows keyed by item,
+    each with its ``"seconds"``), the sides alternating within a round so both see the same load."""
+    best: dict[str, dict[str, dict[str, float]]] = {"base": {}, "current": {}}
+    for _ in range(rounds):
+        for side, tree in (("base", base), ("current", None)):
+            if side == "base" and base is None:
+                continue
+            for item, row in measure(tree).items():
+                if item not in best[side] or row["seconds"] < best[side][item]["seconds"]:
+                    best[side][item] = row
+    return best
 
 
 def run_child(code: str, args: list[str], *, tree: Path | None = None, env: dict[str, str] | None = None,

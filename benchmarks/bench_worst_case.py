@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_revisions import base_worktree, run_child  # noqa: E402
+from bench_revisions import base_worktree, fastest_per_item, run_child  # noqa: E402
 
 #: Ranks 600 to 14,855 (the last) of the nyt2023 proof's order at four guesses, about 620 apart.
 OPENERS = ("shear", "tubae", "rases", "pardi", "tails", "blest", "dikes", "teels", "epics", "peage", "takin",
@@ -68,14 +68,7 @@ def main() -> int:
     args = parser.parse_args()
     openers = args.openers or list(OPENERS)
     with base_worktree(args.base) as base:
-        best: dict[str, dict[str, dict[str, float]]] = {"base": {}, "current": {}}
-        for _ in range(args.rounds):
-            for side, tree in (("base", base), ("current", None)):
-                if side == "base" and base is None:
-                    continue
-                for opener, r in refute(tree, openers).items():
-                    if opener not in best[side] or r["seconds"] < best[side][opener]["seconds"]:
-                        best[side][opener] = r
+        best = fastest_per_item(lambda tree: refute(tree, openers), base, args.rounds)
         print(f"wordle-nyt2023, every host: refuting each opener at {DEPTH} guesses (CPU seconds, best of "
               f"{args.rounds}; one search and memo per side, as in the proof)")
         print(f"{'opener':10s} {'base s':>9s} {'current s':>10s} {'base/current':>13s}")

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import types
 from pathlib import Path
 
 import numpy as np
@@ -601,17 +602,23 @@ def test_split_features_train_through_a_curriculum(tmp_path: Path) -> None:
     assert path.is_file() and final["final_eval"]["games"] == 127
 
 
-def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_path: Path) -> None:
+def train_results_script() -> types.ModuleType:
+    """``scripts/train_results.py`` as a module (scripts are not part of the package)."""
     import importlib.util
-
-    from guessgym.baselines import make_baseline
-    from guessgym.evaluation.evaluate import evaluate
 
     script = Path(__file__).resolve().parents[2] / "scripts" / "train_results.py"
     spec = importlib.util.spec_from_file_location("train_results_script", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_path: Path) -> None:
+    from guessgym.baselines import make_baseline
+    from guessgym.evaluation.evaluate import evaluate
+
+    module = train_results_script()
 
     result = evaluate(make_baseline("least-worst"), nerdle(5), progress=False)
     result.meta.update({"training_steps": 1024, "training_wall_s": 12.5})
@@ -624,16 +631,10 @@ def test_train_results_reuses_only_the_evaluation_of_the_same_finished_run(tmp_p
 
 
 def test_train_results_report_only_rebuilds_the_leaderboard(tmp_path: Path) -> None:
-    import importlib.util
-
     from guessgym.baselines import make_baseline
     from guessgym.evaluation.evaluate import evaluate
 
-    script = Path(__file__).resolve().parents[2] / "scripts" / "train_results.py"
-    spec = importlib.util.spec_from_file_location("train_results_report", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = train_results_script()
 
     evaluate(make_baseline("least-worst"), nerdle(5), progress=False).to_json(tmp_path / "learned-micro.json")
     runs = tmp_path / "no-runs"
