@@ -35,6 +35,22 @@ def test_the_readme_leaderboard_rows_are_the_committed_reports() -> None:
             assert re.search(pattern, sections[game]), f"{game} row {cells} is not in results/main/leaderboard.md"
 
 
+def test_every_exact_optimum_of_the_readme_is_a_proven_record() -> None:
+    import json
+
+    table = README.split("## The exact optima", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| game")]
+    records = [json.loads(p.read_text()) for p in (ROOT / "results" / "optimal" / "records").glob("*.json")]
+    proven = {(r["answers"], r["opener"], r["total"], f"{r['mean']:.4f}", r["max"])
+              for r in records if r.get("proven") and r.get("scope") == "every opener"}
+    assert len(rows) >= 7
+    for game, answers, _, opener, total, longest in rows:
+        figure, mean = re.fullmatch(r"([\d,]+) \(([\d.]+)\)", total).groups()  # type: ignore[union-attr]
+        key = (int(answers.replace(",", "")), opener.lower(), int(figure.replace(",", "")), mean, int(longest))
+        assert key in proven, f"README row {game!r}: {key} is no record proven over every opener"
+
+
 def test_ci_runs_exactly_the_readmes_test_command() -> None:
     command = next(line.strip() for line in README.splitlines()
                    if line.startswith("pip install") and "[test]" in line and "pytest" in line)
