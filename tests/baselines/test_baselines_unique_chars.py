@@ -11,18 +11,15 @@ from guessgym.baselines.unique_chars import distinct_symbols
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 from guessgym.envs.scoring import score
+from guessgym.evaluation.episodes import play_game
 
 
 def _play(agent, game, answer: str) -> tuple[list[str], bool]:
-    env = GuessEnv(game=game)
-    obs, info = env.reset(options={"answer": answer})
-    agent.begin(game)
-    guesses, done, reward = [], False, 0.0
-    while not done:
-        obs, reward, done, _, info = env.step(agent.act(obs, info))
-        assert not info["invalid_action"], info["invalid_reason"]
-        guesses.append(info["guess"])
-    return guesses, reward > 0
+    """One game through the shared evaluation loop: the guesses played and whether it was won
+    (no guess rejected)."""
+    record = play_game(GuessEnv(game=game), agent, game.answer_index[answer], record_guesses=True)
+    assert not any(record.invalid.values()), record
+    return list(record.played or ()), record.solved
 
 
 def test_distinct_symbols() -> None:
