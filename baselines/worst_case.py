@@ -67,8 +67,9 @@ PROMISING_OPENERS = 20
 
 #: Sets the first phase lets one opener (after the first, searched to its end) search before
 #: trying the next; the allowance grows fourfold each round until an opener wins or all are settled.
-#: A win usually takes a few hundred sets; a refutation can take many thousands (nyt2023's aeros at
-#: five guesses: 7,418, four minutes).
+#: A win usually takes a few hundred sets; a refutation can take thousands (nyt2023 at five guesses:
+#: aeros is refuted after 7,254 sets and 253 s, salet wins after 713 and 1.7 s; ``python
+#: benchmarks/bench_worst_case.py --depth 5``).
 FIRST_ALLOWANCE = 1024
 
 #: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
