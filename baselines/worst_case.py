@@ -465,9 +465,10 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                 return openers[0]
             allowance = FIRST_ALLOWANCE
             while True:
+                won = next((g for g in openers if log.outcomes.get((depth, words[g]), False)), None)
+                if won is not None:
+                    return won
                 unsettled = [g for g in openers if (depth, words[g]) not in log.outcomes]
-                if any(log.outcomes.get((depth, words[g]), False) for g in openers):
-                    return next(g for g in openers if log.outcomes.get((depth, words[g]), False))
                 if not unsettled:
                     return None
                 for g in unsettled:

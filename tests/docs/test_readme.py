@@ -3,6 +3,7 @@ committed report's."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -36,8 +37,6 @@ def test_the_readme_leaderboard_rows_are_the_committed_reports() -> None:
 
 
 def test_every_exact_optimum_of_the_readme_is_a_proven_record() -> None:
-    import json
-
     table = README.split("## The exact optima", 1)[1].split("\n## ", 1)[0]
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()
             if line.startswith("| ") and not line.startswith("| game")]
