@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -105,21 +107,57 @@ def _game(result: EvaluationResult, cache: dict[str, Game]) -> Game | None:
     return cache[key]
 
 
+def script_json(value: Any) -> str:
+    """``value`` as JSON that can sit inside an HTML ``<script>`` element and never end it or
+    change how the page is parsed: ``<``, ``>`` and ``&`` (so no ``</script>``, ``<!--`` or
+    ``<script``) and the line separators U+2028/U+2029 are written as ``\\u`` escapes, which
+    ``JSON.parse`` reads back as the same characters. A number that is not finite (NaN, an
+    agent with no win) becomes ``null``, which the page draws as "-" (JSON has no NaN)."""
+    text = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
+    return text.translate(_SCRIPT_ESCAPES)
+
+
+_SCRIPT_ESCAPES = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every float that is not finite replaced by None, at any depth."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+#: The page template's placeholders, filled in one pass (so a value never fills another's).
+_PLACEHOLDER = re.compile(r"\{\{(title|style|script|data)\}\}")
+
+
+def render_page(title: str, data: Any) -> str:
+    """The viewer's page: the template with the title as escaped HTML text and ``data`` as
+    :func:`script_json`. Every placeholder is filled in one pass over the template, so text in
+    the title or the data that looks like a placeholder stays text."""
+    folder = resources.files("guessgym.evaluation") / "viewer_assets"
+    template = (folder / "viewer.html").read_text(encoding="utf-8")
+    values = {"title": html.escape(title, quote=True), "data": script_json(data),
+              "style": (folder / "viewer.css").read_text(encoding="utf-8"),
+              "script": (folder / "viewer.js").read_text(encoding="utf-8")}
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
 def write_viewer(results: Sequence[EvaluationResult], path: str | os.PathLike[str], *,
                  analyses: Mapping[int, Analysis] | None = None,
                  turns: Mapping[int, Sequence[Sequence[Turn]]] | None = None,
                  title: str = "guessgym results") -> Path:
-    """Write the viewer of ``results`` (see :func:`viewer_data`) to ``path`` (atomically) and return the path."""
-    data = json.dumps(viewer_data(results, analyses, turns), separators=(",", ":")).replace("</", "<\\/")
-    folder = resources.files("guessgym.evaluation") / "viewer_assets"
-    page = (folder / "viewer.html").read_text(encoding="utf-8")
-    page = (page.replace("{{title}}", html.escape(title))
-                .replace("{{style}}", (folder / "viewer.css").read_text(encoding="utf-8"))
-                .replace("{{script}}", (folder / "viewer.js").read_text(encoding="utf-8"))
-                .replace("{{data}}", data))
+    """Write the viewer of ``results`` (see :func:`viewer_data`) to ``path`` (atomically) and return
+    the path. Any text in the results (labels, replies, answers) and the title reach the page only as
+    escaped text or as :func:`script_json` (the promise of the safety page)."""
+    page = render_page(title, viewer_data(results, analyses, turns))
     out = Path(path)
     atomic_write_text(out, page)
     return out
 
 
-__all__ = ["REPLY_CHARS", "viewer_data", "write_viewer"]
+__all__ = ["REPLY_CHARS", "render_page", "script_json", "viewer_data", "write_viewer"]

@@ -104,3 +104,81 @@ def test_the_viewer_in_a_browser(results: tuple[list, dict], tmp_path: Path) -> 
         page.click("#board-table tbody tr:nth-child(2)")  # pattern-entropy: no analysis, so no loss chart
         assert not page.locator("#loss-figure").is_visible()
         assert not errors, errors
+
+
+#: Text that would run script, end the data's script element or change how the page parses, were
+#: it written into the page as it is (issue 40: a title holding ``{{data}}``, a reply holding ``<!--<script>``).
+PAYLOADS = [
+    "<script>window.__pwned = 1</script>", "<img src=x onerror=\"window.__pwned = 2\">",
+    "</script><script>window.__pwned = 3</script>", "<!--<script>", "<!--", "-->", "<![CDATA[", "]]>",
+    "{{data}}", "{{script}}", "{{title}}", "{{style}}", "\"'><svg onload=window.__pwned=4>", "&lt;b&gt;&amp;",
+    "line\u2028separator\u2029", "</style><script>window.__pwned = 5</script>", "<ScRiPt>window.__pwned=6</sCrIpT>",
+    "llm:<img src=x onerror=window.__pwned=7>", "\\u003cscript\\u003e", "</title><script>window.__pwned=8</script>",
+]
+
+
+def _hostile_results() -> tuple[list, dict, str]:  # type: ignore[type-arg]
+    """Results whose every text field (agent, label, description, env id, game, answers' refused
+    replies) and title carry the payloads; one result has no win, so its mean is NaN."""
+    import dataclasses
+
+    from guessgym.evaluation.transcripts import Turn
+
+    base = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=4, seed=1, record_guesses=True)
+    game = make_game("guessgym/MicroNerdle-v1")
+    runs, turns = [], {}
+    for i, payload in enumerate(PAYLOADS):
+        run = dataclasses.replace(base, agent=payload, description=payload, meta={**base.meta, "label": payload})
+        if i % 4 == 3:  # a result of a game that cannot be rebuilt: its env id and name are the payload
+            run = dataclasses.replace(run, env_id=payload, game=payload)
+        elif i % 4 == 2:  # no game won: the mean guesses is NaN
+            run = dataclasses.replace(run, records=[dataclasses.replace(r, solved=False) for r in run.records])
+        runs.append(run)
+        turns[i] = [[Turn(payload, "", "", "format", False)] +
+                    [Turn(g, g, pattern_to_tiles(int(game.score(g, record.answer)), game.length), "", False)
+                     for g in record.played] for record in run.records]
+    return runs, turns, " ".join(PAYLOADS)
+
+
+def test_hostile_text_reaches_the_page_only_as_text_or_data(tmp_path: Path) -> None:
+    runs, turns, title = _hostile_results()
+    page = write_viewer(runs, tmp_path / "v.html", turns=turns, title=title).read_text()
+    scripts = re.findall(r"<script\b", page, re.I)
+    assert len(scripts) == 2  # the data and the viewer's own script, nothing else
+    data_text = re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S).group(1)
+    for marker in ("<", ">", "&", "\u2028", "\u2029"):
+        assert marker not in data_text
+    data = json.loads(data_text)
+    assert data == json.loads(json.dumps(viewer_data(runs, None, turns)).replace("NaN", "null"))
+    assert [a["label"] for a in data["agents"]] == [f"{p} ({p})" for p in PAYLOADS]
+    head = page[: page.index("<style>")]
+    assert "<title>" + __import__("html").escape(title, quote=True) + "</title>" in head
+    for payload in PAYLOADS:  # no payload is anywhere in the page as it is, but for the harmless ones
+        if any(c in payload for c in "<>&\"'"):
+            assert payload not in page
+
+
+@pytest.mark.browser
+def test_the_viewer_renders_hostile_text_and_runs_none_of_it(tmp_path: Path) -> None:
+    runs, turns, title = _hostile_results()
+    page_file = write_viewer(runs, tmp_path / "v.html", turns=turns, title=title)
+    with browser_page() as (page, errors):
+        page.goto(page_file.as_uri())
+        assert page.evaluate("window.__pwned") is None
+        assert page.title() == title
+        assert page.inner_text("header h1") == title
+        rows = page.locator("#board-table tbody tr")
+        assert rows.count() == len(PAYLOADS)
+        labels = sorted(rows.nth(i).locator("td").nth(1).text_content() for i in range(rows.count()))
+        assert labels == sorted(f"{p} ({p})" for p in PAYLOADS)
+        for i in range(rows.count()):  # every agent's page, and each refused reply shown as its text
+            rows.nth(i).click()
+            label = rows.nth(i).locator("td").nth(1).text_content()
+            payload = label[: (len(label) - 3) // 2]
+            if page.locator(".game").count():  # a result whose game could be rebuilt has boards
+                page.locator(".game summary").first.click()
+                assert page.locator(".row.invalid .reply").first.text_content() == payload
+            assert page.evaluate("window.__pwned") is None, payload
+        means = [rows.nth(i).locator("td").nth(5).text_content() for i in range(rows.count())]
+        assert means.count("-") == len(PAYLOADS[2::4])  # the agents with no win: their mean drawn as "-"
+        assert not errors, errors
