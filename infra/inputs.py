@@ -55,6 +55,30 @@ def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_
         raise InputFileError(f"{what} {target}: cannot be read ({exc.strerror or exc})") from None
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file: the same inode where both exist (a hard
+    link, a symbolic link or another spelling of the path), else the same resolved path."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_not_an_input(output: str | os.PathLike[str], option: str,
+                       inputs: dict[str, str | os.PathLike[str] | None]) -> None:
+    """Refuse to write ``output`` (given as ``option``) where it would replace one of ``inputs``
+    (``{what it is: path}``; ``None`` paths are skipped): an output that is its own input, or a
+    command's checkpoint, would lose the data it was made from.
+
+    Raises:
+        InputFileError: naming the option, the file and what it already is.
+    """
+    for what, path in inputs.items():
+        if path is not None and same_file(output, path):
+            raise InputFileError(f"{option} {output} is {what} ({path}); writing it would replace it: "
+                                 "give another file")
+
+
 def read_json(path: str | os.PathLike[str], what: str) -> Any:
     """The JSON value in the file ``path``; an :class:`InputFileError` naming the file (and the
     line of a syntax error) for anything else."""
@@ -97,4 +121,5 @@ def script_main(main: Callable[[], int | None]) -> NoReturn:
     raise SystemExit(code or 0)
 
 
-__all__ = ["InputFileError", "MAX_INPUT_BYTES", "read_input", "read_json", "script_main"]
+__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "read_input", "read_json", "same_file",
+           "script_main"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     memo = None if args.no_memo else cache_dir()
     if out is not None:
-        check_output_file(out, "--out")
+        check_output_file(out, "--out", {"the result read": args.result})
     try:
         if args.result is not None:
             result = _read_evaluation(args.result)
@@ -95,7 +96,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..evaluation.viewer import write_viewer
 
     out = Path(args.html)
-    check_output_file(out, "--html")
+    inputs: dict[str, str | os.PathLike[str] | None] = {}
+    for name in args.results:
+        inputs[f"a result read ({name})"] = name
+        for beside in _analysis_files(name):
+            inputs[f"the analysis beside {name}"] = beside
+    check_output_file(out, "--html", inputs)
     results, analyses, turns = [], {}, {}
     for i, name in enumerate(args.results):
         read = _read_evaluation(name)
@@ -104,9 +110,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             turns[i] = read.turns
         else:
             results.append(read)
-        stem = Path(name).with_suffix("")
-        beside = [stem.with_name(stem.name + suffix) for suffix in (".analysis.json.gz", ".analysis.json")]
-        found = next((p for p in beside if p.is_file()), None)
+        found = next((p for p in _analysis_files(name) if p.is_file()), None)
         if found is not None:
             try:
                 analyses[i] = load_analysis(found)
@@ -115,6 +119,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     write_viewer(results, out, analyses=analyses, turns=turns, title=args.title)
     print(f"wrote {out} ({len(results)} results, {len(analyses)} with their move analysis)")
     return 0
+
+
+def _analysis_files(name: str) -> list[Path]:
+    """Where the move analysis of the result ``name`` may lie beside it (what ``report`` reads)."""
+    stem = Path(name).with_suffix("")
+    return [stem.with_name(stem.name + suffix) for suffix in (".analysis.json.gz", ".analysis.json")]
 
 
 def register(sub: Any) -> None:

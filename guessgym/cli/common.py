@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tempfile
@@ -227,15 +228,23 @@ def check_output_dir(path: Path, option: str) -> None:
         raise UsageError(f"{option} {path}: cannot write in {existing} ({exc.strerror or exc})") from None
 
 
-def check_output_file(path: Path, option: str) -> None:
+def check_output_file(path: Path, option: str,
+                      inputs: dict[str, str | os.PathLike[str] | None] | None = None) -> None:
     """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
-    device, a FIFO or a socket, in a folder that can be created and written."""
+    device, a FIFO or a socket, in a folder that can be created and written, and none of the
+    command's ``inputs`` (``{what: path}``: files it reads, its checkpoint), even by another name
+    (:func:`~guessgym.infra.inputs.check_not_an_input`)."""
     from ..infra.atomic import check_replaceable
+    from ..infra.inputs import InputFileError, check_not_an_input
 
     try:
         check_replaceable(path)
     except OSError as exc:
         raise UsageError(f"{option} {path}: {exc.strerror}") from None
+    try:
+        check_not_an_input(path, option, inputs or {})
+    except InputFileError as exc:
+        raise UsageError(str(exc)) from None
     check_output_dir(path.parent, option)
 
 

@@ -84,7 +84,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         stem = slug(args.env, agent_slug(args.agent), *extras)
         default = Path("transcripts") / f"{stem}__seed{args.seed}__{which}.jsonl"
         transcripts = Path(args.transcripts) if args.transcripts else default
-        check_output_file(transcripts, "--transcripts")
+        answers_file = args.answers[1:] if args.answers.startswith("@") else None
+        check_output_file(transcripts, "--transcripts", {"the --answers file": answers_file})
         print(f"transcripts: {transcripts} (rerun the same command to resume)", file=sys.stderr)
     elif args.transcripts:
         raise UsageError("--transcripts is for language-model agents (--agent llm:MODEL)")

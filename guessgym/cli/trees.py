@@ -106,7 +106,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ..infra.cache import cache_dir
 
     check_kind("solve", args.env)
-    check_output_file(Path(args.out), "--out")
+    check_output_file(Path(args.out), "--out", {"the proof's checkpoint (--checkpoint)": args.checkpoint})
     if args.proof and (args.opener or args.openers or args.beam or args.time_budget):
         raise UsageError("--proof searches every opener exactly: leave out --opener, --openers, --beam and "
                          "--time-budget")
@@ -161,7 +161,7 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
 
     kind = check_kind("worst-case", args.env)
     if args.out:
-        check_output_file(Path(args.out), "--out")
+        check_output_file(Path(args.out), "--out", {"the checkpoint (--checkpoint)": args.checkpoint})
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     env, game = make_env(args.env, env_kwargs)
     adversary = args.adversary or ("absurdle" if kind.name == "absurdle" else "any")
