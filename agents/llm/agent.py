@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..text import ModelReply, TextAgent
-from .client import ChatCompletionsClient
+from .client import DEFAULT_MAX_BODY_BYTES, ChatCompletionsClient
 
 #: Where a local server (vLLM, llama.cpp, Ollama's OpenAI API) usually listens.
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -23,7 +23,7 @@ class LLMAgent(TextAgent):
         extra_body: more fields for every request body (e.g. ``{"stop": ["\\n\\n"]}``).
         api_key_env: the environment variable holding the key (default ``OPENAI_API_KEY``;
             the key itself is never stored in results or transcripts).
-        timeout, max_retries, backoff, max_backoff, concurrency: see
+        timeout, max_retries, backoff, max_backoff, concurrency, max_body_bytes: see
             :class:`~guessgym.agents.llm.client.ChatCompletionsClient`.
     """
 
@@ -31,10 +31,10 @@ class LLMAgent(TextAgent):
                  top_p: float | None = None, max_tokens: int | None = None, seed: int | None = None,
                  extra_body: dict[str, Any] | None = None, api_key_env: str = "OPENAI_API_KEY",
                  timeout: float = 120.0, max_retries: int = 4, backoff: float = 1.0, max_backoff: float = 30.0,
-                 concurrency: int = 4) -> None:
+                 concurrency: int = 4, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
         self.client = ChatCompletionsClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
                                             max_retries=max_retries, backoff=backoff, max_backoff=max_backoff,
-                                            concurrency=concurrency)
+                                            concurrency=concurrency, max_body_bytes=max_body_bytes)
         self.model = model
         self.name = f"llm:{model}"
         self.concurrency = concurrency

@@ -17,7 +17,14 @@ happened and what to check. Nothing here waits without a bound: :meth:`~ChatComp
 **Credentials.** The key (``api_key`` or ``$OPENAI_API_KEY``) and any user-info in ``base_url``
 (``http://user:KEY@host/v1``, sent as HTTP basic auth) are secrets: :attr:`~ChatCompletionsClient.base_url`
 shows the address without them, and every message this client raises or passes on (a server's
-error body that echoes the key, a transport error naming the URL) has them replaced by ``***``.
+error body that echoes the key, a transport error naming the URL) and every reply it returns (a
+server that echoes the request's headers into the model's text) has them replaced by ``***``, in
+every form they were sent in: as given, URL-encoded, JSON-escaped, and base64 (the basic-auth
+header's ``user:password``), before any text is cut short.
+
+**Bounds.** A response body is read up to ``max_body_bytes`` (8 MiB unless told: a reply the chat
+environment accepts is at most 10 million characters, and 100,000 by default); a longer one is a
+transient failure, retried and then reported, never held in memory whole.
 
 Why httpx (the ``llm`` extra) and not ``urllib``: connection pooling across threads, separate
 connect and read timeouts, and clear exception types for each transport failure.
@@ -25,6 +32,7 @@ connect and read timeouts, and clear exception types for each transport failure.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -38,6 +46,13 @@ from ..text import ModelReply
 #: HTTP statuses worth a retry.
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
+#: The most retries of one request (with the longest backoff, about an hour of waiting).
+MAX_RETRIES = 100
+#: The most connections kept open.
+MAX_CONCURRENCY = 1024
+#: The largest ``max_body_bytes`` allowed.
+MAX_BODY_BYTES_LIMIT = 1 << 30
+
 
 class ModelServerError(RuntimeError):
     """A model-server failure that retrying will not fix; the message says what to check."""
@@ -50,13 +65,25 @@ class RequestCancelled(RuntimeError):
 #: What replaces a secret in every message.
 REDACTED = "***"
 
+#: The largest response body read (see the module docstring).
+DEFAULT_MAX_BODY_BYTES = 8 << 20
+
+
+def secret_forms(secret: str) -> set[str]:
+    """The forms ``secret`` may take in text that echoes it: as it is, URL-encoded (``%XX`` and
+    ``+`` for spaces), JSON-escaped, and base64 (standard and URL-safe, with and without padding)."""
+    from urllib.parse import quote, quote_plus
+
+    encoded = secret.encode()
+    b64 = {base64.b64encode(encoded).decode(), base64.urlsafe_b64encode(encoded).decode()}
+    return {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1],
+            json.dumps(secret, ensure_ascii=False)[1:-1], *b64, *(f.rstrip("=") for f in b64)} - {""}
+
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every non-empty secret replaced by :data:`REDACTED` (longest first, and
-    their URL-encoded forms too)."""
-    from urllib.parse import quote
-
-    forms = {f for s in secrets if s for f in (s, quote(s, safe=""))}
+    """``text`` with every form (:func:`secret_forms`) of every non-empty secret replaced by
+    :data:`REDACTED`, longest first."""
+    forms = {f for s in secrets if s for f in secret_forms(s)}
     for secret in sorted(forms, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
@@ -96,6 +123,7 @@ class ChatCompletionsClient:
         max_retries: retries of a transient failure per request.
         backoff, max_backoff: first and longest wait between retries, in seconds.
         concurrency: connections kept open (the evaluation's number of games in flight).
+        max_body_bytes: the largest response body read (a longer one is a transient failure).
 
     Raises:
         ImportError: httpx is not installed (``pip install "guessgym[llm]"``).
@@ -104,7 +132,8 @@ class ChatCompletionsClient:
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0, max_retries: int = 4,
-                 backoff: float = 1.0, max_backoff: float = 30.0, concurrency: int = 4) -> None:
+                 backoff: float = 1.0, max_backoff: float = 30.0, concurrency: int = 4,
+                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
         try:
             import httpx
         except ImportError as exc:
@@ -118,12 +147,15 @@ class ChatCompletionsClient:
                 raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
-        for name, value in (("max_retries", max_retries), ("concurrency", concurrency)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "max_retries" else 1):
-                raise ValueError(f"{name} must be an integer >= {0 if name == 'max_retries' else 1}, got {value!r}")
+        for name, value, low, high in (("max_retries", max_retries, 0, MAX_RETRIES),
+                                       ("concurrency", concurrency, 1, MAX_CONCURRENCY),
+                                       ("max_body_bytes", max_body_bytes, 1024, MAX_BODY_BYTES_LIMIT)):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}, got {value!r}")
         address, userinfo = split_credentials(base_url.rstrip("/"))
         key = api_key if api_key is not None else os.environ.get(api_key_env)
-        self._secrets = [v for v in (key, *(userinfo or ())) if v]
+        self._secrets = [v for v in (key, *(userinfo or ()), ":".join(userinfo) if userinfo else "") if v]
+        self.max_body_bytes = max_body_bytes
         #: The API root without user-info: what results, tables and messages show.
         self.base_url = address
         self.url = f"{self.base_url}/chat/completions"
@@ -230,8 +262,16 @@ class ChatCompletionsClient:
                 with self._lock:
                     self._live.add(response)
                 try:
-                    chunks = []
+                    chunks, size = [], 0
+                    too_long = _Transient(f"the response was over the {self.max_body_bytes:,} bytes read "
+                                          "(max_body_bytes)")
+                    declared = response.headers.get("content-length", "")
+                    if declared.isdigit() and int(declared) > self.max_body_bytes:
+                        raise too_long
                     for chunk in response.iter_bytes():
+                        size += len(chunk)
+                        if size > self.max_body_bytes:
+                            raise too_long
                         chunks.append(chunk)
                         if time.perf_counter() >= deadline or self._cancelled.is_set():
                             raise _Transient(f"no complete reply within the {self.timeout:g} s timeout")
@@ -247,8 +287,9 @@ class ChatCompletionsClient:
             raise _Transient(f"the reply broke off ({type(exc).__name__})") from None
 
     def _reply(self, status: int, headers: Any, body: bytes, latency: float) -> ModelReply:
-        """The model's reply from a complete HTTP response, or the failure it says."""
-        error = _error_text(body)
+        """The model's reply from a complete HTTP response, or the failure it says (secrets
+        redacted from both, before any text is cut)."""
+        error = _error_text(body, self.redact)
         if status in TRANSIENT_STATUSES:
             raise _Transient(f"HTTP {status}: {error}", _retry_after(headers))
         if 300 <= status < 400:
@@ -272,9 +313,11 @@ class ChatCompletionsClient:
             choice = data["choices"][0]
             text = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise _Transient(f"a malformed response (HTTP {status}): {body[:200]!r}") from None
+            shown = self.redact(body.decode("utf-8", "replace"))[:200]
+            raise _Transient(f"a malformed response (HTTP {status}): {shown!r}") from None
         if not isinstance(text, str):
             text = "" if text is None else str(text)
+        text = self.redact(text)
         usage = data.get("usage") or {}
         if not isinstance(usage, dict):
             usage = {}
@@ -308,20 +351,21 @@ def _retry_after(headers: Any) -> float | None:
         return None
 
 
-def _error_text(body: bytes) -> str:
-    """The server's error message (OpenAI-style ``{"error": {"message"}}``), or the start of the body."""
+def _error_text(body: bytes, clean: Any = str) -> str:
+    """The server's error message (OpenAI-style ``{"error": {"message"}}``), or the start of the
+    body, passed through ``clean`` (the redaction) before it is cut."""
     try:
         data = json.loads(body)
         error = data.get("error", data)
         message = error.get("message") if isinstance(error, dict) else error
-        return str(message)[:300]
+        return str(clean(str(message)))[:300]
     except Exception:  # any body that is not that JSON
-        return body[:300].decode("utf-8", "replace").strip() or "no message"
+        return str(clean(body[:100_000].decode("utf-8", "replace")))[:300].strip() or "no message"
 
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-__all__ = ["REDACTED", "TRANSIENT_STATUSES", "ChatCompletionsClient", "ModelServerError", "RequestCancelled", "redact",
-           "split_credentials"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "REDACTED", "TRANSIENT_STATUSES", "ChatCompletionsClient", "ModelServerError",
+           "RequestCancelled", "redact", "secret_forms", "split_credentials"]

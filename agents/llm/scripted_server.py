@@ -26,6 +26,11 @@ The models, by name:
 * ``"echo"``: HTTP 400 whose error message repeats the request's ``Authorization`` header (a
   server that echoes the key).
 * ``"mover"``: HTTP 307 to another address.
+* ``"parrot"``: the solver, whose every reply also repeats the request's ``Authorization`` header,
+  as sent (``Bearer KEY``, or ``Basic`` and the base64 of ``user:password``), and decoded (a
+  server that echoes the credentials into the model's text).
+* ``"flood"``: a well-formed reply of ``flood_chars`` characters (a model that never stops), sent
+  with its ``Content-Length`` or, with ``flood_sized=False``, without (read until the connection closes).
 
 Any other model name gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
 without ``Authorization: Bearer <api_key>`` gets HTTP 401. Every reply reports ``usage``:
@@ -52,7 +57,8 @@ from typing import Any
 from ...envs.game import Game
 from ...envs.scoring import tiles_to_pattern
 
-MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler", "sloppy", "trickler", "echo", "mover")
+MODELS = ("solver", "faulty", "flaky", "broken", "sleepy", "rambler", "sloppy", "trickler", "echo", "mover", "parrot",
+          "flood")
 
 _FEEDBACK = re.compile(r"Guess \d+ of \d+: (\S+)\n([GYPB](?: [GYPB])*)")
 
@@ -104,17 +110,20 @@ class ScriptedServer:
         slow_seconds: delay of the faulty model's slow reply; ``sleepy_seconds``: the sleepy model's.
         delay: seconds added to every reply (to keep games in flight in tests of interruption).
         trickle_seconds: the trickler's pause between bytes.
+        flood_chars, flood_sized: the flood model's reply length, and whether its length is sent.
     """
 
     def __init__(self, game: Game, *, baseline: str = "least-worst", api_key: str | None = None,
                  long_reply: int = 5_000, slow_seconds: float = 0.2, sleepy_seconds: float = 5.0,
-                 delay: float = 0.0, trickle_seconds: float = 0.5) -> None:
+                 delay: float = 0.0, trickle_seconds: float = 0.5, flood_chars: int = 1 << 20,
+                 flood_sized: bool = True) -> None:
         self.solver = ScriptedSolver(game, baseline)
         self.game = game
         self.api_key = api_key
         self.long_reply, self.slow_seconds = long_reply, slow_seconds
         self.sleepy_seconds, self.delay = sleepy_seconds, delay
         self.trickle_seconds = trickle_seconds
+        self.flood_chars, self.flood_sized = flood_chars, flood_sized
         self._lock = threading.Lock()
         #: what the server did: requests per model, failures by kind, replies by kind
         self.counts: Counter[str] = Counter()
@@ -162,6 +171,17 @@ class ScriptedServer:
         self.count(f"requests:{model}")
         if model == "echo":
             return 400, {"error": {"message": f"bad request from {authorization!r}"}}, {}
+        if model == "flood":
+            data = json.dumps(_completion(model, messages, "x" * self.flood_chars)).encode()
+            return 200, (data if self.flood_sized else Unsized(data)), {}
+        if model == "parrot":
+            decoded = ""
+            if authorization.startswith("Basic "):
+                import base64
+
+                decoded = base64.b64decode(authorization[6:]).decode("utf-8", "replace")
+            text = f"You sent {authorization} ({decoded}). My guess: [{self.solver_guess(messages)}]"
+            return 200, _completion(model, messages, text), {}
         if model == "mover":
             return 307, {"error": {"message": "moved"}}, {"Location": "http://127.0.0.1:9/v1/chat/completions"}
         if model == "trickler":
@@ -226,6 +246,10 @@ class Trickle(bytes):
         return body
 
 
+class Unsized(bytes):
+    """A body sent without ``Content-Length`` (the client reads until the connection closes)."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     scripted: ScriptedServer
 
@@ -236,7 +260,8 @@ class _Handler(BaseHTTPRequestHandler):
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        if not isinstance(body, Unsized):
+            self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             self.send_header(key, value)
         self.end_headers()

@@ -327,3 +327,95 @@ def test_ctrl_c_stops_within_seconds_and_keeps_every_finished_game(tmp_path: Pat
     assert saved >= saved_before >= 3
     assert f"{saved} of 40 games are saved in {transcripts}; rerun the same evaluation to resume" in err
     assert "Traceback" not in err
+
+
+# ---- issue 40, items 3, 7 and 8: echoed secrets, unbounded bodies and replies, quadratic parsing --------------
+def test_every_encoding_of_the_credentials_is_redacted_from_errors_and_replies(tmp_path: Path,
+                                                                              capsys: pytest.CaptureFixture[str],
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that echoes the basic-auth header (base64 of user:password) into its error or into
+    the model's text: neither the message nor the transcripts keep any form of the secret."""
+    import base64
+
+    with ScriptedServer(nerdle(6)) as server:
+        host = server.base_url.removeprefix("http://")
+        url = f"http://alice:pa%24%24word@{host}"
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-e\"cho")
+        forms = ["pa$$word", "pa%24%24word", base64.b64encode(b"alice:pa$$word").decode(), "alice:pa",
+                 "sk-e\"cho", "sk-e\\\"cho", "sk-e%22cho", base64.b64encode(b"sk-e\"cho").decode()]
+        code = main(["evaluate", "--agent", "llm:parrot", "--base-url", url, "--env", MINI, "--answers", "2",
+                     "--transcripts", str(tmp_path / "p.jsonl"), "--no-progress"])
+        parrot = capsys.readouterr()
+        assert code == 0, parrot.err
+        code = main(["evaluate", "--agent", "llm:echo", "--base-url", url, "--env", MINI, "--answers", "1",
+                     "--agent-kwargs", "max_retries=0", "--transcripts", str(tmp_path / "e.jsonl"), "--no-progress"])
+        echo = capsys.readouterr()
+        assert code == 1 and "bad request from 'Basic ***'" in echo.err
+        written = (tmp_path / "p.jsonl").read_text()
+        assert "You sent Basic *** (***)" in written
+        for text in (parrot.out, parrot.err, echo.out, echo.err, written, (tmp_path / "e.jsonl").read_text()):
+            for form in forms:
+                assert form not in text, form
+
+
+@pytest.mark.parametrize("sized", [True, False])
+def test_a_response_body_is_read_only_up_to_its_bound(sized: bool) -> None:
+    """A 2 GB body used to take 10 GB of memory: the client stops reading at max_body_bytes, whether
+    the server says the length or not."""
+    with ScriptedServer(nerdle(6), flood_chars=4 << 20, flood_sized=sized) as server:
+        client = agent(server, "flood", max_retries=1, max_body_bytes=1 << 20).client
+        with pytest.raises(ModelServerError, match=r"over the 1,048,576 bytes read \(max_body_bytes\)"):
+            client.complete([{"role": "user", "content": "go"}])
+        assert server.counts["requests:flood"] == 2  # retried once, then reported
+        with pytest.raises(ValueError, match="max_body_bytes must be a whole number from 1,024"):
+            agent(server, "flood", max_body_bytes=10**12)
+        with pytest.raises(ValueError, match="max_retries must be a whole number from 0 to 100"):
+            agent(server, "flood", max_retries=10**12)
+
+
+def test_an_over_long_reply_is_invalid_and_kept_cut(tmp_path: Path) -> None:
+    """A reply over max_reply_chars is a format error, and the conversation (so the next request and
+    the transcripts) keeps only its first max_reply_chars characters: 18 replies of 5 MB made a
+    transcripts file unreadable; the file now reads, and replays."""
+    from guessgym.envs.chat.replies import CUT_MARK
+    from guessgym.evaluation.transcripts import read_transcripts
+
+    with ScriptedServer(nerdle(6), flood_chars=300_000) as server:
+        path = tmp_path / "t.jsonl"
+        result = evaluate(agent(server, "flood"), "guessgym/NerdleChat-v0", answers=[0, 1], transcripts=path,
+                          env_kwargs={"length": 6, "max_retries": 3})
+    assert [r.solved for r in result.records] == [False, False]
+    assert all(r.invalid == {"format": 6 * 4} for r in result.records)
+    assert path.stat().st_size < 2 * 24 * 100_200 + 200_000
+    read = read_transcripts(path)
+    replies = [turn.reply for turns in read.turns for turn in turns]
+    assert len(replies) == 48 and all(r == "x" * 100_000 + CUT_MARK for r in replies)
+    from guessgym.envs.chat import ChatGuessEnv
+
+    with pytest.raises(ValueError, match="max_reply_chars must be a whole number of characters from 1 to 10,000,000"):
+        ChatGuessEnv(kind="nerdle", length=6, max_reply_chars=None)
+
+
+@pytest.mark.parametrize("preset", [None, "verifiers", "textarena", "gem", "trl"])
+def test_reply_parsing_is_linear(preset: str | None) -> None:
+    """A 98,000-character reply of repeated <guess> took 4 s (tags) and 21 s (the verifiers preset):
+    every format reads a reply in time linear in its length (checked against a reply 8 times
+    shorter: at most about 8 times the time, with room for noise, where quadratic would be 64)."""
+    from guessgym.envs.chat import ChatGuessEnv
+
+    options = {"preset": preset} if preset else {"reply_format": "tags"}
+    env = ChatGuessEnv(**options)
+
+    def seconds(n: int) -> float:
+        reply = "<guess>" * (n // 7) + "<guess>[crane" + "[" * 100
+        env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(3):
+            env.parser.parse(reply)
+            if preset:
+                env.reset(seed=0)
+                env.step(reply)
+        return time.perf_counter() - start
+
+    small, large = seconds(12_000), seconds(96_000)
+    assert large < 0.5 or large < 24 * small, (small, large)
