@@ -38,7 +38,7 @@ import numpy as np
 from ..envs.chat.env import ChatGuessEnv, ChatKind
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
 from ..envs.game import Game
-from ..infra.atomic import atomic_open, atomic_write_text
+from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text
 
 #: The conversation formats (``policy`` arrays are written beside either with ``policy=True``).
 FORMATS = ("messages", "tools")
@@ -198,7 +198,7 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
                  agent: str = "optimal", agent_kwargs: dict[str, Any] | None = None, games: int | None = None,
                  split: float = 0.9, seed: int = 0, fmt: str = "messages", rationale_style: str = "none",
                  policy: bool = False, cache_dir: str | os.PathLike[str] | None = None,
-                 command: str = "", progress: Any = False) -> dict[str, Any]:
+                 command: str = "", progress: Any = False, datasets: bool = False) -> dict[str, Any]:
     """Write the demonstrations of ``agent`` on ``env_id`` into ``out`` (see the module docstring);
     return the manifest (also written as ``out/manifest.json``).
 
@@ -215,6 +215,12 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         cache_dir: where the rationale's solved states are kept between runs.
         command: the command line, for the manifest.
         progress: as in :func:`guessgym.evaluation.evaluate.evaluate`.
+        datasets: also save the splits as a Hugging Face ``DatasetDict`` in ``out/datasets``.
+
+    Everything is written into a new folder beside ``out`` that then takes its place, so an
+    export is whole or absent, and a rerun into an earlier export's folder leaves nothing of it
+    (:func:`check_demo_folder`). The example words of the rules and the reply format are never
+    test answers (``withheld``), so no text a training game is given names one.
 
     Raises:
         ValueError: a bad option (named, with what is allowed), or an agent that does not win every game.
@@ -228,11 +234,21 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
     if rationale_style not in RATIONALES:
         raise ValueError(f"rationale must be one of {', '.join(RATIONALES)}; got {rationale_style!r}")
     kwargs = ChatKind.chat_kwargs(env_id, env_kwargs)
+    if "withheld" in kwargs:
+        raise ValueError("withheld is set by the export itself (the test answers); leave it out")
+    if datasets:
+        from ..infra.optional import require_extra
+
+        require_extra("datasets", "--datasets")
+    target = Path(out)
+    check_demo_folder(target)
     env = ChatGuessEnv(**kwargs)
     game = env.game
     env.parser.reply_for(env.parser.example)  # a custom reply format is refused before any game is played
     chosen = [int(i) for i in select_answers(game, None, games, seed)]
     train, test = split_answers(chosen, split, seed)
+    # no text of a training game (rules, examples, prompts) names a test answer
+    env = ChatGuessEnv(**kwargs, withheld=[game.answers[i] for i in test])
     player = make_agent(agent, **dict(agent_kwargs or {}))
     result = evaluate(player, game, answers=chosen, seed=seed, record_guesses=True, progress=progress)
     lost = [r.answer for r in result.records if not r.solved]
@@ -247,8 +263,73 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         check_analysable(game)
         values = StateValues(game, cache_dir=cache_dir)
     played = {game.answer_index[r.answer]: r for r in result.records}
-    target = Path(out)
-    target.mkdir(parents=True, exist_ok=True)
+    with atomic_directory(target) as folder:
+        manifest = _write_demos(folder, env, played, train, test, values, fmt, rationale_style, policy, datasets)
+        manifest.update({
+            "format": DEMO_FORMAT, "command": command, "env_id": env_id,
+            "env_kwargs": {k: v for k, v in kwargs.items() if k != "kind"}, "agent": agent,
+            "agent_kwargs": dict(agent_kwargs or {}), "agent_description": player.describe(), "seed": seed,
+            "split": split, "withheld": "the test answers: no text of a training game names one",
+        })
+        manifest = {key: manifest[key] for key in MANIFEST_KEYS}
+        atomic_write_text(folder / "manifest.json", json.dumps(manifest, indent=1) + "\n")
+    if values is not None:
+        values.save()
+    return manifest
+
+
+#: The manifest's keys, in the order written.
+MANIFEST_KEYS = ("format", "command", "guessgym", "env_id", "env_kwargs", "game", "agent", "agent_kwargs",
+                 "agent_description", "conversation_format", "rationale", "reply_format", "withheld", "seed", "split",
+                 "answers_available", "counts", "mean_guesses", "files")
+
+#: What an export writes (a folder holding only these, and its manifest, is an earlier export).
+EXPORT_NAMES = ("manifest.json", "train.jsonl", "test.jsonl", "policy-train.npz", "policy-test.npz", "datasets")
+
+
+def check_demo_folder(folder: Path) -> None:
+    """Refuse ``folder`` unless it is missing, empty or an earlier export (its manifest and only
+    what an export writes), which the new export then replaces whole, so no stale file of an
+    earlier run is left beside the new ones.
+
+    Raises:
+        ValueError: naming the folder and a file that no export writes.
+    """
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise ValueError(f"--out {folder} is a file; give a folder")
+    entries = sorted(p.name for p in folder.iterdir())
+    if not entries:
+        return
+    others = [name for name in entries if name not in EXPORT_NAMES]
+    if others or "manifest.json" not in entries:
+        what = f"{others[0]!r}, which no export writes" if others else "no manifest.json"
+        raise ValueError(f"--out {folder} holds {what}; give a new or empty folder, or an earlier export's "
+                         "folder (replaced whole)")
+
+
+def save_datasets(folder: Path) -> None:
+    """The JSON-lines files of ``folder`` as a Hugging Face ``DatasetDict`` in ``folder/datasets``
+    (``datasets.load_from_disk``)."""
+    from ..infra.optional import require_extra
+
+    require_extra("datasets", "--datasets")
+    import datasets
+
+    datasets.disable_progress_bars()
+    splits = {}
+    for name in ("train", "test"):
+        rows = [json.loads(line) for line in (folder / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+        if rows:
+            splits[name] = datasets.Dataset.from_list(rows)
+    datasets.DatasetDict(splits).save_to_disk(str(folder / "datasets"))
+
+
+def _write_demos(target: Path, env: ChatGuessEnv, played: dict[int, Any], train: list[int], test: list[int],
+                 values: Any, fmt: str, rationale_style: str, policy: bool, datasets: bool) -> dict[str, Any]:
+    """Write the splits' files into ``target``; the manifest's entries about them."""
+    game = env.game
     files: dict[str, dict[str, Any]] = {}
     counts: dict[str, dict[str, int]] = {}
     for name, indices in (("train", train), ("test", test)):
@@ -276,22 +357,18 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
             with atomic_open(npz, "wb") as handle:
                 np.savez_compressed(handle, allow_pickle=False, **arrays)
             files[npz.name] = {"turns": int(arrays["actions"].size), "sha256": _sha256(npz)}
-    if values is not None:
-        values.save()
+    if datasets:
+        save_datasets(target)
     from importlib import metadata
 
-    manifest = {
-        "format": DEMO_FORMAT, "command": command, "guessgym": metadata.version("guessgym"), "env_id": env_id,
-        "env_kwargs": {k: v for k, v in kwargs.items() if k != "kind"}, "game": game.name, "agent": agent,
-        "agent_kwargs": dict(agent_kwargs or {}), "agent_description": player.describe(),
-        "conversation_format": fmt, "rationale": rationale_style, "reply_format": env.parser.format_name,
-        "seed": seed, "split": split, "answers_available": len(game.answers), "counts": counts,
+    return {
+        "guessgym": metadata.version("guessgym"), "game": game.name, "conversation_format": fmt,
+        "rationale": rationale_style, "reply_format": env.parser.format_name, "answers_available": len(game.answers),
+        "counts": counts, "files": files,
         "mean_guesses": {name: round(c["turns"] / c["games"], 6) if c["games"] else None for name, c in counts.items()},
-        "files": files,
     }
-    atomic_write_text(target / "manifest.json", json.dumps(manifest, indent=1) + "\n")
-    return manifest
 
 
-__all__ = ["DEMO_FORMAT", "Demo", "FORMATS", "GUESS_TOOL", "RATIONALES", "export_demos", "message_demo",
-           "policy_arrays", "rationale", "split_answers", "tool_demo"]
+__all__ = ["DEMO_FORMAT", "EXPORT_NAMES", "MANIFEST_KEYS", "Demo", "FORMATS", "GUESS_TOOL", "RATIONALES",
+           "check_demo_folder", "export_demos", "message_demo", "policy_arrays", "rationale", "save_datasets",
+           "split_answers", "tool_demo"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -19,7 +19,7 @@ from ..rewards import REWARD_KEYS
 from .feedback import FEEDBACK_STYLES, TileFeedback
 from .presets import PRESETS, ChatPreset, ReplyEvent
 from .prompts import ChatPrompts
-from .replies import INVALID_KINDS, ReplyParser, Verdict
+from .replies import DEFAULT_MAX_REPLY_CHARS, INVALID_KINDS, ReplyParser, Verdict
 from .rules import rules_text
 
 #: What an invalid reply costs: another try at the same guess (then the turn), the turn, or
@@ -31,10 +31,7 @@ REPEAT_POLICIES = ("allowed", "invalid")
 
 #: The options of :class:`ChatGuessEnv` itself; the others go to the game (:class:`GuessEnv`).
 CHAT_OPTIONS = ("preset", "invalid", "max_retries", "repeats", "feedback", "reply_format", "reply_instruction",
-                "max_reply_chars", "prompts", "invalid_penalty")
-
-#: ``max_reply_chars`` unless given: the action space needs a length, and no sensible reply is longer.
-DEFAULT_MAX_REPLY_CHARS = 100_000
+                "max_reply_chars", "prompts", "invalid_penalty", "withheld")
 
 #: The room given to each message the environment writes, in the observation space's bound.
 _MESSAGE_ROOM = 8_192
@@ -95,6 +92,8 @@ class ChatGuessEnv(gym.Env[str, str]):
     under that suite's reply format, invalid-reply policy and reward
     (:mod:`~guessgym.envs.chat.presets`, which cites the file each follows); options passed
     explicitly override the preset's, and guessgym's reward options cannot be combined with it.
+    The Wordle suites' presets (``textarena``, ``gem``, ``verifiers``, ``trl``, which reads five
+    letters) refuse a game their reply format cannot carry, at construction.
 
     ## Rewards
     A valid guess earns what it earns in :class:`~guessgym.envs.env.GuessEnv`: ``win_reward``
@@ -137,9 +136,13 @@ class ChatGuessEnv(gym.Env[str, str]):
     * ``reply_format``: ``"brackets"`` (default, ``[crane]``), ``"tags"``, ``"boxed"`` (``\\boxed{crane}``),
       ``"plain"`` or a regular expression
       with one group, with ``reply_instruction`` (how the prompt asks for it, ``{example}``
-      marking an example guess); ``max_reply_chars`` (100,000; longer replies are format errors);
+      marking an example guess); ``max_reply_chars`` (100,000, at most 10,000,000; a longer reply is
+      a format error, and the conversation keeps only its first ``max_reply_chars`` characters);
     * ``prompts``: a :class:`~guessgym.envs.chat.prompts.ChatPrompts` or a dict of templates
-      replacing the defaults.
+      replacing the defaults;
+    * ``withheld``: words no text of the environment names (the rules' examples and the reply
+      format's example guess are chosen among the others): the test answers of a train/test
+      split, so that no training conversation shows one (``guessgym export-demos`` sets it).
 
     ## Version History
     * v0: initial release; the ``rgb_array`` render mode (the board of the guesses played so far),
@@ -161,9 +164,10 @@ class ChatGuessEnv(gym.Env[str, str]):
         feedback: str = "both",
         reply_format: Any = None,
         reply_instruction: str | None = None,
-        max_reply_chars: int | None = DEFAULT_MAX_REPLY_CHARS,
+        max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
         prompts: ChatPrompts | dict[str, str] | None = None,
         invalid_penalty: float | None = None,
+        withheld: Collection[str] | None = None,
         **game_options: Any,
     ) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -192,7 +196,15 @@ class ChatGuessEnv(gym.Env[str, str]):
         except TypeError as exc:
             raise TypeError(f"{exc}; and the chat options {', '.join(CHAT_OPTIONS)}") from None
         self.game = self.env.game
-        self.parser = ReplyParser(self.game, reply_format, max_reply_chars, reply_instruction)
+        if self.preset is not None and (refusal := self.preset.refusal(self.game)) is not None:
+            raise ValueError(refusal)
+        if withheld is not None and (isinstance(withheld, str) or not all(isinstance(w, str) for w in withheld)):
+            raise ValueError(f"withheld must be a list of words (answers no text may name), got {withheld!r}")
+        #: The words no text of the environment names (``withheld``).
+        self.withheld: frozenset[str] = frozenset(withheld or ())
+        self.parser = ReplyParser(self.game, reply_format, max_reply_chars, reply_instruction, self.withheld)
+        #: The rules as the system prompt states them (:func:`~guessgym.envs.chat.rules.rules_text`).
+        self.rules = rules_text(self.game, self.withheld)
         self.prompts = ChatPrompts.from_value(prompts)
         self.tiles = TileFeedback(self.game, feedback)
         self._attempts = self.game.max_attempts
@@ -200,11 +212,11 @@ class ChatGuessEnv(gym.Env[str, str]):
         self._solved = self.game.solved_pattern
         self._tile_strings = self.env.engine.tile_strings
         self.system_prompt = self.prompts.render(
-            "system", rules=rules_text(self.game), reply_format=self.parser.instruction,
+            "system", rules=self.rules, reply_format=self.parser.instruction,
             attempts=self._attempts, length=self.game.length,
         )
         self.first_turn = self.prompts.render("first_turn", attempts=self._attempts, length=self.game.length)
-        reply_chars = DEFAULT_MAX_REPLY_CHARS if max_reply_chars is None else max_reply_chars
+        reply_chars = self.parser.max_reply_chars
         retrying = any(policy != "forfeit" for policy in self.invalid_policy.values())
         turns = self._attempts * (1 + (self.max_retries if retrying else 0))
         bound = len(self.system_prompt) + _MESSAGE_ROOM + turns * (2 * reply_chars + 2 * _MESSAGE_ROOM)
@@ -242,9 +254,10 @@ class ChatGuessEnv(gym.Env[str, str]):
         check_can_step(self._done, self._started)
         if not isinstance(action, str):
             raise TypeError(f"the action is the model's reply as a string, got {type(action).__name__} {action!r}")
+        verdict = self.parser.parse(action)
+        action = self.parser.kept(action)  # an over-long reply is a format error, and kept cut
         self._add("assistant", action)
         self._turn += 1
-        verdict = self.parser.parse(action)
         if verdict.valid and self.repeats == "invalid" and verdict.guess in self._played:
             verdict = Verdict(None, verdict.guess, "repeated", f"'{verdict.guess}' was guessed already; guess "
                                                                "something new.")

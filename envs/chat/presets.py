@@ -60,7 +60,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .replies import ReplyFormat
+from ..game import Game
+from .replies import ReplyFormat, delimited
 
 
 @dataclass(frozen=True)
@@ -132,12 +133,36 @@ def gem_reward(event: ReplyEvent) -> tuple[float, dict[str, float]]:
     return reward, ({"gem": reward} if event.ended else {})
 
 
-_GUESS_FIELD = re.compile(r"<guess>\s*(.*?)\s*</guess>", re.DOTALL)
+def _guess_fields(reply: str) -> list[str]:
+    """Every ``<guess>...</guess>`` field of ``reply``, stripped, left to right (what
+    ``re.finditer(r"<guess>\\s*(.*?)\\s*</guess>", reply, re.DOTALL)`` finds, in linear time)."""
+    fields, at = [], 0
+    while (opened := reply.find("<guess>", at)) >= 0 and (closed := reply.find("</guess>", opened + 7)) >= 0:
+        fields.append(reply[opened + 7:closed].strip())
+        at = closed + 8
+    return fields
+
+
+def _has_guess_on_a_line(reply: str) -> bool:
+    """``re.search(r"<guess>.*</guess>", reply)``: some line holds ``<guess>`` and, after it, ``</guess>``
+    (in linear time)."""
+    return any((opened := line.find("<guess>")) >= 0 and line.rfind("</guess>") >= opened + 7
+               for line in reply.split("\n"))
+
+
+def verifiers_guess(reply: str) -> str | None:
+    """The verifiers Wordle parser's guess: the last ``<guess>`` field of the reply, and in it the
+    first ``[word]`` (``None``: either is missing); linear in the reply's length."""
+    outer = delimited(reply, "<guess>", "</guess>")
+    if outer is None:
+        return None
+    found = re.search(r"\[(\w+)\]", outer.strip())
+    return None if found is None else found.group(1)
 
 
 def _xml_format_score(reply: str) -> float:
     """verifiers' ``XMLParser(fields=["guess"]).get_format_reward_func`` for one reply."""
-    score = 0.4 if _GUESS_FIELD.search(reply) else 0.0
+    score = 0.4 if _guess_fields(reply) else 0.0
     score += 0.2  # "correct spacing": the stripped and the unstripped parse agree for one field
     text = reply.strip()
     score += 0.2 if text.startswith("<guess>") else 0.0
@@ -149,12 +174,12 @@ def verifiers_reward(event: ReplyEvent) -> tuple[float, dict[str, float]]:
     """The verifiers Wordle rubric, paid on the last reply."""
     if not event.ended:
         return 0.0, {}
-    guesses = [m.group(1).strip() for m in _GUESS_FIELD.finditer(event.replies[-1])]
+    guesses = _guess_fields(event.replies[-1])
     correct = 1.0 if guesses and guesses[-1] == f"[{event.answer}]" else 0.0
     # the feedback the model was shown last: TextArena's end message replaces the last guess's tiles
     shown = event.tiles[:-1] if event.valid else event.tiles
     partial = 0.0 if correct or not shown else 0.2 * shown[-1].count("G") + 0.1 * shown[-1].count("Y")
-    with_guess = sum(1 for reply in event.replies if re.search(r"<guess>.*</guess>", reply))
+    with_guess = sum(1 for reply in event.replies if _has_guess_on_a_line(reply))
     length_bonus = correct / (with_guess or 1)
     fmt = sum(_xml_format_score(r) for r in event.replies) / len(event.replies)
     terms = {"correct_answer": correct, "partial_answer": partial, "length_bonus": length_bonus,
@@ -231,12 +256,27 @@ class ChatPreset:
         reward: the suite's reward (:class:`RewardRule`).
         options: the chat options the preset sets (``reply_format``, ``invalid``, ``max_retries``,
             ``repeats``); options passed explicitly override them.
+        kinds: the kinds of game (``"wordle"``, ``"nerdle"``) the suite's rules play: a Wordle
+            suite's reply format reads words, never equations.
+        lengths: the guess lengths its reply format reads (``None``: any).
     """
 
     name: str
     source: str
     reward: RewardRule
     options: Mapping[str, Any] = field(default_factory=dict)
+    kinds: tuple[str, ...] = ("wordle", "nerdle")
+    lengths: tuple[int, ...] | None = None
+
+    def refusal(self, game: Game) -> str | None:
+        """Why this preset cannot play ``game`` (one line), or ``None`` when it can."""
+        if game.kind not in self.kinds:
+            return (f"preset={self.name!r} follows a Wordle suite, whose replies carry words; it cannot play "
+                    f"{game.kind.capitalize()} ({game.name}): use it on a Wordle id, or leave out the preset")
+        if self.lengths is not None and game.length not in self.lengths:
+            return (f"preset={self.name!r} reads guesses of {' or '.join(map(str, self.lengths))} letters; this game's "
+                    f"are {game.length} ({game.name})")
+        return None
 
 
 _TEXTARENA_FORMAT = ReplyFormat(r"\[(\w+)\]", "put your guess in square brackets, like [{example}]", "[{guess}]",
@@ -246,7 +286,8 @@ _TEXTARENA_FORMAT = ReplyFormat(r"\[(\w+)\]", "put your guess in square brackets
 PRESETS: dict[str, ChatPreset] = {
     "textarena": ChatPreset(
         "textarena", "TextArena 0.7.4, textarena/envs/Wordle/env.py and textarena/state.py", textarena_reward,
-        {"reply_format": _TEXTARENA_FORMAT, "invalid": "abort", "max_retries": 1, "repeats": "invalid"}),
+        {"reply_format": _TEXTARENA_FORMAT, "invalid": "abort", "max_retries": 1, "repeats": "invalid"},
+        kinds=("wordle",)),
     "gem": ChatPreset(
         "gem", "GEM (gem-llm 0.1.0), gem/envs/game_env/wordle.py and gem/utils/constants.py", gem_reward,
         {"reply_format": ReplyFormat(r"\\boxed{([a-zA-Z]+(?:\s+[a-zA-Z]+)*)}",
@@ -254,14 +295,14 @@ PRESETS: dict[str, ChatPreset] = {
                                      "\\boxed{{guess}}"),
          "invalid": {"format": "abort", "length": "forfeit", "unknown": "forfeit", "repeated": "forfeit",
                      "hard_mode": "forfeit"},
-         "max_retries": 0, "repeats": "invalid"}),
+         "max_retries": 0, "repeats": "invalid"}, kinds=("wordle",)),
     "verifiers": ChatPreset(
         "verifiers", "PrimeIntellect-ai/verifiers environments/wordle/wordle.py @ 072aac6d (rubric), "
         "verifiers/parsers/xml_parser.py, verifiers/envs/integrations/textarena_env.py", verifiers_reward,
-        {"reply_format": ReplyFormat(r"\[(\w+)\]", "think step-by-step, then give your guess inside <guess>...</guess> "
+        {"reply_format": ReplyFormat(None, "think step-by-step, then give your guess inside <guess>...</guess> "
                                      "tags, in square brackets, like <guess>[{example}]</guess>",
-                                     "<guess>[{guess}]</guess>", first=True, within=r"<guess>\s*(.*?)\s*</guess>"),
-         "invalid": "abort", "max_retries": 1, "repeats": "invalid"}),
+                                     "<guess>[{guess}]</guess>", reader=verifiers_guess),
+         "invalid": "abort", "max_retries": 1, "repeats": "invalid"}, kinds=("wordle",)),
     "nemo": ChatPreset(
         "nemo", "NVIDIA-NeMo/Gym resources_servers/wordle/app.py @ 1271cfd3", nemo_reward,
         {"invalid": "forfeit", "repeats": "allowed"}),
@@ -270,9 +311,9 @@ PRESETS: dict[str, ChatPreset] = {
         "envs/textarena_env/rewards.py @ fe99f36a (over TextArena 0.7.4)", trl_reward,
         {"reply_format": ReplyFormat(None, "reply with your guess in square brackets, like [{example}]", "[{guess}]",
                                      reader=trl_guess),
-         "invalid": "abort", "max_retries": 1, "repeats": "invalid"}),
+         "invalid": "abort", "max_retries": 1, "repeats": "invalid"}, kinds=("wordle",), lengths=(5,)),
 }
 
 
 __all__ = ["PRESETS", "ChatPreset", "ReplyEvent", "RewardRule", "gem_reward", "nemo_reward", "textarena_reward",
-           "trl_reward", "verifiers_reward"]
+           "trl_reward", "verifiers_guess", "verifiers_reward"]

@@ -31,6 +31,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, fields
 from typing import Any
@@ -51,6 +52,34 @@ SAMPLE_VALUES: dict[str, Any] = {"rules": "the rules", "reply_format": "[guess]"
                                  "attempt": 1, "guess": "crane", "tiles": "G Y B B G", "words": "green, ...",
                                  "status": "5 guesses left", "message": "unknown word", "consequence": "try again",
                                  "answer": "crane"}
+
+
+#: The widest a template's field may be padded (``{rules:>80}``): a width or precision is a size
+#: to allocate, and ``{rules:>3000000000}`` would take 3 GB.
+MAX_FIELD_WIDTH = 1_000
+
+
+def check_field_widths(template: str, what: str) -> None:
+    """Refuse a format string ``template`` (``what`` it is, for the message) one of whose fields has a
+    width or precision over :data:`MAX_FIELD_WIDTH`, or that is not a format string at all.
+
+    Raises:
+        ValueError: naming the template and the limit.
+    """
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise ValueError(f"the {what} {template!r} is not a valid format string: {exc}") from None
+    for _, _, spec, _ in parsed:
+        if spec and any(int(n) > MAX_FIELD_WIDTH for n in re.findall(r"\d+", spec)):
+            raise ValueError(f"the {what} {_short(template)} pads a field wider than {MAX_FIELD_WIDTH:,} characters "
+                             f"({{...:{_short(spec)}}}); use a width up to {MAX_FIELD_WIDTH:,}")
+        if spec:
+            check_field_widths(spec, what)
+
+
+def _short(text: str) -> str:
+    return repr(text) if len(text) <= 60 else repr(text[:57] + "...")
 
 
 def _fields(template: str) -> list[str]:
@@ -82,6 +111,7 @@ class ChatPrompts:
             if not isinstance(template, str):
                 raise ValueError(f"the {name} template must be a string, got {type(template).__name__}")
             shown = ", ".join("{" + a + "}" for a in allowed)
+            check_field_widths(template, f"{name} template")
             try:
                 used = _fields(template)
             except ValueError as exc:
@@ -115,4 +145,4 @@ class ChatPrompts:
         return template.format(**values)
 
 
-__all__ = ["SAMPLE_VALUES", "TEMPLATE_FIELDS", "ChatPrompts"]
+__all__ = ["MAX_FIELD_WIDTH", "SAMPLE_VALUES", "TEMPLATE_FIELDS", "ChatPrompts", "check_field_widths"]

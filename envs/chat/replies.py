@@ -30,14 +30,23 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ..equations import explain_invalid_equation
 from ..game import Game
+from .prompts import check_field_widths
 
 #: The kinds of invalid reply, in the order the checks find them.
 INVALID_KINDS = ("format", "length", "unknown", "repeated", "hard_mode")
+
+#: The longest reply read unless told otherwise; no sensible reply is longer.
+DEFAULT_MAX_REPLY_CHARS = 100_000
+#: The largest ``max_reply_chars`` allowed: every reply has a bound (a reply is kept in the
+#: conversation, and a reader's work grows with it).
+MAX_REPLY_CHARS_LIMIT = 10_000_000
+#: What ends an over-long reply as the conversation keeps it (see :meth:`ReplyParser.kept`).
+CUT_MARK = " [... reply cut: over the length allowed]"
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,9 @@ class ReplyFormat:
             is then looked for inside that group only (a guess inside tags).
         reader: a function from the reply to the guess text (``None``: none found), used instead
             of ``pattern`` and ``within`` for a rule no expression states (a preset's own reader).
+        delimiters: ``(open, close)``: ``pattern`` is ``open(.*?)close`` with these literal texts,
+            and is read by :func:`delimited` in linear time (a regular expression search for the
+            last match takes quadratic time on a reply of many ``open`` and no ``close``).
     """
 
     pattern: str | None
@@ -62,6 +74,7 @@ class ReplyFormat:
     first: bool = False
     within: str | None = None
     reader: Callable[[str], str | None] | None = None
+    delimiters: tuple[str, str] | None = None
 
 
 #: The named reply formats.
@@ -70,7 +83,7 @@ REPLY_FORMATS: dict[str, ReplyFormat] = {
                             "[{guess}]"),
     "tags": ReplyFormat(r"<guess>(.*?)</guess>",
                         "end your reply with your guess between guess tags, like <guess>{example}</guess>",
-                        "<guess>{guess}</guess>"),
+                        "<guess>{guess}</guess>", delimiters=("<guess>", "</guess>")),
     "plain": ReplyFormat(None, "reply with your guess alone, like {example}", "{guess}"),
     # the answer format of math-tuned models (and of verifiers' and GEM's parsers)
     "boxed": ReplyFormat(r"\\boxed\{([^{}]*)\}",
@@ -110,17 +123,21 @@ class ReplyParser:
         reply_format: ``"brackets"``, ``"tags"``, ``"boxed"``, ``"plain"``, a regular expression
             (string or compiled) with exactly one group, whose last match in the reply is the guess,
             or a :class:`ReplyFormat` (a peer suite's own rule, :mod:`~guessgym.envs.chat.presets`).
-        max_reply_chars: longer replies are format errors (``None``: no limit).
+        max_reply_chars: longer replies are format errors (1 to :data:`MAX_REPLY_CHARS_LIMIT`;
+            every reply has a bound, so ``None`` is refused).
         instruction: how the prompt asks for the format, with ``{example}``; required for a
             custom expression (the named formats have their own).
+        avoid: words the example guess must not be (:func:`example_guess`).
 
     Raises:
         ValueError: an unknown format name, an expression without exactly one group, a custom
-            expression without ``instruction``, or ``max_reply_chars < 1``.
+            expression without ``instruction``, or ``max_reply_chars`` not from 1 to
+            :data:`MAX_REPLY_CHARS_LIMIT`.
     """
 
     def __init__(self, game: Game, reply_format: str | re.Pattern[str] | ReplyFormat = "brackets",
-                 max_reply_chars: int | None = None, instruction: str | None = None) -> None:
+                 max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS, instruction: str | None = None,
+                 avoid: Collection[str] = ()) -> None:
         self.game = game
         if isinstance(reply_format, ReplyFormat):
             spec, self.format_name = reply_format, "preset"
@@ -148,12 +165,16 @@ class ReplyParser:
         if spec.within is not None:
             self._within = _compile(spec.within)
         default_instruction = spec.instruction
-        if max_reply_chars is not None and (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
-                                            or max_reply_chars < 1):
-            raise ValueError(f"max_reply_chars must be a positive integer or None, got {max_reply_chars!r}")
+        if (isinstance(max_reply_chars, bool) or not isinstance(max_reply_chars, int)
+                or not 1 <= max_reply_chars <= MAX_REPLY_CHARS_LIMIT):
+            raise ValueError(f"max_reply_chars must be a whole number of characters from 1 to "
+                             f"{MAX_REPLY_CHARS_LIMIT:,} (every reply has a bound), got {max_reply_chars!r}")
         self.max_reply_chars = max_reply_chars
-        self.example = example_guess(game)
+        self.example = example_guess(game, avoid)
         template = instruction if instruction is not None else default_instruction
+        if not isinstance(template, str):
+            raise ValueError(f"reply_instruction must be text with {{example}}, got {type(template).__name__}")
+        check_field_widths(template, "instruction")
         try:
             self.instruction = template.format(example=self.example)
         except (KeyError, IndexError, ValueError) as exc:
@@ -185,7 +206,18 @@ class ReplyParser:
             reply = outer
         if self._regex is None:
             return reply
+        if self.spec.delimiters is not None:
+            return delimited(reply, *self.spec.delimiters, first=self.spec.first)
         return _match(self._regex, reply, first=self.spec.first)
+
+    def kept(self, reply: str) -> str:
+        """``reply`` as the conversation keeps it: whole, or, when it is longer than
+        ``max_reply_chars`` (a format error), its first ``max_reply_chars`` characters and
+        :data:`CUT_MARK`, so an over-long reply is not sent back to the model every turn nor kept
+        whole in a transcript. Cutting a cut reply gives it back unchanged, so a transcript replays."""
+        if len(reply) <= self.max_reply_chars:
+            return reply
+        return reply[: self.max_reply_chars] + CUT_MARK
 
     def normalize(self, text: str) -> str:
         """Whitespace removed, surrounding quotes/backticks/asterisks/full stop dropped, Wordle lower case."""
@@ -196,9 +228,9 @@ class ReplyParser:
         """The verdict on ``reply`` (a string; anything else is a format error)."""
         if not isinstance(reply, str):
             return Verdict(None, None, "format", f"The reply must be text. {self._no_guess}")
-        if self.max_reply_chars is not None and len(reply) > self.max_reply_chars:
-            return Verdict(None, None, "format", f"Your reply has {len(reply):,} characters, more than the "
-                                                 f"{self.max_reply_chars:,} allowed. {self._no_guess}")
+        if len(reply) > self.max_reply_chars:
+            return Verdict(None, None, "format", f"Your reply is longer than the {self.max_reply_chars:,} characters "
+                                                 f"allowed. {self._no_guess}")
         raw = self.extract(reply)
         if raw is None:
             return Verdict(None, None, "format", self._no_guess)
@@ -243,14 +275,36 @@ def _match(regex: re.Pattern[str], text: str, *, first: bool) -> str | None:
     return None if last is None else last.group(1)
 
 
-def example_guess(game: Game) -> str:
+def delimited(text: str, start: str, end: str, *, first: bool = False) -> str | None:
+    """What lies between ``start`` and the next ``end`` in ``text``: the first such span, or the
+    last of the spans found left to right without overlap (what ``re.finditer`` finds for
+    ``start(.*?)end``, in one pass); ``None`` when there is none."""
+    found = None
+    at = 0
+    while True:
+        opened = text.find(start, at)
+        if opened < 0:
+            return found
+        closed = text.find(end, opened + len(start))
+        if closed < 0:
+            return found
+        found = text[opened + len(start):closed]
+        if first:
+            return found
+        at = closed + len(end)
+
+
+def example_guess(game: Game, avoid: Collection[str] = ()) -> str:
     """A fixed guess to show the format with: a well-known opener when the game has it, else the
-    first guess that is not a possible answer (so the example does not hint at the answer)."""
+    first guess that is not a possible answer (so the example does not hint at the answer); never
+    a word of ``avoid`` (a demonstration's test answers) unless every guess is one."""
     for word in ("crane", "slate", "9*8-7=65", "3*4-5=7", "12/3=4", "2*3=6"):
-        if word in game.guess_index:
+        if word in game.guess_index and word not in avoid:
             return word
     not_answers = [g for g, is_answer in zip(game.guesses, game.guess_is_answer) if not is_answer]
-    return (not_answers or list(game.guesses))[0]
+    allowed = [g for g in (not_answers or list(game.guesses)) if g not in avoid]
+    return (allowed or not_answers or list(game.guesses))[0]
 
 
-__all__ = ["INVALID_KINDS", "REPLY_FORMATS", "ReplyFormat", "ReplyParser", "Verdict", "example_guess"]
+__all__ = ["CUT_MARK", "DEFAULT_MAX_REPLY_CHARS", "INVALID_KINDS", "MAX_REPLY_CHARS_LIMIT", "REPLY_FORMATS",
+           "ReplyFormat", "ReplyParser", "Verdict", "delimited", "example_guess"]

@@ -7,6 +7,8 @@ environment does: the repeated-symbol example is scored by :func:`~guessgym.envs
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from ..game import Game
 from ..scoring import pattern_to_list, score
 
@@ -18,7 +20,7 @@ TILE_EMOJI = {"wordle": ("\u2b1b", "\U0001f7e8", "\U0001f7e9"), "nerdle": ("\u2b
 
 #: Preferred repeated-letter examples (guess, answer); other games search their own lists.
 _PREFERRED = {"wordle": (("speed", "abide"), ("sweet", "ended"))}
-_EXAMPLE_CACHE: dict[str, tuple[str, str] | None] = {}
+_EXAMPLE_CACHE: dict[tuple[str, frozenset[str]], tuple[str, str] | None] = {}
 
 
 def _shows_the_rule(guess: str, answer: str) -> bool:
@@ -32,24 +34,28 @@ def _shows_the_rule(guess: str, answer: str) -> bool:
     return False
 
 
-def repeated_symbol_example(game: Game) -> tuple[str, str] | None:
-    """A (guess, answer) pair of ``game``'s lists that shows the repeated-symbol rule, or None.
+def repeated_symbol_example(game: Game, avoid: Collection[str] = ()) -> tuple[str, str] | None:
+    """A (guess, answer) pair of ``game``'s lists that shows the repeated-symbol rule, or None;
+    neither word is in ``avoid`` (the answers a text must not name: a demonstration's test answers).
 
     The search is bounded (the first 300 guesses with a repeated symbol against the first 100
-    answers) and remembered per list, so a game is searched once per process."""
-    key = game.fingerprint
+    answers not avoided) and remembered per list, so a game is searched once per process."""
+    avoided = frozenset(avoid)
+    key = (game.fingerprint, avoided)
     if key not in _EXAMPLE_CACHE:
         found = next((pair for pair in _PREFERRED.get(game.kind, ())
-                      if pair[0] in game.guess_index and pair[1] in game.answer_index), None)
+                      if pair[0] in game.guess_index and pair[1] in game.answer_index
+                      and not avoided.intersection(pair)), None)
         if found is None:
-            repeated = [g for g in game.guesses if len(set(g)) < len(g)][:300]
-            found = next(((g, a) for g in repeated for a in game.answers[:100] if _shows_the_rule(g, a)), None)
+            repeated = [g for g in game.guesses if len(set(g)) < len(g) and g not in avoided][:300]
+            answers = [a for a in game.answers if a not in avoided][:100]
+            found = next(((g, a) for g in repeated for a in answers if _shows_the_rule(g, a)), None)
         _EXAMPLE_CACHE[key] = found
     return _EXAMPLE_CACHE[key]
 
 
-def _example(game: Game) -> str:
-    pair = repeated_symbol_example(game)
+def _example(game: Game, avoid: Collection[str]) -> str:
+    pair = repeated_symbol_example(game, avoid)
     if pair is None:
         return ""
     guess, answer = pair
@@ -59,17 +65,19 @@ def _example(game: Game) -> str:
     return f' For example, guessing "{guess}" when the answer is "{answer}" gives: {marks}.'
 
 
-def rearrangement_example(game: Game) -> tuple[str, str] | None:
+def rearrangement_example(game: Game, avoid: Collection[str] = ()) -> tuple[str, str] | None:
     """An answer of ``game`` and a guess that wins it by the commutative rule (another spelling),
-    or None; the first in the game's answer order."""
+    or None; the first in the game's order whose words are not in ``avoid``."""
     for g, answers in game.commutative_wins.items():
-        return game.answers[int(answers[0])], game.guesses[g]
+        for a in answers:
+            if game.answers[int(a)] not in avoid and game.guesses[g] not in avoid:
+                return game.answers[int(a)], game.guesses[g]
     return None
 
 
-def _rearrangements(game: Game) -> str:
+def _rearrangements(game: Game, avoid: Collection[str]) -> str:
     """The commutative rule (:func:`~guessgym.envs.equations.commutative_form`) in words."""
-    pair = rearrangement_example(game)
+    pair = rearrangement_example(game, avoid)
     example = f' For example, if the answer is "{pair[0]}", the guess "{pair[1]}" wins.' if pair else ""
     return (
         "Rearrangements win: a guess that rearranges the answer's equation wins the game, and all its tiles are "
@@ -80,8 +88,9 @@ def _rearrangements(game: Game) -> str:
     )
 
 
-def rules_text(game: Game) -> str:
-    """The complete rules of ``game`` as plain text (several short paragraphs)."""
+def rules_text(game: Game, avoid: Collection[str] = ()) -> str:
+    """The complete rules of ``game`` as plain text (several short paragraphs); its examples name
+    no word of ``avoid``."""
     names = TILE_NAMES[game.kind]
     letters = TILE_LETTERS[game.kind]
     symbol = "letter" if game.kind == "wordle" else "symbol"
@@ -112,11 +121,11 @@ def rules_text(game: Game) -> str:
     )
     repeats = (
         f"Repeated {symbol}s: greens are marked first; then, from left to right, a {symbol} is {names[1]} while "
-        f"the answer still has a copy of it that is not yet marked, and {names[0]} after that." + _example(game)
+        f"the answer still has a copy of it that is not yet marked, and {names[0]} after that." + _example(game, avoid)
     )
     parts = [intro, tiles, repeats]
     if game.commutative:
-        parts.append(_rearrangements(game))
+        parts.append(_rearrangements(game, avoid))
     if game.hard_mode:
         parts.append(
             f"Hard mode is on: every green {symbol} must stay at its position in later guesses, and every "

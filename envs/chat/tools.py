@@ -93,9 +93,7 @@ def tool_dataset(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, A
 def tool_prompt(env: ChatGuessEnv, messages: list[dict[str, str]]) -> list[dict[str, str]]:
     """A game's first-turn ``messages`` with the system prompt of a tool-calling game (the rules,
     then: call the ``guess`` tool)."""
-    from .rules import rules_text
-
-    system = TOOL_SYSTEM_PROMPT.format(rules=rules_text(env.game), example=env.parser.example)
+    system = TOOL_SYSTEM_PROMPT.format(rules=env.rules, example=env.parser.example)
     return [{"role": "system", "content": system}, *messages[1:]]
 
 

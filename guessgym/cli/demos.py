@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -39,35 +38,18 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
             agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games, split=args.split,
             seed=args.seed, fmt=args.format, rationale_style=args.rationale, policy=args.policy,
             cache_dir=cache_dir(), command=" ".join([PROG, *map(shlex.quote, args.argv)]), progress=update or False,
+            datasets=args.datasets,
         )
     except (ValueError, KeyError, UnsupportedGameError) as exc:
         raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     finally:
         close()
-    if args.datasets:
-        _save_datasets(out)
     counts = manifest["counts"]
     print(f"{manifest['game']}: {counts['train']['games']:,} train and {counts['test']['games']:,} test games by "
           f"{manifest['agent']} ({manifest['conversation_format']}, rationale {manifest['rationale']}), "
           f"mean {manifest['mean_guesses']['train']} guesses; wrote {', '.join(manifest['files'])} and manifest.json "
           f"to {out}/" + (" and a datasets folder" if args.datasets else ""))
     return 0
-
-
-def _save_datasets(out: Path) -> None:
-    """The JSON-lines files as a Hugging Face ``DatasetDict`` (``datasets.load_from_disk(out / 'datasets')``)."""
-    from ..infra.optional import require_extra
-
-    require_extra("datasets", "--datasets")
-    import datasets
-
-    datasets.disable_progress_bars()
-    splits = {}
-    for name in ("train", "test"):
-        rows = [json.loads(line) for line in (out / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
-        if rows:
-            splits[name] = datasets.Dataset.from_list(rows)
-    datasets.DatasetDict(splits).save_to_disk(str(out / "datasets"))
 
 
 def register(sub: Any) -> None:

@@ -139,7 +139,7 @@ def test_other_formats_and_their_errors() -> None:
     with pytest.raises(ValueError, match="max_reply_chars"):
         ReplyParser(game, max_reply_chars=0)
     long = ReplyParser(game, max_reply_chars=20).parse("x" * 21 + "[crane]")
-    assert long.kind == "format" and "28 characters, more than the 20 allowed" in long.message
+    assert long.kind == "format" and "longer than the 20 characters allowed" in long.message
 
 
 # ---- feedback ---------------------------------------------------------------------------------------------

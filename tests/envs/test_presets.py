@@ -233,3 +233,36 @@ def test_each_preset_passes_the_gymnasium_checker(preset: str) -> None:
     from gymnasium.utils.env_checker import check_env
 
     check_env(ChatGuessEnv(preset=preset, kind="wordle", length=5), skip_render_check=True)
+
+
+# ---- issue 40, item 11: a preset plays every chat id, or refuses it at make ------------------------------
+GAMES = [("guessgym/WordleChat-v0", {}, "optimal"), ("guessgym/WordleChat-v0", {"length": 6}, "least-worst"),
+         ("guessgym/NerdleChat-v0", {}, "optimal"), ("guessgym/NerdleChat-v0", {"length": 6}, "optimal"),
+         ("guessgym/Nerdle-v1", {}, "optimal")]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize(("env_id", "kwargs", "agent"), GAMES)
+def test_a_preset_plays_every_chat_id_or_refuses_it_at_make(preset: str, env_id: str, kwargs: dict, agent: str,
+                                                            tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from guessgym.cli import main
+    from guessgym.envs.chat.env import ChatKind
+    from guessgym.training.demos import export_demos
+
+    options = {**ChatKind.chat_kwargs(env_id, kwargs), "preset": preset}
+    game = wordle() if "Wordle" in env_id else None
+    refusal = PRESETS[preset].refusal(ChatGuessEnv(**{k: v for k, v in options.items() if k != "preset"}).game)
+    if refusal is not None:
+        with pytest.raises(ValueError, match=f"^preset={preset!r} ") as caught:
+            gym.make("guessgym/WordleChat-v0" if env_id == "guessgym/Nerdle-v1" else env_id, preset=preset,
+                     **({"kind": "nerdle", "length": 8} if env_id == "guessgym/Nerdle-v1" else kwargs))
+        assert "\n" not in str(caught.value)
+        code = main(["export-demos", "--env", env_id, "--env-kwargs", f"preset={preset}",
+                     *[f"{k}={v}" for k, v in kwargs.items()], "--games", "4", "--out", str(tmp_path / "cli")])
+        assert code == 2 and not (tmp_path / "cli").exists()
+        return
+    assert preset == "nemo" or game is not None  # only NeMo Gym's rules read equations
+    manifest = export_demos(env_id, tmp_path, env_kwargs={**kwargs, "preset": preset}, agent=agent, games=12, seed=3)
+    assert manifest["counts"]["train"]["games"] + manifest["counts"]["test"]["games"] == 12
+    with open(tmp_path / "train.jsonl") as f:  # every demonstration's last reply won under the preset
+        assert sum(1 for _ in f) == manifest["counts"]["train"]["games"]

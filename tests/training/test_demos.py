@@ -164,3 +164,70 @@ def test_bad_input_is_one_line(tmp_path: Path, argv: list[str], message: str,
     assert main(["export-demos", *argv, "--out", str(tmp_path / "o"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+# ---- issue 40, items 4 and 12 ----------------------------------------------------------------------------------
+def _words(text: str, kind: str) -> set[str]:
+    """The words (Wordle) or equations (Nerdle) a text names."""
+    import re
+
+    return set(re.findall(r"[a-z]+" if kind == "wordle" else r"[0-9+\-*/=]+", text.lower()))
+
+
+def _examples(text: str) -> set[str]:
+    """What a text shows as examples: the words and equations in quotes, brackets or guess tags."""
+    import re
+
+    return {m.strip().lower() for m in re.findall(r'"([^"\s]+)"|\[([^\]\s]+)\]|<guess>\[?([^<\]]+)', text)
+            for m in m if m}
+
+
+@pytest.mark.parametrize(("env_id", "fmt", "games"), [("guessgym/Wordle-v1", "messages", None),
+                                                      ("guessgym/Wordle-v1", "tools", 300),
+                                                      ("guessgym/MiniNerdle-v1", "messages", None),
+                                                      ("guessgym/MicroNerdle-v1", "tools", None)])
+def test_no_text_a_training_game_is_given_names_a_test_answer(tmp_path: Path, env_id: str, fmt: str,
+                                                              games: int | None) -> None:
+    """The rules' examples and the reply format's example word come from the training side: at seed
+    0 the repeated-letter example named the test answer 'abide' in every training conversation's
+    system prompt. Beyond the rules' own prose (English words such as 'every', which are Wordle answers
+    too), a test answer may appear only as a guess played in that game (the optimum's play)."""
+    manifest = export_demos(env_id, tmp_path, games=games, fmt=fmt, seed=0)
+    kind = "wordle" if "Wordle" in env_id else "nerdle"
+    test = {row["answer"] for row in rows(tmp_path / "test.jsonl")}
+    assert len(test) == manifest["counts"]["test"]["games"] > 0
+    options = ChatKind.chat_kwargs(env_id)
+    prose = ChatGuessEnv(**options, withheld=ChatGuessEnv(**options).game.answers)  # no example can be an answer
+    prose_words = _words(prose.system_prompt + prose.first_turn, kind)
+    for row in rows(tmp_path / "train.jsonl"):
+        said = " ".join(str(m.get("content", "")) + json.dumps(m.get("tool_calls", "")) for m in row["messages"]
+                        if m["role"] == "assistant")
+        for number, message in enumerate(row["messages"]):
+            if message["role"] == "assistant":
+                continue
+            named = _words(message["content"], kind) & test
+            assert not _examples(message["content"]) & test - _words(said, kind), (row["answer"], number)
+            if number < 2:  # the system prompt and the first turn: the rules and the format
+                assert named <= prose_words, (row["answer"], sorted(named - prose_words))
+            else:  # feedback on a guess played: it names that guess, nothing else
+                assert named <= _words(said, kind) | prose_words, (row["answer"], sorted(named))
+    if kind == "wordle" and games is None:  # the regression: the default prompt's example is a test answer here
+        default = ChatGuessEnv(**options)
+        assert _examples(default.system_prompt) & test == {"abide"}
+
+
+def test_a_rerun_replaces_an_earlier_export_whole_and_refuses_other_folders(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demos"
+    assert main(["export-demos", "--env", MINI, "--policy", "--out", str(out), "--no-progress"]) == 0
+    assert {p.name for p in out.iterdir()} >= {"policy-train.npz", "policy-test.npz", "train.jsonl"}
+    assert main(["export-demos", "--env", MINI, "--out", str(out), "--no-progress"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "test.jsonl", "train.jsonl"]  # nothing stale
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    capsys.readouterr()
+    assert main(["export-demos", "--env", MINI, "--out", str(other), "--no-progress"]) == 2
+    assert "'notes.txt', which no export writes" in capsys.readouterr().err
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
