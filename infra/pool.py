@@ -12,7 +12,8 @@ the order they finish.
 * ``process``: :class:`concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
   (safe with numba's and torch's thread pools, unlike ``fork``); ``setup`` runs in each worker's
   initializer, after limiting numba and torch to one thread, so that ``n_jobs`` workers use
-  ``n_jobs`` cores.
+  ``n_jobs`` cores; each worker ends itself when its parent is gone (:func:`watch_parent`), so a
+  killed run leaves no worker behind.
 * ``ray``: one ``ray.remote`` task per task; ``ray.init(address=...)`` when Ray is not initialised
   yet (:func:`connect_ray`). Ray is an optional extra: ``pip install "guessgym[ray]"``.
 
@@ -32,6 +33,8 @@ import os
 import signal
 import socket
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -114,10 +117,31 @@ def _worker_state(token: str, setup: Callable[..., State], setup_args: tuple[Any
     return _WORKER_STATE[token]
 
 
-def _init_process(token: str, setup: Callable[..., State], setup_args: tuple[Any, ...]) -> None:
+#: How often a worker looks whether its parent still runs (seconds).
+PARENT_WATCH_SECONDS = 0.5
+
+
+def watch_parent(parent: int, every: float = PARENT_WATCH_SECONDS) -> threading.Thread:
+    """Start a daemon thread that ends this process at once (``os._exit``) when its parent process
+    ``parent`` is gone: a worker whose parent was killed (SIGKILL, SIGTERM, a crash) never learns it
+    from the task pipe it is blocked on, and would run, holding its memory, for ever. The parent's
+    end is seen as this process being handed to another parent (``os.getppid()`` changes)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="guessgym-parent-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def _init_process(token: str, setup: Callable[..., State], setup_args: tuple[Any, ...], parent: int) -> None:
     # Ctrl-C reaches every process of the terminal's group: the parent alone handles it (and ends
     # the workers), so a worker never prints a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent(parent)
     _worker_state(token, setup, setup_args)
 
 
@@ -135,7 +159,7 @@ def _run_processes(fn: Callable[[State, Task], Result], tasks: Iterable[Task], s
     ctx = multiprocessing.get_context("spawn")
     workers = min(n_jobs, len(tasks)) if isinstance(tasks, Sized) else n_jobs  # no idle workers to spawn
     pool = ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx, initializer=_init_process,
-                               initargs=(token, setup, setup_args))
+                               initargs=(token, setup, setup_args, os.getpid()))
     pending: set[Future[Result]] = set()
     interrupted = False
 
@@ -304,5 +328,5 @@ def _source_paths() -> list[str]:
     return paths + ([existing] if existing else [])
 
 
-__all__ = ["BACKENDS", "RAY_CONNECT_TIMEOUT", "Backend", "WorkerDied", "check_main_importable",
-           "check_not_bootstrapping", "connect_ray", "limit_threads", "run_tasks"]
+__all__ = ["BACKENDS", "PARENT_WATCH_SECONDS", "RAY_CONNECT_TIMEOUT", "Backend", "WorkerDied", "check_main_importable",
+           "check_not_bootstrapping", "connect_ray", "limit_threads", "run_tasks", "watch_parent"]

@@ -201,3 +201,71 @@ def test_a_turn_lost_at_the_start_costs_one_guess_while_the_optimal_tree_still_f
     monkeypatch.setattr(move_values, "ROOT_SOLVE_LIMIT", 100)
     with pytest.raises(UnsupportedGameError, match="solved again"):
         analyze_moves(move_values.StateValues(game), [None, None, None], answer)
+
+
+# ---- issue 40, item 5: a transcripts file's header is not trusted ------------------------------------------------
+def _forged(path: Path, source: Path, **changes: object) -> Path:
+    """``source`` (a real transcripts file) with its header's env_kwargs changed."""
+    lines = source.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["env_kwargs"].update(changes)
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def real_transcripts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path, _ = played(tmp_path_factory.mktemp("t"), "retry")
+    return path
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"reply_format": "^(a|aa)+$"}, "reply_format='\\^\\(a\\|aa\\)\\+\\$' is not a value"),
+    ({"prompts": {"system": "{rules:>3000000000}"}}, "pads a field wider than 1,000"),
+    ({"reply_format": "brackets", "reply_instruction": "{example:>3000000000}"}, "pads a field wider"),
+    ({"answers": "/etc/passwd"}, "answers='/etc/passwd' is not a value"),
+    ({"guesses": "/etc/hostname"}, "guesses='/etc/hostname' is not a value"),
+    ({"word_list": "../../etc/passwd"}, "word_list='../../etc/passwd' is not a value"),
+    ({"matrix_cache": True}, "option 'matrix_cache' is not one a transcripts header may set"),
+    ({"max_attempts": 10**9}, "max_attempts=1000000000 is not a value"),
+    ({"max_reply_chars": None}, "max_reply_chars=None is not a value"),
+    ({"max_retries": 10**12}, "max_retries=1000000000000 is not a value"),
+    ({"preset": "textarena"}, "follows a Wordle suite"),
+])
+def test_a_forged_header_is_refused_in_one_line_before_anything_runs(real_transcripts: Path, tmp_path: Path,
+                                                                       changes: dict, message: str,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    path = _forged(tmp_path / "forged.jsonl", real_transcripts, **changes)
+    start = time.perf_counter()
+    with pytest.raises(LogError, match=message):
+        read_transcripts(path)
+    for argv in (["report", str(path), "--html", str(tmp_path / "r.html")], ["analyze", str(path), "--no-progress"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "root:" not in err, err  # nothing of the named file shown
+    assert time.perf_counter() - start < 10
+
+
+def test_a_header_naming_another_id_or_a_game_twice_is_refused(real_transcripts: Path, tmp_path: Path) -> None:
+    lines = real_transcripts.read_text().splitlines()
+    header = json.loads(lines[0])
+    (tmp_path / "id.jsonl").write_text(json.dumps({**header, "env_id": "guessgym/Dordle-v0"}) + "\n")
+    with pytest.raises(LogError, match="env_id 'guessgym/Dordle-v0' is not a registered guessgym id a text agent"):
+        read_transcripts(tmp_path / "id.jsonl")
+    (tmp_path / "twice.jsonl").write_text("\n".join([*lines, lines[1]]) + "\n")
+    with pytest.raises(LogError, match=f"line {len(lines) + 1} repeats the game of answer .* \\(line 2\\)"):
+        read_transcripts(tmp_path / "twice.jsonl")
+
+
+def test_a_fifo_named_like_transcripts_is_refused_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(LogError, match="is not a regular file"):
+        read_transcripts(fifo)
+    assert main(["report", str(fifo), "--html", str(tmp_path / "r.html")]) == 2
+    assert main(["analyze", str(fifo), "--no-progress"]) == 2
+    assert "not a regular file" in capsys.readouterr().err

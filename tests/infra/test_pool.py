@@ -69,3 +69,51 @@ def test_ctrl_c_or_kill_ends_a_process_pool_at_once_with_one_line(tmp_path: Path
     assert stderr.strip().splitlines() == [
         f"long_run.py: {word} (what was finished is saved; the same command continues)"]
     assert workers == []  # no worker left running its task
+
+
+ORPHAN_SCRIPT = '''
+import time
+from guessgym.infra.pool import run_tasks
+
+def setup():
+    return None
+
+def slow(state, task):
+    print("started", flush=True)
+    time.sleep(120)
+    return task
+
+if __name__ == "__main__":
+    for _ in run_tasks(slow, [1, 2, 3, 4], setup=setup, backend="process", n_jobs=2):
+        pass
+'''
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and signals are POSIX")
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_end_when_their_parent_is_killed(tmp_path: Path, how: signal.Signals) -> None:
+    """Issue 40, item 10: ``worst-case --jobs 2`` killed by SIGKILL, or by SIGTERM where nothing
+    handles it, left both workers and the resource tracker running for ever, blocked on a pipe.
+    Each worker now watches its parent and ends itself once it is gone; then the tracker ends too."""
+    script = tmp_path / "orphans.py"
+    script.write_text(ORPHAN_SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, start_new_session=True, cwd=tmp_path)
+    try:
+        assert proc.stdout is not None
+        assert [proc.stdout.readline().strip() for _ in range(2)] == ["started", "started"]  # both workers busy
+        os.kill(proc.pid, how)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while True:
+            group = subprocess.run(["pgrep", "-a", "-g", str(proc.pid)], capture_output=True, text=True).stdout
+            left = [line for line in group.splitlines() if "<defunct>" not in line]
+            if not left or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    finally:
+        try:  # whatever is left of the group, so a failure leaves nothing running
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert left == [], left
