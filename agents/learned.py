@@ -84,16 +84,23 @@ class LearnedAgent(Agent):
             UnsupportedGameError: if the board shape or alphabet differs from the training game.
         """
         super().begin(game)
+        self.check_game(game)
         if game.fingerprint != self.policy.game.fingerprint or game.hard_mode != self.policy.game.hard_mode:
             t = self.trained_game
-            if (game.length, game.alphabet, game.max_attempts) != (t.length, t.alphabet, t.max_attempts):
-                raise UnsupportedGameError(
-                    f"{self.name} was trained on {t.name} (length {t.length}, {t.max_attempts} attempts, alphabet "
-                    f"{t.alphabet!r}); {game.name} differs, so its board cannot be read by this network"
-                )
             logger.info("re-targeting the policy trained on %s at %s", t.name, game.name)
             self.policy.set_game(game)
             self.policy.set_answer_pool(None)
+
+    def check_game(self, game: Game) -> None:
+        """Refuse a game whose board this network cannot read: another length, alphabet or attempt
+        limit than its training game's (the board has a row per attempt)."""
+        t = self.trained_game
+        if (game.length, game.alphabet, game.max_attempts) != (t.length, t.alphabet, t.max_attempts):
+            raise UnsupportedGameError(
+                f"{self.name} was trained on {t.name} (length {t.length}, {t.max_attempts} attempts, alphabet "
+                f"{t.alphabet!r}); this game ({game.name}, length {game.length}, {game.max_attempts} attempts) "
+                "differs, so its board cannot be read by this network"
+            )
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         mask = observation.get("action_mask")

@@ -397,6 +397,9 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
 
         if not is_guessgym_id(env_id):
             known = ", ".join(sorted(k for k in gym.registry if is_guessgym_id(k)))
+            if env_id in gym.registry and str(gym.registry[env_id].entry_point).startswith("guessgym.envs.chat"):
+                raise ValueError(f"{env_id} is a chat id, played in text by language models (llm:MODEL); this "
+                                 f"plays a board game of one of the ids: {known}")
             if env_id in gym.registry:
                 raise ValueError(f"{env_id} is not a guessgym environment "
                                  f"(entry point {gym.registry[env_id].entry_point!r}); guessgym ids: {known}")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -49,6 +50,7 @@ from ..envs.kinds import kind_of
 from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
 from .results import EvaluationResult
+from .saved import check_saved_result
 from .transcripts import Transcripts, Turn, read_transcripts
 
 #: Upper edges of the loss histogram's bins (expected guesses); the last bin is everything above.
@@ -203,14 +205,32 @@ def load_analysis(path: str | os.PathLike[str]) -> Analysis:
     raw = read_input(path, "move analysis")
     try:
         data = json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
-        fields = {f for f in MoveAnalysis.__dataclass_fields__}
-        games = [GameAnalysis(str(g["answer"]), bool(g["solved"]),
-                              tuple(MoveAnalysis(**{k: v for k, v in m.items() if k in fields}) for m in g["moves"]),
-                              float(g.get("left_after", 0.0))) for g in data["games"]]
+        games = [GameAnalysis(str(g["answer"]), _typed(g["solved"], bool, "solved"),
+                              tuple(_move(m) for m in g["moves"]),
+                              _typed(g.get("left_after", 0.0), float, "left_after")) for g in data["games"]]
         return Analysis(str(data["env_id"]), str(data["game"]), str(data["agent"]), games)
     except (OSError, EOFError, zlib.error, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
         why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise ValueError(f"{path}: not a move analysis ({why})") from None
+
+
+def _typed(value: Any, kind: type, name: str) -> Any:
+    """``value`` if it is of ``kind`` (an int for a float; a float finite), else ``ValueError`` naming ``name``."""
+    ok = (type(value) is bool if kind is bool else
+          type(value) is int if kind is int else
+          type(value) in (int, float) and math.isfinite(value) if kind is float else isinstance(value, kind))
+    if not ok:
+        raise ValueError(f"{name} is {str(value)[:40]!r}, not {'a number' if kind is float else kind.__name__}")
+    return kind(value)
+
+
+def _move(m: Any) -> MoveAnalysis:
+    """A move of an analysis file, every field of its type."""
+    if not isinstance(m, dict):
+        raise ValueError(f"a move is {type(m).__name__}, not an object")
+    fields = MoveAnalysis.__dataclass_fields__
+    return MoveAnalysis(**{k: _typed(v, {"int": int, "str": str, "float": float, "bool": bool}[str(fields[k].type)], k)
+                           for k, v in m.items() if k in fields})
 
 
 def _rounded(d: dict[str, Any]) -> dict[str, Any]:
@@ -369,7 +389,12 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
         UnsupportedGameError: a kind of game or a size that move analysis does not judge.
     """
     if isinstance(result, (str, os.PathLike)):
-        result = read_transcripts(result) if str(result).endswith(".jsonl") else EvaluationResult.from_json(result)
+        if str(result).endswith(".jsonl"):
+            result = read_transcripts(result)
+        else:
+            where = str(result)
+            result = EvaluationResult.from_json(result)
+            check_saved_result(result, where)
     turns = result.turns if isinstance(result, Transcripts) else None
     if isinstance(result, Transcripts):
         result = result.result

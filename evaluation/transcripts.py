@@ -16,9 +16,7 @@ viewer (:mod:`guessgym.evaluation.viewer`).
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,16 +24,12 @@ from typing import Any
 
 from ..agents.optima import known_optimum
 from ..agents.text import ModelReply, TextAgent
-from ..envs.chat.env import INVALID_POLICIES, REPEAT_POLICIES, ChatGuessEnv
-from ..envs.chat.feedback import FEEDBACK_STYLES
-from ..envs.chat.presets import PRESETS
-from ..envs.chat.replies import INVALID_KINDS, MAX_REPLY_CHARS_LIMIT, REPLY_FORMATS
-from ..envs.kinds import kind_of
-from ..envs.rewards import REWARD_MODES
+from ..envs.chat.env import ChatGuessEnv
 from ..infra.resumable_log import LogError, ResumableLog, read_header
 from .conduct import conduct_summary
 from .episodes import play_chat_game
 from .results import EvaluationResult, GameRecord
+from .saved import check_saved_game
 
 #: Version of the transcripts file layout.
 TRANSCRIPT_FORMAT = 1
@@ -157,75 +151,6 @@ class TranscriptLog:
         self.log.close()
 
 
-def _one_of(*allowed: Any) -> Callable[[Any], bool]:
-    return lambda value: any(value == a and type(value) is type(a) for a in allowed)
-
-
-def _whole(low: int, high: int) -> Callable[[Any], bool]:
-    return lambda value: type(value) is int and low <= value <= high
-
-
-def _number(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
-
-
-def _words(value: Any) -> bool:
-    return isinstance(value, list) and len(value) <= 1_000_000 and all(isinstance(w, str) and len(w) <= 16
-                                                                       for w in value)
-
-
-def _keyword(value: Any) -> bool:
-    return isinstance(value, str) and re.fullmatch(r"[a-z0-9_-]{1,40}", value) is not None
-
-
-def _templates(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) and len(v) <= 10_000
-                                           for k, v in value.items())
-
-
-#: What a transcripts file's header may set: every option of the chat game, each from a closed set
-#: of safe values. No file paths (a list is named by its keyword, or given as words), no regular
-#: expression (a reply format is named), no template that pads a field without bound (checked
-#: where templates are read); a game is rebuilt from nothing else.
-HEADER_OPTIONS: dict[str, Callable[[Any], bool]] = {
-    "kind": _one_of("wordle", "nerdle"), "length": _whole(1, 16), "word_list": _keyword, "answers": _words,
-    "guesses": lambda v: _one_of("answers", "all")(v) or _words(v), "max_attempts": _whole(1, 1000),
-    "hard_mode": _one_of(True, False), "commutative": _one_of(True, False),
-    "preset": lambda v: v is None or _one_of(*PRESETS)(v),
-    "invalid": lambda v: _one_of(*INVALID_POLICIES)(v) or (isinstance(v, dict) and all(
-        _one_of(*INVALID_KINDS)(k) and _one_of(*INVALID_POLICIES)(p) for k, p in v.items())),
-    "max_retries": _whole(0, 100), "repeats": _one_of(*REPEAT_POLICIES), "feedback": _one_of(*FEEDBACK_STYLES),
-    "reply_format": _one_of(*REPLY_FORMATS), "reply_instruction": lambda v: isinstance(v, str) and len(v) <= 10_000,
-    "max_reply_chars": _whole(1, MAX_REPLY_CHARS_LIMIT), "prompts": _templates, "withheld": _words,
-    "invalid_penalty": lambda v: v is None or _number(v), "reward_mode": _one_of(*REWARD_MODES),
-    "win_reward": _number, "loss_reward": _number, "step_penalty": _number, "invalid_action_penalty": _number,
-}
-
-
-def check_header(env_id: Any, kwargs: Any) -> None:
-    """Refuse a transcripts header that names anything but a registered text game and options
-    from :data:`HEADER_OPTIONS` (a header is read from a file, so it may come from anyone).
-
-    Raises:
-        ValueError: naming the first option refused (and what is allowed).
-    """
-    kind = kind_of(env_id) if isinstance(env_id, str) else None
-    if kind is None or kind.name not in ("chat", "plain"):
-        raise ValueError(f"env_id {str(env_id)[:60]!r} is not a registered guessgym id a text agent plays")
-    for key, value in kwargs.items():
-        check = HEADER_OPTIONS.get(key)
-        if check is None:
-            raise ValueError(f"option {str(key)[:40]!r} is not one a transcripts header may set "
-                             f"({', '.join(HEADER_OPTIONS)})")
-        if not check(value):
-            raise ValueError(f"option {key}={_shown(value)} is not a value a transcripts header may set")
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def read_transcripts(path: str | os.PathLike[str]) -> Transcripts:
     """Read a transcripts file, playing every game again to check it (see the module docstring).
 
@@ -245,7 +170,7 @@ def read_transcripts(path: str | os.PathLike[str]) -> Transcripts:
     if not isinstance(kwargs, dict) or not isinstance(env_id, str) or type(seed) is not int:
         raise LogError(f"{where}: its header lacks env_id, env_kwargs or seed")
     try:
-        check_header(env_id, kwargs)
+        check_saved_game(env_id, kwargs, "transcripts header")
         env = ChatGuessEnv(**kwargs)
     except (TypeError, ValueError, KeyError) as exc:
         raise LogError(f"{where}: its header's game cannot be rebuilt ({str(exc).splitlines()[0]})") from None
@@ -277,5 +202,4 @@ def read_transcripts(path: str | os.PathLike[str]) -> Transcripts:
     return Transcripts(result, [turns for _, _, turns in games], header)
 
 
-__all__ = ["HEADER_OPTIONS", "TRANSCRIPT_FORMAT", "TranscriptLog", "Transcripts", "Turn", "check_header",
-           "read_transcripts", "replay_check"]
+__all__ = ["TRANSCRIPT_FORMAT", "TranscriptLog", "Transcripts", "Turn", "read_transcripts", "replay_check"]

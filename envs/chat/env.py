@@ -29,6 +29,9 @@ INVALID_POLICIES = ("retry", "forfeit", "abort")
 #: Whether a guess already played may be played again.
 REPEAT_POLICIES = ("allowed", "invalid")
 
+#: The most retries of one guess (a game ends within ``max_attempts * (max_retries + 1)`` replies).
+MAX_RETRIES = 100
+
 #: The options of :class:`ChatGuessEnv` itself; the others go to the game (:class:`GuessEnv`).
 CHAT_OPTIONS = ("preset", "invalid", "max_retries", "repeats", "feedback", "reply_format", "reply_instruction",
                 "max_reply_chars", "prompts", "invalid_penalty", "withheld")
@@ -186,7 +189,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         self.invalid = invalid
         self.invalid_policy = _invalid_policy(invalid)
         self.max_retries = check_int("max_retries", defaults["max_retries"] if max_retries is None else max_retries,
-                                     minimum=0)
+                                     minimum=0, maximum=MAX_RETRIES)
         self.repeats = check_choice("repeats", defaults["repeats"] if repeats is None else repeats, REPEAT_POLICIES)
         reply_format = defaults["reply_format"] if reply_format is None else reply_format
         self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty or 0.0)  # never credit

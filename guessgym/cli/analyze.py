@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -11,9 +12,24 @@ from typing import Any
 
 from .common import UsageError, add_env_options, check_kind, check_output_file, parse_kwargs, progress_bar
 
+#: The default bound on the solving an analysis may do (seconds).
+DEFAULT_TIME_BUDGET = 600.0
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse ``type``: a number of seconds above 0 and at most a week."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 and at most 604,800, got {text!r}")
+    return value
+
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from ..agents.base import UnsupportedGameError
+    from ..baselines.move_values import ValuesTimedOut
     from ..evaluation.analysis import Analysis, analyze, analyze_moves, check_analysable, parse_typed_game
     from ..infra.cache import cache_dir
 
@@ -29,7 +45,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             result = _read_evaluation(args.result)
             update, close = progress_bar("analysing") if not args.no_progress else (None, lambda: None)
             try:
-                analysis = analyze(result, cache_dir=memo, progress=update, notice=_tell)
+                analysis = analyze(result, cache_dir=memo, progress=update, notice=_tell,
+                                   time_budget=args.time_budget)
             finally:
                 close()
         else:
@@ -42,8 +59,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             moves = parse_typed_game(game, args.game)
             analysis = Analysis(args.env, game.name, "typed in")
             values = StateValues(game, cache_dir=memo)
+            values.set_budget(args.time_budget)
             analysis.games.append(analyze_moves(values, moves, notice=_tell))
             values.save()
+    except ValuesTimedOut:
+        _tell(f"error: the analysis did not finish within its time budget of {args.time_budget:g} s (optimal play "
+              "had still to be solved from a state no shipped tree covers); give more with --time-budget SECONDS")
+        return 1
     except (ValueError, UnsupportedGameError) as exc:
         raise UsageError(str(exc)) from None
     if out is not None:
@@ -64,10 +86,17 @@ def _read_evaluation(name: str) -> Any:
             return read_transcripts(name)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+    from ..evaluation.saved import check_saved_result
+
     try:
-        return EvaluationResult.from_json(name)
+        result = EvaluationResult.from_json(name)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"{name}: not a readable evaluation result ({exc})") from None
+    try:
+        check_saved_result(result, name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return result
 
 
 def _tell(message: str) -> None:
@@ -116,6 +145,10 @@ def cmd_report(args: argparse.Namespace) -> int:
                 analyses[i] = load_analysis(found)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
+            if analyses[i].game != results[-1].game or {g.answer for g in analyses[i].games} - {
+                    r.answer for r in results[-1].records}:
+                raise UsageError(f"{found}: the move analysis beside {name} is of other games ({analyses[i].game}); "
+                                 "analyse the result again (guessgym analyze RESULT --out ...)")
     write_viewer(results, out, analyses=analyses, turns=turns, title=args.title)
     print(f"wrote {out} ({len(results)} results, {len(analyses)} with their move analysis)")
     return 0
@@ -146,6 +179,9 @@ def register(sub: Any) -> None:
     p.add_argument("--no-memo", action="store_true",
                    help="keep solved states in memory only (by default they are kept in the cache folder, shared "
                         "with guessgym solve, so an opener is solved once)")
+    p.add_argument("--time-budget", type=positive_seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                   help="stop, saying so, if solving the optimal play takes longer than this (default: %(default)s s; "
+                        "a weak opener or an unusual attempt limit needs the whole game solved)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_analyze)
     p = sub.add_parser(

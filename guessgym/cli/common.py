@@ -31,8 +31,12 @@ AGENT_SPEC_HELP = (
     "subclass or an @agent_factory function is then called)"
 )
 
-#: The largest count an option takes (beam widths, jobs, samples: well inside a C long).
+#: The largest count an option takes (beam widths, samples: well inside a C long).
 MAX_COUNT = 2**31 - 1
+
+#: The most worker processes (or Ray CPUs) a command starts: each is a Python process with its
+#: own copy of the game (hundreds of MB for Wordle's matrix).
+MAX_JOBS = 256
 
 
 def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]:
@@ -311,7 +315,7 @@ def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, de
     p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=default, help=seed_help)
 
 
-__all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "PROG", "OneLineParser", "UsageError", "add_agent_options",
+__all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "MAX_JOBS", "PROG", "OneLineParser", "UsageError", "add_agent_options",
            "add_env_options", "add_override_option", "add_seed_option", "agent_slug", "check_env_id", "check_kind",
            "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "make_env", "parse_answers",
            "parse_kwargs", "progress_bar", "save_result", "slug", "whole_number"]

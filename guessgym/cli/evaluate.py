@@ -30,6 +30,7 @@ from .common import (
     progress_bar,
     save_result,
     slug,
+    MAX_JOBS,
     whole_number,
 )
 
@@ -226,7 +227,7 @@ def register(sub: Any) -> None:
     add_seed_option(p, "seed of the sample and of randomised agents")
     p.add_argument("--max-attempts", type=whole_number(1, MAX_ATTEMPTS_LIMIT),
                    help="override the attempt limit (e.g. 25 for win-rate curves)")
-    p.add_argument("--jobs", "-j", type=whole_number(1), default=1,
+    p.add_argument("--jobs", "-j", type=whole_number(1, MAX_JOBS), default=1,
                    help="worker processes; for a language model, games in flight (default: 1)")
     p.add_argument("--backend", choices=["auto", "serial", "process", "ray"], default="auto")
     p.add_argument("--base-url", help="llm:MODEL: the OpenAI-compatible API root (default http://127.0.0.1:8000/v1; "
@@ -243,7 +244,7 @@ def register(sub: Any) -> None:
                                    "leaderboard, per-agent JSON and plots.")
     p.add_argument("--out", help=f"results folder (default: {DEFAULT_OUT}/, {QUICK_OUT}/ for samples; the "
                                   "committed tables are results/main/)")
-    p.add_argument("--jobs", "-j", type=whole_number(1), default=2,
+    p.add_argument("--jobs", "-j", type=whole_number(1, MAX_JOBS), default=2,
                    help="worker processes for expensive agents (default: 2)")
     p.add_argument("--quick", action="store_true", help="a seeded sample of answers per game (smoke test)")
     p.add_argument("--sample", type=whole_number(1), help="sample this many answers per game")

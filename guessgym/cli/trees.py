@@ -20,6 +20,7 @@ from .common import (
     make_env,
     parse_kwargs,
     progress_bar,
+    MAX_JOBS,
     whole_number,
 )
 
@@ -225,7 +226,7 @@ def register(sub: Any) -> None:
     p.add_argument("--checkpoint", help="--proof: the resumable record (default: OUT.proof.jsonl)")
     p.add_argument("--backend", choices=["serial", "process", "ray"], default="serial",
                    help="--proof: where openers are searched (default: %(default)s)")
-    p.add_argument("--jobs", type=whole_number(1), default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
+    p.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
     p.add_argument("--address", help="--proof with --backend ray: the cluster address (default: a local instance)")
     p.add_argument("--memo-dir", help="where solved subproblems are kept between runs, so an interrupted or "
                                       "timed-out search continues (default: the cache folder)")
@@ -245,7 +246,7 @@ def register(sub: Any) -> None:
     p.add_argument("--checkpoint", help="a JSONL record of each opener's outcome, resumed when it exists")
     p.add_argument("--time-budget", type=float, metavar="S",
                    help="stop after about S seconds: the strategy found so far, unproven (exit 1 if none yet)")
-    p.add_argument("--jobs", "-j", type=whole_number(1), default=1,
+    p.add_argument("--jobs", "-j", type=whole_number(1, MAX_JOBS), default=1,
                    help="worker processes for the proof over every opener (default: 1)")
     p.add_argument("--out", help="write the result and every answer's guesses as JSON")
     p.set_defaults(func=cmd_worst_case)

@@ -271,3 +271,46 @@ def test_a_result_saved_before_a_proof_reads_as_proven_once_the_shipped_optimum_
     hard = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records,
                             meta={"optimum": stale, "hard_mode": True})  # not the mode the tree was proven for
     assert not hard.optimum["proven"]
+
+
+# ---- issue 40, item 6: a result read is held to what an evaluation gives -------------------------------------------
+def _saved(tmp_path, change) -> str:  # type: ignore[no-untyped-def]
+    from guessgym.agents.registry import make_agent
+    from guessgym.evaluation import evaluate
+
+    result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=3, seed=0, record_guesses=True)
+    data = json.loads(result.to_json())
+    change(data)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+FORGERIES = {
+    "an attempt limit of 10**9 (20 GB of distribution)": (lambda d: d.update(max_attempts=10**9),
+                                                           "max_attempts 1,000,000,000 is not from 0 to 10,000"),
+    "a game won in 9 of 6": (lambda d: d["records"]["guesses"].__setitem__(0, 9), "counts 9 guesses, won"),
+    "a game won in no guess": (lambda d: d["records"]["guesses"].__setitem__(0, 0), "counts 0 guesses, won"),
+    "a game twice": (lambda d: d["records"]["answer"].__setitem__(1, d["records"]["answer"][0]), "is there twice"),
+    "another game's words": (lambda d: d["records"]["played"].__setitem__(0, ["crane", "slate"]),
+                             "plays 'crane', which micro-nerdle"),
+    "an answer not in the game": (lambda d: d["records"]["answer"].__setitem__(0, "1+1=2x"), "not an answer of"),
+    "a win whose last guess is not the answer": (lambda d: d["records"]["played"][0].__setitem__(-1, "2*3=6"),
+                                                 "is marked won, but its last guess"),
+    "a game the options cannot make": (lambda d: d["meta"].update(env_kwargs={"answers": "/etc/passwd"}),
+                                       "answers='/etc/passwd' is not a value a saved result may set"),
+    "another game's name": (lambda d: d.update(game="wordle-5-nyt"), "says its game is 'wordle-5-nyt'"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(FORGERIES))
+def test_a_forged_or_inconsistent_result_is_refused_in_one_line(what: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from guessgym.cli import main
+
+    change, message = FORGERIES[what]
+    path = _saved(tmp_path, change)
+    for argv in (["report", path, "--html", str(tmp_path / "r.html")], ["analyze", path, "--no-progress"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r.html").exists()

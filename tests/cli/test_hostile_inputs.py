@@ -1,0 +1,75 @@
+"""Hostile input to analyze, report and evaluate (issue 40, items 9 and 13): each is one line on
+stderr and exit status 2 (or 1 for a time budget spent), never a traceback, never a wait without a bound."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from guessgym.cli import main
+
+MICRO = "guessgym/MicroNerdle-v1"
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """The error line (after any notice of what is being solved), checked to be the only error."""
+    err = capsys.readouterr().err.strip()
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert "Traceback" not in err and len(errors) == 1 and err.splitlines()[-1] == errors[0], err
+    return errors[0]
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["evaluate", "--agent", "pretrained:wordle-cloned", "--env", "guessgym/Wordle-v1", "--max-attempts", "3"],
+     "3 attempts) differs, so its board cannot be read"),
+    (["evaluate", "--agent", "pretrained:wordle-cloned", "--env", "guessgym/Wordle-v1", "--max-attempts", "8"],
+     "8 attempts) differs"),
+    (["evaluate", "--agent", "pretrained:wordle-cloned", "--env", "guessgym/Absurdle-v0"], "differs"),
+    (["evaluate", "--agent", "pretrained:wordle-cloned", "--env", "guessgym/WordleChat-v0"],
+     "is a chat id, played in text by language models"),
+    (["evaluate", "--agent", "least-worst", "--env", MICRO, "--jobs", "999999"], "must be a whole number from 1 to 256"),
+    (["evaluate", "--agent", "llm:m", "--env", "guessgym/NerdleChat-v0", "--agent-kwargs", "max_retries=1000000000000"],
+     "max_retries must be a whole number from 0 to 100"),
+    (["evaluate", "--agent", "llm:m", "--env", "guessgym/NerdleChat-v0", "--env-kwargs", "max_retries=1000000000000"],
+     "max_retries must be 0 to 100"),
+    (["analyze", "--env", "guessgym/Wordle-v1", "--env-kwargs", "hard_mode=yes", "--game", "salet BBBBB"],
+     "hard_mode must be a bool"),
+    (["analyze", "--env", "guessgym/Wordle-v1", "--game", "xyzzq BBBBB"], "'xyzzq' is not in the word list"),
+    (["analyze", "--env", "guessgym/MiniNerdle-v1", "--game", "1+2=3 BBBBB"], "needs 6 symbols"),
+    (["analyze", "--env", "guessgym/Wordle-v1", "--game", "crane GGGGG crane GGGGG"], "after the game was won"),
+    (["analyze", "--env", MICRO, "--game", "8-1=7 BBBBB", "--time-budget", "0"], "must be a number of seconds above 0"),
+])
+def test_hostile_arguments_are_one_line(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*argv, "--no-progress"] if argv[0] == "evaluate" or "--game" in argv else argv) == 2
+    assert says in one_line(capsys)
+
+
+def test_an_analysis_that_outlasts_its_budget_stops_and_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """An attempt limit no shipped tree covers needs the whole game solved: bounded by --time-budget."""
+    start = time.perf_counter()
+    code = main(["analyze", "--env", "guessgym/Wordle-v1", "--env-kwargs", "max_attempts=7", "--game", "fuzzy BBBBB",
+                 "--time-budget", "2", "--no-memo"])
+    assert code == 1 and time.perf_counter() - start < 60
+    err = capsys.readouterr().err
+    assert "did not finish within its time budget of 2 s" in err and "Traceback" not in err
+
+
+def test_a_damaged_analysis_beside_a_result_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["evaluate", "--env", MICRO, "--agent", "least-worst", "--answers", "4", "--guesses", "--out",
+                 str(tmp_path), "--no-progress"]) == 0
+    result = next(tmp_path.glob("*.json"))
+    analysis = result.with_name(result.stem + ".analysis.json")
+    assert main(["analyze", str(result), "--out", str(analysis), "--no-progress"]) == 0
+    good = json.loads(analysis.read_text())
+    for damage, says in ((lambda d: d["games"][0]["moves"][0].update(loss="NaN"), "loss is 'NaN', not a number"),
+                         (lambda d: d["games"][0]["moves"][0].update(loss=None), "not a number"),
+                         (lambda d: d.update(game="wordle-5-nyt"), "is of other games")):
+        data = json.loads(json.dumps(good))
+        damage(data)
+        analysis.write_text(json.dumps(data))
+        capsys.readouterr()
+        assert main(["report", str(result), "--html", str(tmp_path / "r.html")]) == 2
+        assert says in one_line(capsys)
