@@ -14,6 +14,7 @@ from typing import Any
 from ..envs.game import MAX_ATTEMPTS_LIMIT
 from .common import (
     DEFAULT_ENV,
+    MAX_JOBS,
     PROG,
     UsageError,
     add_agent_options,
@@ -30,7 +31,6 @@ from .common import (
     progress_bar,
     save_result,
     slug,
-    MAX_JOBS,
     whole_number,
 )
 

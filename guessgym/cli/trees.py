@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .common import (
     DEFAULT_ENV,
+    MAX_JOBS,
     UsageError,
     add_env_options,
     check_kind,
@@ -20,7 +21,6 @@ from .common import (
     make_env,
     parse_kwargs,
     progress_bar,
-    MAX_JOBS,
     whole_number,
 )
 
