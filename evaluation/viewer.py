@@ -51,7 +51,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
             "gap": result.gap_text(), "max_attempts": result.max_attempts,
             "distribution": {str(k): v for k, v in summary["distribution"].items()},
             "analysis": None, "loss_by_move": None, "records": [],
-            "conduct": conduct_line(result.meta["conduct"]) if isinstance(result.meta.get("conduct"), dict) else "",
+            "conduct": _conduct(result.meta.get("conduct")),
         }
         game = _game(result, games_cache)
         analysis = (analyses or {}).get(i)
@@ -81,6 +81,17 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
                                          round(moves.loss, 4) if moves is not None else None, rows])
         agents.append(entry)
     return {"agents": agents}
+
+
+def _conduct(saved: Any) -> str:
+    """The play metrics line of a result's saved conduct (``""`` when it has none, or a damaged one:
+    the line is a summary of the records, which the boards show anyway)."""
+    if not isinstance(saved, dict):
+        return ""
+    try:
+        return conduct_line(saved)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return ""
 
 
 def _turn_rows(turns: Sequence[Turn]) -> list[list[Any]]:

@@ -226,7 +226,8 @@ def register(sub: Any) -> None:
     p.add_argument("--checkpoint", help="--proof: the resumable record (default: OUT.proof.jsonl)")
     p.add_argument("--backend", choices=["serial", "process", "ray"], default="serial",
                    help="--proof: where openers are searched (default: %(default)s)")
-    p.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1, help="--proof: worker processes or Ray CPUs (default: 1)")
+    p.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1,
+                   help="--proof: worker processes or Ray CPUs (default: 1)")
     p.add_argument("--address", help="--proof with --backend ray: the cluster address (default: a local instance)")
     p.add_argument("--memo-dir", help="where solved subproblems are kept between runs, so an interrupted or "
                                       "timed-out search continues (default: the cache folder)")

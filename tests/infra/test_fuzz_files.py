@@ -188,3 +188,86 @@ def test_move_analysis_files(tmp_path: Path, suffix: str) -> None:
     counts = fuzz_file(tmp_path / f"fuzz.analysis{suffix}", blob, load_analysis, (ValueError,), mutations,
                        rounds=ROUNDS // 4)
     assert counts["refused"] > ROUNDS // 40, counts
+
+
+# ---- issue 40: results with their analysis files, transcripts with huge and hostile replies, the viewer -------
+HOSTILE_TEXTS = ["<script>window.x=1</script>", "<!--<script>", "{{data}}", "</script>", "\u2028", "&amp;<b>",
+                 "x" * 300_000, "<guess>" * 20_000, "[" * 50_000 + "crane"]
+
+
+def _viewer_checked(page: str) -> None:
+    """The viewer's page holds its two scripts and nothing else that runs."""
+    import re
+
+    assert len(re.findall(r"<script\b", page, re.I)) == 2
+    data = re.search(r'<script id="data" type="application/json">(.*?)</script>', page, re.S)
+    assert data is not None and "<" not in data.group(1)
+
+
+def _report(result_path: Path, out: Path) -> None:
+    """What ``guessgym report`` does with a result and the analysis beside it."""
+    from guessgym.evaluation.analysis import load_analysis
+    from guessgym.evaluation.saved import check_saved_result
+    from guessgym.evaluation.viewer import write_viewer
+
+    result = EvaluationResult.from_json(result_path)
+    check_saved_result(result, str(result_path))
+    analysis = load_analysis(result_path.with_name("fuzz.analysis.json"))
+    _viewer_checked(write_viewer([result], out, analyses={0: analysis}).read_text())
+
+
+@pytest.mark.parametrize("fuzzed", ["result", "analysis"])
+def test_results_with_their_analysis_through_the_viewer(tmp_path: Path, fuzzed: str) -> None:
+    from guessgym.evaluation.analysis import analyze
+    from guessgym.evaluation.evaluate import evaluate
+
+    result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=6, record_guesses=True)
+    result_blob = result.to_json().encode()
+    analysis_path = tmp_path / "fuzz.analysis.json"
+    analyze(result).to_json(analysis_path)
+    analysis_blob = analysis_path.read_bytes()
+    result_path = tmp_path / "fuzz.json"
+    result_path.write_bytes(result_blob)
+    rounds = ROUNDS // 8
+    if fuzzed == "result":
+        counts = fuzz_file(result_path, result_blob, lambda p: _report(p, tmp_path / "r.html"), (ValueError,),
+                           [mutate_bytes, mutate_json], rounds=rounds)
+    else:
+        counts = fuzz_file(analysis_path, analysis_blob, lambda p: _report(result_path, tmp_path / "r.html"),
+                           (ValueError,), [mutate_bytes, mutate_lines, mutate_json], rounds=rounds)
+    assert counts["refused"] > rounds // 10 and counts["read"] > 0, counts
+
+
+def _hostile_replies(blob: bytes, rng: random.Random) -> bytes:
+    """A transcripts file with some replies replaced by hostile or huge text (a game then no longer
+    replays, unless the reply was invalid anyway) or the header's options changed."""
+    lines = blob.decode().split("\n")
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(lines))
+        if not lines[i]:
+            continue
+        row = json.loads(lines[i])
+        if row.get("kind") == "header":
+            row["env_kwargs"][rng.choice(["reply_format", "answers", "prompts", "max_reply_chars"])] = rng.choice(
+                ["^(a|aa)+$", "/etc/passwd", {"system": "{rules:>999999999}"}, None, 10**9])
+        else:
+            replies = [m for m in row["transcript"]["messages"] if m["role"] == "assistant"]
+            rng.choice(replies)["content"] = rng.choice(HOSTILE_TEXTS)
+        lines[i] = json.dumps(row)
+    return "\n".join(lines).encode()
+
+
+def test_transcripts_with_huge_and_hostile_replies_through_the_viewer(tmp_path: Path) -> None:
+    from guessgym.evaluation.viewer import write_viewer
+
+    path = tmp_path / "valid.jsonl"
+    evaluate_chat(_Solver(), "guessgym/NerdleChat-v0", env_kwargs={"length": 5}, sample=3, transcripts=path)
+
+    def read(p: Path) -> None:
+        read = read_transcripts(p)
+        _viewer_checked(write_viewer([read.result], tmp_path / "t.html", turns={0: read.turns}).read_text())
+
+    rounds = ROUNDS // 20
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), read, (ValueError,),
+                       [_hostile_replies, mutate_jsonl], rounds=rounds, may_drop_torn_line=True)
+    assert counts["refused"] > rounds // 4 and counts["read"] > 0, counts
