@@ -45,12 +45,11 @@ import numpy as np
 
 from ..agents.base import UnsupportedGameError
 from ..baselines.move_values import StateValues
-from ..envs.game import GAME_KEYS, Game
-from ..envs.kinds import kind_of
+from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
 from .results import EvaluationResult
-from .saved import check_saved_result
+from .saved import check_saved_result, game_of_result
 from .transcripts import Transcripts, Turn, read_transcripts
 
 #: Upper edges of the loss histogram's bins (expected guesses); the last bin is everything above.
@@ -300,11 +299,16 @@ def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:
     """``"crane BBYBY salet GGGGG"``: guesses each followed by its tiles, as (guess, pattern) pairs.
 
     Raises:
-        ValueError: an odd number of words, an unknown guess or tiles that cannot be read.
+        ValueError: an odd number of words, more guesses than the game's attempts, an unknown guess
+            or tiles that cannot be read.
     """
     words = text.split()
     if not words or len(words) % 2:
-        raise ValueError(f"a game is guesses each followed by its tiles, like 'crane BBYBY salet GGGGG'; got {text!r}")
+        raise ValueError(f"a game is guesses each followed by its tiles, like 'crane BBYBY salet GGGGG'; "
+                         f"got {text[:80]!r}")
+    if len(words) // 2 > game.max_attempts:
+        raise ValueError(f"the game has {len(words) // 2} guesses; {game.name} allows {game.max_attempts} "
+                         "(--env-kwargs max_attempts=N for another limit)")
     moves = []
     for guess, tiles in zip(words[::2], words[1::2]):
         problem = game.explain_invalid_guess(guess)
@@ -334,24 +338,6 @@ def turn_moves(game: Game, turns: Iterable[Turn]) -> list[tuple[int, int] | None
         elif turn.forfeit:
             moves.append(None)
     return moves
-
-
-def game_of_result(result: EvaluationResult) -> Game:
-    """The game a saved result was played on (its id, environment arguments and attempt limit).
-
-    Raises:
-        UnsupportedGameError: a kind of game without a fixed answer per game (multi-board, Absurdle).
-    """
-    if result.env_id is None:
-        raise ValueError("the result names no registered environment, so its game cannot be rebuilt")
-    kind = kind_of(result.env_id)
-    if kind is None or kind.name not in ("plain", "chat"):
-        what = kind.description if kind is not None else result.env_id
-        raise UnsupportedGameError(f"move analysis is defined for single-board games with one answer, not {what}")
-    kwargs = dict(result.meta.get("env_kwargs") or {})
-    if kind.name == "plain":  # a plain id played in conversation keeps its chat options beside the game's
-        kwargs = {k: v for k, v in kwargs.items() if k in GAME_KEYS}
-    return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
 
 
 def rules_key(game: Game) -> tuple[str, bool, int, bool, str]:

@@ -44,12 +44,11 @@ from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
 from ..infra.inputs import read_input
 from .formatting import format_number, format_percent, format_seconds
+from .record_checks import MAX_SAVED_ATTEMPTS, check_counts
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
 
-#: The largest attempt limit a saved result may have (its distribution has a bar per attempt).
-MAX_SAVED_ATTEMPTS = 10_000
 
 FAIL = "X"
 
@@ -499,34 +498,8 @@ class EvaluationResult:
             records=records_from_columns(d["records"]),
             meta=dict(d.get("meta", {})),
         )
-        result.check_counts()
+        check_counts(result.max_attempts, result.env_id, result.records)
         return result
-
-    def check_counts(self) -> None:
-        """Refuse what no evaluation gives: an attempt limit outside 0 to :data:`MAX_SAVED_ATTEMPTS`
-        (0: no limit), an ``env_id`` that is not text, a game counted twice, a game won in no
-        guesses or past the limit, more guesses played than counted, counts below zero.
-
-        Raises:
-            ValueError: naming the first game (or field) wrong.
-        """
-        if not 0 <= self.max_attempts <= MAX_SAVED_ATTEMPTS:
-            raise ValueError(f"max_attempts {self.max_attempts:,} is not from 0 to {MAX_SAVED_ATTEMPTS:,}")
-        if self.env_id is not None and not isinstance(self.env_id, str):
-            raise ValueError(f"env_id must be text, got {type(self.env_id).__name__}")
-        seen: set[str] = set()
-        for r in self.records:
-            limit = self.max_attempts or r.guesses
-            if r.answer in seen:
-                raise ValueError(f"the game of {r.answer[:40]!r} is there twice")
-            seen.add(r.answer)
-            if not 0 <= r.guesses <= limit or (r.solved and r.guesses < 1):
-                raise ValueError(f"the game of {r.answer[:40]!r} counts {r.guesses} guesses, "
-                                 f"{'won' if r.solved else 'lost'}, with an attempt limit of {self.max_attempts}")
-            if r.played is not None and (len(r.played) > r.guesses or not all(isinstance(g, str) for g in r.played)):
-                raise ValueError(f"the game of {r.answer[:40]!r} plays {len(r.played)} guesses but counts {r.guesses}")
-            if r.forfeits < 0 or r.turns < 0 or any(v < 0 for v in r.invalid.values()):
-                raise ValueError(f"the game of {r.answer[:40]!r} has a count below zero")
 
     @classmethod
     def from_json(cls, source: str | os.PathLike[str]) -> EvaluationResult:

@@ -15,10 +15,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..agents.base import UnsupportedGameError
 from ..envs.chat.env import INVALID_POLICIES, REPEAT_POLICIES
 from ..envs.chat.feedback import FEEDBACK_STYLES
 from ..envs.chat.presets import PRESETS
 from ..envs.chat.replies import INVALID_KINDS, MAX_REPLY_CHARS_LIMIT, REPLY_FORMATS
+from ..envs.game import GAME_KEYS, Game
 from ..envs.kinds import kind_of
 from ..envs.rewards import REWARD_MODES
 from .results import EvaluationResult
@@ -96,6 +98,24 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def game_of_result(result: EvaluationResult) -> Game:
+    """The game a saved result was played on (its id, environment arguments and attempt limit).
+
+    Raises:
+        UnsupportedGameError: a kind of game without a fixed answer per game (multi-board, Absurdle).
+    """
+    if result.env_id is None:
+        raise ValueError("the result names no registered environment, so its game cannot be rebuilt")
+    kind = kind_of(result.env_id)
+    if kind is None or kind.name not in ("plain", "chat"):
+        what = kind.description if kind is not None else result.env_id
+        raise UnsupportedGameError(f"move analysis is defined for single-board games with one answer, not {what}")
+    kwargs = dict(result.meta.get("env_kwargs") or {})
+    if kind.name == "plain":  # a plain id played in conversation keeps its chat options beside the game's
+        kwargs = {k: v for k, v in kwargs.items() if k in GAME_KEYS}
+    return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
+
+
 def check_saved_result(result: EvaluationResult, where: str) -> None:
     """Refuse a result read from ``where`` that no evaluation of its game could have given: options
     outside :data:`SAVED_OPTIONS`; for a single-board game, an answer that is not the game's, a guess
@@ -104,8 +124,6 @@ def check_saved_result(result: EvaluationResult, where: str) -> None:
     Raises:
         ValueError: one line naming the file and the first thing wrong.
     """
-    from .analysis import game_of_result
-
     kind = kind_of(result.env_id) if result.env_id else None
     if kind is None or kind.name not in ("plain", "chat"):
         return
@@ -129,4 +147,4 @@ def check_saved_result(result: EvaluationResult, where: str) -> None:
                              f"{played[-1]!r} does not win it")
 
 
-__all__ = ["SAVED_OPTIONS", "check_saved_game", "check_saved_result"]
+__all__ = ["SAVED_OPTIONS", "check_saved_game", "check_saved_result", "game_of_result"]

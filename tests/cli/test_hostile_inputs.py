@@ -41,6 +41,8 @@ def one_line(capsys: pytest.CaptureFixture[str]) -> str:
     (["analyze", "--env", "guessgym/Wordle-v1", "--game", "xyzzq BBBBB"], "'xyzzq' is not in the word list"),
     (["analyze", "--env", "guessgym/MiniNerdle-v1", "--game", "1+2=3 BBBBB"], "needs 6 symbols"),
     (["analyze", "--env", "guessgym/Wordle-v1", "--game", "crane GGGGG crane GGGGG"], "after the game was won"),
+    (["analyze", "--env", "guessgym/Wordle-v1", "--game", "crane BBBBB moist BBYBB bumpy BBBBB fjord BBBBG glyph "
+      "BBBBB whack BBBBB vivid GGGGG"], "the game has 7 guesses; wordle-5-nyt allows 6"),
     (["analyze", "--env", MICRO, "--game", "8-1=7 BBBBB", "--time-budget", "0"], "must be a number of seconds above 0"),
 ])
 def test_hostile_arguments_are_one_line(argv: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -315,7 +315,7 @@ def test_templates_replace_the_defaults_and_bad_ones_are_named() -> None:
 
 @pytest.mark.parametrize(("options", "error", "message"), [
     ({"invalid": "ignore"}, ValueError, "invalid must be one of 'retry', 'forfeit'"),
-    ({"max_retries": -1}, ValueError, "max_retries must be at least 0"),
+    ({"max_retries": -1}, ValueError, "max_retries must be 0 to 100"),
     ({"invalid_penalty": 0.5}, ValueError, "never earns credit"),
     ({"feedback": "colours"}, ValueError, "feedback must be one of"),
     ({"colour": "blue"}, TypeError, "chat options preset, invalid, max_retries"),
