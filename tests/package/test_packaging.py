@@ -77,6 +77,18 @@ def test_wheel_contents_and_metadata(wheel: Path) -> None:
     extras = set(metadata.get_all("Provides-Extra") or [])
     assert {"train", "plots", "ray", "llm", "trl", "docs", "dev", "test", "all"} <= extras
     assert metadata["Version"] == __import__("guessgym").__version__  # one place: guessgym/__init__.py
+    assert metadata["License-Expression"] == "MIT"  # the code's licence; the word lists keep theirs
+    licence = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    with zipfile.ZipFile(wheel) as archive:
+        assert archive.read(licence).decode().startswith("MIT License")
+
+
+def test_the_citation_file_names_the_licence_and_version() -> None:
+    """CITATION.cff (GitHub's and Zenodo's citation format) agrees with the package metadata."""
+    text = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    fields = dict(line.split(": ", 1) for line in text.splitlines() if re.match(r"^[a-z-]+: ", line))
+    assert fields["cff-version"] == "1.2.0" and fields["license"] == "MIT"
+    assert fields["version"].strip('"') == __import__("guessgym").__version__
 
 
 def test_the_release_metadata_passes_twine_check(wheel: Path) -> None:
