@@ -26,6 +26,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "llm": ("httpx",),
     "ray": ("ray",),
     "datasets": ("datasets",),
+    "minari": ("minari", "pyarrow", "h5py"),
 }
 
 

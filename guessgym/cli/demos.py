@@ -28,6 +28,8 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
     check_kind("export-demos", args.env)
     out = Path(args.out)
     check_output_dir(out, "--out")
+    if args.format == "minari":
+        return _export_minari(args, out)
     if not 0 < args.split <= 1:
         raise UsageError(f"--split must be a fraction in (0, 1], the share of answers for training; got {args.split}")
     update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
@@ -52,6 +54,34 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_minari(args: argparse.Namespace, out: Path) -> int:
+    """``--format minari``: a Minari dataset of the array game (:mod:`guessgym.training.minari_demos`)."""
+    from ..agents.base import UnsupportedGameError
+    from ..training.minari_demos import export_minari
+
+    unused = [name for name, given in (("--rationale", args.rationale != "none"), ("--policy", args.policy),
+                                       ("--datasets", args.datasets), ("--split", args.split != 0.9)) if given]
+    if unused:
+        raise UsageError(f"--format minari writes the array episodes only; leave out {', '.join(unused)}")
+    update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
+        None, lambda: None)
+    try:
+        made = export_minari(args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
+                             agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games,
+                             seed=args.seed, data_format=args.minari_format, progress=update or False,
+                             command=" ".join([PROG, *map(shlex.quote, args.argv)]))
+    except (ValueError, KeyError, UnsupportedGameError) as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    finally:
+        close()
+    print(f"{made['dataset_id']}: {made['episodes']:,} episodes, {made['steps']:,} steps, mean return "
+          f"{made['mean_return']:.4f} (reference: {made['ref_min_score']:.4f} random-consistent, "
+          f"{made['ref_max_score']:.4f} optimal); wrote {made['path']}\n"
+          f"load it: MINARI_DATASETS_PATH={out} python -c \"import minari; "
+          f"print(minari.load_dataset('{made['dataset_id']}'))\"")
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add this module's commands to the subparsers ``sub``."""
     p = sub.add_parser(
@@ -70,9 +100,12 @@ def register(sub: Any) -> None:
     which.add_argument("--games", type=whole_number(1), help="a seeded sample of this many answers")
     which.add_argument("--all", action="store_true", help="every answer (the default)")
     p.add_argument("--split", type=float, default=0.9, help="share of the answers for training (default: %(default)s)")
-    p.add_argument("--format", choices=["messages", "tools"], default="messages",
-                   help="chat messages with bracketed replies, or tool calls to the guess tool TRL's environment "
-                        "games use (default: %(default)s)")
+    p.add_argument("--format", choices=["messages", "tools", "minari"], default="messages",
+                   help="chat messages with bracketed replies, tool calls to the guess tool TRL's environment "
+                        "games use, or a Minari dataset of the array game for offline RL (the minari extra; OUT is "
+                        "then Minari's datasets root) (default: %(default)s)")
+    p.add_argument("--minari-format", choices=["arrow", "hdf5"], default="arrow",
+                   help="--format minari: Minari's storage format (default: %(default)s)")
     p.add_argument("--rationale", choices=["none", "plain", "thinking"], default="none",
                    help="before each guess, what it does from the exact state: as text, or in <think> tags "
                         "(default: %(default)s)")
