@@ -27,6 +27,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
     "datasets": ("datasets",),
     "minari": ("minari", "pyarrow", "h5py"),
+    "openenv": ("openenv", "fastapi", "uvicorn", "websockets"),
 }
 
 

@@ -9,6 +9,7 @@ Subcommands::
     guessgym play [--env ID]                         play in the terminal
     guessgym list                                    environments, agents, the main job
     guessgym train ...                               train a learned agent (training package)
+    guessgym serve [--env ID]                        a chat game in OpenEnv's protocol
 
 Modules: :mod:`~guessgym.cli.common` (what the commands share), :mod:`~guessgym.cli.evaluate`
 (evaluate, compare), :mod:`~guessgym.cli.analyze` (analyze), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
@@ -30,11 +31,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..infra.optional import DependencyNotInstalled
-from . import analyze, demos, evaluate, games, info, trees
+from . import analyze, demos, evaluate, games, info, serve, trees
 from .common import PROG, OneLineParser, UsageError, make_agent, parse_answers, parse_kwargs
 
 #: The command families, in the order their commands are listed.
-FAMILIES = (evaluate, analyze, demos, games, trees, info)
+FAMILIES = (evaluate, analyze, demos, games, trees, serve, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:

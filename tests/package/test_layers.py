@@ -4,6 +4,7 @@ The layers are the ones :mod:`guessgym`'s docstring writes down (each imports on
 it, and itself)::
 
     guessgym (cli/, main_job, play, assist)       the command line and the main job
+    serving                                       the games in OpenEnv's protocol
     training                                      training learned agents
     evaluation                                    the shared loop, results, reports
     baselines                                     the research documents' solvers
@@ -27,7 +28,7 @@ import guessgym
 
 PACKAGE = Path(guessgym.__file__).parent
 #: Lowest first.
-LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training")
+LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training", "serving")
 #: The modules of ``envs`` that make the game core (they must not import the env classes).
 GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "game", "hosts", "kinds", "mask_pool",
              "matrix", "options", "registration", "rewards", "scoring", "wordlists")

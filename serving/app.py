@@ -1,0 +1,199 @@
+"""The server: guessgym's game in OpenEnv's protocol, served by OpenEnv's own ``create_app``.
+
+:func:`make_app` builds the FastAPI application: OpenEnv's routes (``POST /reset``, ``POST /step``,
+``GET /state``, ``GET /schema``, ``GET /metadata``, ``GET /health``, and the ``/ws`` socket on which
+its ``EnvClient`` keeps one session per connection), over :class:`~.environment.GuessgymEnvironment`.
+What a shared server needs is bounded here:
+
+* sessions: at most ``max_sessions`` at once (one more is refused, ``CAPACITY_REACHED``), and a
+  session idle for ``idle_timeout`` seconds is ended (OpenEnv's reaper);
+* input: a request body or socket message over ``max_body_bytes`` is refused (HTTP 413; the socket
+  is closed, code 1009) before it is read; malformed JSON, an unknown message, a bad action, a step
+  after the end are error responses of that session alone.
+
+:data:`app` is the application of the ``GUESSGYM_SERVE_*`` environment variables (what
+``openenv.yaml`` names, and what the workers of ``guessgym serve --workers N`` import).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from contextlib import contextmanager
+from typing import Any
+
+from .environment import GameNotStarted, GameServer
+from .models import GuessAction, GuessObservation
+
+#: The largest request body or socket message read (bytes): a reply of the largest length a game
+#: accepts, JSON-escaped, fits.
+DEFAULT_MAX_BODY_BYTES = 2 << 20
+#: Sessions at once unless told.
+DEFAULT_MAX_SESSIONS = 64
+#: Seconds a session may stay idle unless told.
+DEFAULT_IDLE_TIMEOUT = 300.0
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class BodyLimit:
+    """ASGI middleware refusing an HTTP request body over ``limit`` bytes with 413, by its
+    ``Content-Length`` or as it streams in (the socket's messages are bounded by the server's
+    ``ws_max_size``). A session socket the client closed first ends quietly (OpenEnv's endpoint
+    closes it again, which raises)."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            from starlette.websockets import WebSocketDisconnect
+
+            try:
+                await self.app(scope, receive, send)
+            except WebSocketDisconnect:
+                pass
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(send)
+            return
+        seen = 0
+
+        async def bounded() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, bounded, send)
+        except _TooLarge:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"detail": f"the request body is over {self.limit:,} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] | None = None, *,
+             max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+             max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Any:
+    """The FastAPI application serving ``env_id`` with ``env_kwargs`` (see the module docstring).
+
+    Raises:
+        ValueError: an id that is not a text game, options the game refuses, or a bound out of range.
+        DependencyNotInstalled: openenv-core is missing (``pip install "guessgym[openenv]"``).
+    """
+    from ..infra.optional import require_extra
+
+    require_extra("openenv", "guessgym serve")
+    from openenv.core.env_server.http_server import create_fastapi_app
+    from openenv.core.env_server.types import ConcurrencyConfig
+
+    if type(max_sessions) is not int or not 1 <= max_sessions <= 100_000:
+        raise ValueError(f"max_sessions must be a whole number from 1 to 100,000, got {max_sessions!r}")
+    if not 0 < idle_timeout <= 7 * 24 * 3600:
+        raise ValueError(f"idle_timeout must be seconds above 0 and at most a week, got {idle_timeout!r}")
+    if type(max_body_bytes) is not int or not 1024 <= max_body_bytes <= 1 << 30:
+        raise ValueError(f"max_body_bytes must be from 1,024 to {1 << 30:,}, got {max_body_bytes!r}")
+    server = GameServer(env_id, dict(env_kwargs or {}))
+    app = create_fastapi_app(server.environment, GuessAction, GuessObservation,
+                             concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
+                                                                  session_timeout=float(idle_timeout)))
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    app.add_exception_handler(GameNotStarted, _no_game)
+    app.state.guessgym = {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "max_sessions": max_sessions,
+                          "idle_timeout": idle_timeout, "max_body_bytes": max_body_bytes}
+    return app
+
+
+async def _no_game(request: Any, exc: Exception) -> Any:
+    """HTTP 409 for a step with no game under way: OpenEnv's HTTP ``/step`` builds a fresh
+    environment for each request, so a game is played over the ``/ws`` session socket."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=409, content={
+        "detail": f"{exc}; OpenEnv's HTTP /reset and /step are stateless (a new game each request): play a game "
+                  "over the /ws session socket (openenv's EnvClient, guessgym.serving.client.GuessgymClient)"})
+
+
+#: The environment variables :func:`app_from_environment` reads (``guessgym serve`` sets them).
+ENVIRONMENT = {"env_id": "GUESSGYM_SERVE_ENV", "env_kwargs": "GUESSGYM_SERVE_ENV_KWARGS",
+               "max_sessions": "GUESSGYM_SERVE_MAX_SESSIONS", "idle_timeout": "GUESSGYM_SERVE_IDLE_TIMEOUT",
+               "max_body_bytes": "GUESSGYM_SERVE_MAX_BODY_BYTES"}
+
+
+def app_from_environment() -> Any:
+    """:func:`make_app` of the ``GUESSGYM_SERVE_*`` variables (defaults where unset)."""
+    read = {key: os.environ.get(name) for key, name in ENVIRONMENT.items()}
+    return make_app(read["env_id"] or "guessgym/WordleChat-v0", json.loads(read["env_kwargs"] or "{}"),
+                    max_sessions=int(read["max_sessions"] or DEFAULT_MAX_SESSIONS),
+                    idle_timeout=float(read["idle_timeout"] or DEFAULT_IDLE_TIMEOUT),
+                    max_body_bytes=int(read["max_body_bytes"] or DEFAULT_MAX_BODY_BYTES))
+
+
+@contextmanager
+def serving(app: Any, host: str = "127.0.0.1", port: int = 0, *, ws_max_size: int = DEFAULT_MAX_BODY_BYTES,
+            start_timeout: float = 30.0) -> Iterator[str]:
+    """Serve ``app`` with uvicorn in a thread of this process for the block; yield its base URL
+    (``port=0``: a free port). For tests, benchmarks and notebooks; ``guessgym serve`` is the
+    command. Stopped (its sessions closed) when the block ends.
+
+    Raises:
+        TimeoutError: the server did not start within ``start_timeout`` seconds.
+    """
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    if port == 0:
+        with socket.socket() as probe:
+            probe.bind((host, 0))
+            port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=ws_max_size,
+                                           timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, name="guessgym-serve", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise TimeoutError(f"the server on {host}:{port} did not start within {start_timeout:g} s")
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(start_timeout)
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: built on first use (``uvicorn guessgym.serving.app:app``, ``openenv.yaml``)."""
+    if name == "app":
+        globals()["app"] = built = app_from_environment()
+        return built
+    raise AttributeError(name)
+
+
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT", "BodyLimit",
+           "app_from_environment", "make_app", "serving"]

@@ -1,0 +1,116 @@
+"""guessgym's chat game as an OpenEnv ``Environment``: one game per session, text in, text out.
+
+:class:`GuessgymEnvironment` wraps :class:`~guessgym.envs.chat.env.ChatGuessEnv`: ``reset`` starts a
+game (``seed`` draws the answer as the in-process environment does, ``answer`` fixes it), ``step``
+plays one reply and returns what the chat environment returns for it, reward and end included, so a
+game over the server is the in-process game reply for reply. Sessions share one
+:class:`~guessgym.envs.game.Game` (its lists and pattern matrix, read-only), built once per server
+process by :class:`GameServer`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from openenv.core.env_server.interfaces import Environment
+from openenv.core.env_server.types import EnvironmentMetadata
+
+from ..envs.chat.env import ChatGuessEnv, ChatKind
+from ..envs.kinds import GameSetup, kind_of
+from .models import GuessAction, GuessObservation, GuessState, observation_fields
+
+
+class GameNotStarted(RuntimeError):
+    """A step before the first reset, or after the game ended: reset starts a game."""
+
+
+@dataclass
+class GameServer:
+    """What every session of a server plays: a chat id (or a plain id, played in conversation) and
+    its options, resolved once.
+
+    Raises:
+        ValueError: an id that is not a text game, or options the chat environment refuses (named).
+    """
+
+    env_id: str = "guessgym/WordleChat-v0"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        kind = kind_of(self.env_id) if isinstance(self.env_id, str) else None
+        if kind is None or kind.name not in ("chat", "plain"):
+            raise ValueError(f"guessgym serve plays a chat id (guessgym/WordleChat-v0, guessgym/NerdleChat-v0) or a "
+                             f"plain id in conversation; got {self.env_id!r}")
+        self.setup: GameSetup = ChatKind().resolve(self.env_id, dict(self.env_kwargs))
+        self.make_env()  # every option is checked now, not in the first session
+
+    def make_env(self) -> ChatGuessEnv:
+        """A new chat environment of the served game (sharing its :class:`Game`)."""
+        return ChatGuessEnv(game=self.setup.game, **self.setup.env_options)
+
+    def environment(self) -> GuessgymEnvironment:
+        """A session's environment (what OpenEnv's server calls for each session)."""
+        return GuessgymEnvironment(self)
+
+
+class GuessgymEnvironment(Environment[GuessAction, GuessObservation, GuessState]):
+    """One session's game (see the module docstring).
+
+    ``reset(seed=None, episode_id=None, answer=None)``: ``answer`` is an answer of the game (its
+    text or index); a step before a reset, or after the game ended, is an error that changes
+    nothing.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, server: GameServer | None = None) -> None:
+        super().__init__()
+        self.server = server or GameServer()
+        self.env = self.server.make_env()
+        self._state = GuessState(env_id=self.server.env_id, game=self.env.game.name)
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None,
+              answer: int | str | None = None, **kwargs: Any) -> GuessObservation:
+        if kwargs:
+            raise ValueError(f"reset takes seed, episode_id and answer; got {', '.join(sorted(kwargs))}")
+        options = {"answer": answer} if answer is not None else None
+        _, info = self.env.reset(seed=seed, options=options)
+        self._state = GuessState(episode_id=episode_id or uuid.uuid4().hex, step_count=0, env_id=self.server.env_id,
+                                 game=self.env.game.name, attempt=0, done=False)
+        return GuessObservation(done=False, reward=0.0, **observation_fields(info))
+
+    def step(self, action: GuessAction, timeout_s: float | None = None,
+             **kwargs: Any) -> GuessObservation:
+        if self._state.done:
+            raise GameNotStarted("no game is under way: reset starts one" if self._state.step_count == 0 else
+                                 "the game has ended: reset starts another")
+        if not isinstance(action, GuessAction):
+            raise TypeError(f"the action is a GuessAction with the reply as its message, got {type(action).__name__}")
+        _, reward, terminated, truncated, info = self.env.step(action.message)
+        done = bool(terminated or truncated)
+        self._state.step_count += 1
+        self._state.attempt = int(info["attempt"])
+        self._state.done = done
+        return GuessObservation(done=done, reward=float(reward), **observation_fields(info))
+
+    @property
+    def state(self) -> GuessState:
+        return self._state
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        from importlib import metadata
+
+        game = self.env.game
+        return EnvironmentMetadata(
+            name=f"guessgym {self.server.env_id}", version=metadata.version("guessgym"),
+            author="the guessgym developers",
+            description=f"{game.name}: {len(game.answers):,} answers, {len(game.guesses):,} guesses, "
+                        f"{game.max_attempts} attempts; text in, text out (guessgym's chat environment)")
+
+    def close(self) -> None:
+        self.env.close()
+
+
+__all__ = ["GameNotStarted", "GameServer", "GuessgymEnvironment"]
