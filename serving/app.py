@@ -171,7 +171,7 @@ def serving(app: Any, host: str = "127.0.0.1", port: int = 0, *, ws_max_size: in
             probe.bind((host, 0))
             port = probe.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=ws_max_size,
-                                           timeout_graceful_shutdown=2))
+                                           ws_per_message_deflate=False, timeout_graceful_shutdown=2))
     thread = threading.Thread(target=server.run, name="guessgym-serve", daemon=True)
     thread.start()
     deadline = time.monotonic() + start_timeout

@@ -33,7 +33,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"sessions{f' per worker, {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)",
           file=sys.stderr, flush=True)
     options: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": "warning",
-                               "ws_max_size": args.max_body_bytes, "timeout_graceful_shutdown": 5}
+                               "ws_max_size": args.max_body_bytes, "timeout_graceful_shutdown": 5,
+                               "ws_per_message_deflate": False}
     if args.workers > 1:  # each worker builds the app from the environment variables
         os.environ.update({ENVIRONMENT["env_id"]: args.env, ENVIRONMENT["env_kwargs"]: json.dumps(kwargs),
                            **{ENVIRONMENT[k]: str(v) for k, v in settings.items()}})
