@@ -5,6 +5,7 @@ checks it, and that no import circle exists)::
 
     guessgym.cli, main_job, play, assist   the command line and the main job
     guessgym.serving                       the games in OpenEnv's protocol (the ``openenv`` extra)
+    guessgym.adapters                      the games in other trainers' forms (SkyRL-Gym)
     guessgym.training                      training learned agents (the ``train`` extra)
     guessgym.evaluation                    the shared loop, episodes, backends, results, reports
     guessgym.baselines                     the research documents' deterministic solvers

@@ -28,6 +28,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "datasets": ("datasets",),
     "minari": ("minari", "pyarrow", "h5py"),
     "openenv": ("openenv", "fastapi", "uvicorn", "websockets"),
+    "skyrl": ("skyrl_gym",),
 }
 
 

@@ -297,7 +297,8 @@ def cli_page() -> str:
 # ---- API reference ----------------------------------------------------------------------------------
 #: The packages with a page each, in the order of the layers, top last.
 API_PACKAGES = ("guessgym.infra", "guessgym.envs", "guessgym.envs.chat", "guessgym.agents", "guessgym.agents.llm",
-                "guessgym.baselines", "guessgym.evaluation", "guessgym.training", "guessgym.cli", "guessgym")
+                "guessgym.baselines", "guessgym.evaluation", "guessgym.training", "guessgym.adapters",
+                "guessgym.serving", "guessgym.cli", "guessgym")
 
 
 def modules_of(package: str) -> list[str]:

@@ -5,6 +5,7 @@ it, and itself)::
 
     guessgym (cli/, main_job, play, assist)       the command line and the main job
     serving                                       the games in OpenEnv's protocol
+    adapters                                      the games in other trainers' forms (SkyRL)
     training                                      training learned agents
     evaluation                                    the shared loop, results, reports
     baselines                                     the research documents' solvers
@@ -28,7 +29,7 @@ import guessgym
 
 PACKAGE = Path(guessgym.__file__).parent
 #: Lowest first.
-LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training", "serving")
+LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training", "adapters", "serving")
 #: The modules of ``envs`` that make the game core (they must not import the env classes).
 GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "game", "hosts", "kinds", "mask_pool",
              "matrix", "options", "registration", "rewards", "scoring", "wordlists")
