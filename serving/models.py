@@ -41,6 +41,7 @@ class GuessObservation(Observation):
     turn: int = Field(default=0, description="replies so far, retries included")
     invalid_kind: str = Field(default="", description="why the reply was refused ('' when it was played)")
     invalid_reason: str = Field(default="", description="the message the model was shown about it")
+    invalid_counts: dict[str, int] = Field(default_factory=dict, description="the game's refused replies by kind")
     won: bool | None = Field(default=None, description="once the game has ended: whether it was won")
     answer: str | None = Field(default=None, description="once the game has ended: the answer")
     reward_terms: dict[str, float] = Field(default_factory=dict,
@@ -65,7 +66,8 @@ def observation_fields(info: dict[str, Any]) -> dict[str, Any]:
         "messages": messages, "prompt": messages[-1]["content"] if messages else "", "guess": info["guess"],
         "tiles": info["tiles"], "candidates": int(info["candidates"]), "attempt": int(info["attempt"]),
         "turn": int(info["turn"]), "invalid_kind": info["invalid_kind"], "invalid_reason": info["invalid_reason"],
-        "won": info.get("won"), "answer": info.get("answer"), "reward_terms": dict(info.get("reward_terms", {})),
+        "invalid_counts": {k: int(v) for k, v in info["invalid_counts"].items()}, "won": info.get("won"),
+        "answer": info.get("answer"), "reward_terms": dict(info.get("reward_terms", {})),
     }
 
 

@@ -4,6 +4,7 @@ are forced to a scripted player's tool calls, one training step on the CPU, no d
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from typing import Any
@@ -87,16 +88,17 @@ def scripted_model(tokenizer: Any, solver: ScriptedSolver, opening: list[str], g
 
 
 def run_grpo_step(tmp_path: Any, rows: list[dict[str, Any]], model: Any, tokenizer: Any,
-                  env_kwargs: dict[str, Any]) -> tuple[list[GuessToolEnv], list[dict[str, Any]]]:
-    """One GRPOTrainer step (TRL's generation, tool loop, rewards and update) on ``rows``."""
+                  env_kwargs: dict[str, Any], make: Any = None) -> tuple[list[Any], list[dict[str, Any]]]:
+    """One GRPOTrainer step (TRL's generation, tool loop, rewards and update) on ``rows``; the
+    environments are ``make()``'s (in-process ``GuessToolEnv``s unless given)."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    made: list[GuessToolEnv] = []
+    made: list[Any] = []
 
-    def factory() -> GuessToolEnv:
-        made.append(GuessToolEnv(MINI_CHAT, **env_kwargs))
+    def factory() -> Any:
+        made.append(make() if make is not None else GuessToolEnv(MINI_CHAT, **env_kwargs))
         return made[-1]
 
     args = GRPOConfig(output_dir=str(tmp_path), per_device_train_batch_size=4, num_generations=2, max_steps=1,
@@ -127,6 +129,37 @@ def test_trl_grpo_rollouts_play_the_games_through_the_tool(tmp_path: Any) -> Non
     assert step["rewards/GuessToolEnv/mean"] == pytest.approx(0.75)  # TRL's reward is the environment's
     expected_calls = sum(reference[env.info["answer"]].guesses + 1 for env in played) / len(played)
     assert step["tools/call_frequency"] == pytest.approx(expected_calls) and step["tools/failure_frequency"] == 0
+
+
+def test_trl_grpo_rollouts_play_a_guessgym_server_over_openenv(tmp_path: Any) -> None:
+    """The OpenEnv path: the same GRPO step with each environment a session of a guessgym server
+    (RemoteGuessToolEnv over OpenEnv's socket) gives what the in-process environment gives."""
+    pytest.importorskip("trl", reason="the trl extra: pip install -e '.[trl]'")
+    pytest.importorskip("openenv", reason="the openenv extra")
+    from guessgym.serving.app import make_app, serving
+    from guessgym.serving.tool import RemoteGuessToolEnv
+
+    game = nerdle(6)
+    tokenizer = byte_tokenizer()
+    model = scripted_model(tokenizer, ScriptedSolver(game), opening=["zzzzzz"], give_up=False)
+    rows = tool_dataset(MINI_CHAT, {"length": 6}, games=2, seed=5)
+    options = {"length": 6, "invalid_penalty": -0.25}
+    with serving(make_app(MINI_CHAT, options, max_sessions=16)) as url:
+        envs, logs = run_grpo_step(tmp_path, rows, model, tokenizer, options,
+                                   make=lambda: RemoteGuessToolEnv(url, MINI_CHAT, **options))
+        reference = {r.answer: r for r in evaluate(make_agent("least-worst"), "guessgym/MiniNerdle-v1",
+                                                   answers=[row["answer"] for row in rows]).records}
+        played = [env for env in envs if env.info.get("turn")]
+        assert sorted(env.info["answer"] for env in played) == sorted(2 * [row["answer"] for row in rows])
+        for env in played:  # as in process: one unknown equation (a retry), then the baseline's game
+            assert env.done and env.info["won"] and env.info["invalid_counts"]["unknown"] == 1
+            assert env.info["attempt"] == reference[env.info["answer"]].guesses
+            assert env.get_reward() == pytest.approx(1.0 - 0.25)
+        for env in envs:
+            env._close()
+    assert logs[0]["rewards/RemoteGuessToolEnv/mean"] == pytest.approx(0.75)
+    public = {name for name, _ in inspect.getmembers(RemoteGuessToolEnv, callable) if not name.startswith("_")}
+    assert public == {"reset", "guess", "get_reward"}  # one tool, as in process
 
 
 def test_a_rollout_that_never_guesses_is_a_loss_in_trl(tmp_path: Any) -> None:
