@@ -6,8 +6,10 @@ clients are one asyncio process speaking OpenEnv's session protocol on ``/ws`` (
 ``EnvClient`` sends), ``N`` sessions at once for 1, 16, 64 and 256 sessions, each playing Wordle
 games with a fixed list of replies (valid guesses, so every step plays a guess) for ``--seconds``.
 Latency is per step, from send to reply, over every step of the run; memory per session is the
-growth of the server's resident memory with ``N`` sessions open, divided by ``N``. The in-process row
-plays the same replies through ``ChatGuessEnv`` in one process, with no server.
+growth of the server's resident memory with ``N`` sessions open, divided by ``N``; the last column is
+the CPUs the server's processes and the clients kept busy (CPU seconds over wall seconds), which
+says what limits each row. The in-process row plays the same replies through ``ChatGuessEnv`` in
+one process, with no server.
 
 Usage (from the repository root; about 2 minutes)::
 
@@ -69,6 +71,12 @@ def server_rss(proc: subprocess.Popen[bytes]) -> int:
     return sum(p.memory_info().rss for p in [main, *main.children(recursive=True)])
 
 
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User and system CPU seconds of ``pid`` (and its children, the server's workers) so far."""
+    main = psutil.Process(pid)
+    return sum(sum(p.cpu_times()[:2]) for p in [main, *(main.children(recursive=True) if children else [])])
+
+
 async def session(url: str, seconds: float, latencies: list[float], games: list[int], start: asyncio.Event,
                   opened: asyncio.Event, counter: list[int], total: int) -> None:
     async with connect(url, max_size=8 << 20, open_timeout=60) as ws:
@@ -104,14 +112,18 @@ async def load(url: str, sessions: int, seconds: float, proc: subprocess.Popen[b
              for _ in range(sessions)]
     await asyncio.wait_for(opened.wait(), 120)
     held = server_rss(proc)
+    server_cpu, client_cpu = cpu_seconds(proc.pid), cpu_seconds(os.getpid(), children=False)
     began = time.perf_counter()
     start.set()
     await asyncio.gather(*tasks)
     wall = time.perf_counter() - began
+    server_cpu = cpu_seconds(proc.pid) - server_cpu
+    client_cpu = cpu_seconds(os.getpid(), children=False) - client_cpu
     ordered = sorted(latencies)
     return {"steps_per_s": len(latencies) / wall, "games_per_s": games[0] / wall,
             "median_ms": 1000 * statistics.median(ordered), "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))],
-            "kb_per_session": (held - before) / sessions / 1024}
+            "kb_per_session": (held - before) / sessions / 1024, "server_cpu": server_cpu / wall,
+            "client_cpu": client_cpu / wall}
 
 
 def in_process(seconds: float) -> dict[str, float]:
@@ -133,7 +145,8 @@ def in_process(seconds: float) -> dict[str, float]:
     wall = time.perf_counter() - began
     ordered = sorted(latencies)
     return {"steps_per_s": steps / wall, "games_per_s": games / wall, "median_ms": 1000 * statistics.median(ordered),
-            "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))], "kb_per_session": float("nan")}
+            "p99_ms": 1000 * ordered[int(0.99 * (len(ordered) - 1))], "kb_per_session": float("nan"),
+            "server_cpu": float("nan"), "client_cpu": float("nan")}
 
 
 def main() -> int:
@@ -158,12 +171,14 @@ def main() -> int:
                 os.killpg(proc.pid, signal.SIGKILL)
     lines = [f"# python benchmarks/bench_server.py --seconds {args.seconds:g}  ({os.cpu_count()} CPUs; clients and "
              "server on this machine)", "",
-             "| where | sessions | steps/s | games/s | step median (ms) | step p99 (ms) | server KB per session |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             "| where | sessions | steps/s | games/s | step median (ms) | step p99 (ms) | server KB per session | "
+             "CPUs busy: server, clients |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
     for where, n, r in rows:
         kb = "-" if r["kb_per_session"] != r["kb_per_session"] else f"{r['kb_per_session']:,.0f}"
+        cpus = "-" if r["server_cpu"] != r["server_cpu"] else f"{r['server_cpu']:.2f}, {r['client_cpu']:.2f}"
         lines.append(f"| {where} | {n} | {r['steps_per_s']:,.0f} | {r['games_per_s']:,.0f} | {r['median_ms']:.2f} | "
-                     f"{r['p99_ms']:.2f} | {kb} |")
+                     f"{r['p99_ms']:.2f} | {kb} | {cpus} |")
     table = "\n".join(lines)
     print(table)
     if args.out:
