@@ -76,7 +76,18 @@ SHIPPED = [("guessgym/Wordle-v1", {}, ["wordle-nyt-proof", "wordle-nyt-top20", "
            ("guessgym/Nerdle-v1", {}, ["nerdle-proof", "nerdle-top20"]),
            ("guessgym/Nerdle-v1", {"guesses": "all"}, ["nerdle-all-proof", "nerdle-all-top20"]),
            ("guessgym/MidiNerdle-v1", {}, ["midi-nerdle", "midi-nerdle-top20"]),
-           ("guessgym/MiniNerdle-v1", {}, ["mini-nerdle"]), ("guessgym/MicroNerdle-v1", {}, ["micro-nerdle"])]
+           ("guessgym/MiniNerdle-v1", {}, ["mini-nerdle"]), ("guessgym/MicroNerdle-v1", {}, ["micro-nerdle"]),
+           # every other list and mode with a record, proven or best known (issue 42: the move analysis reads the
+           # start's value from here instead of solving the whole game again)
+           ("guessgym/Wordle-v1", {"word_list": "original"}, ["wordle-original-proof", "wordle-original-salet"]),
+           ("guessgym/WordleHard-v1", {"word_list": "original"}, ["wordle-original-hard-proof"]),
+           ("guessgym/Wordle-v1", {"word_list": "nyt2023"}, ["wordle-nyt2023-proof", "wordle-nyt2023-tarse"]),
+           ("guessgym/WordleHard-v1", {"word_list": "nyt2023"}, ["wordle-nyt2023-hard-tarse"]),
+           ("guessgym/Wordle-v1", {"word_list": "nyt2022"}, ["wordle-nyt2022-tarse"]),
+           *[(env_id, kwargs, [f"{name}{suffix}"]) for name, env_id in (("micro-nerdle", "guessgym/MicroNerdle-v1"),
+                                                                         ("mini-nerdle", "guessgym/MiniNerdle-v1"),
+                                                                         ("midi-nerdle", "guessgym/MidiNerdle-v1"))
+             for suffix, kwargs in (("-all", {"guesses": "all"}), ("-commutative", {"commutative": True}))]]
 
 
 def _env(env_id: str, kwargs: dict[str, Any]) -> Any:
@@ -101,12 +112,14 @@ def stored_once(path: Path) -> Path:
 def dedupe() -> None:
     """One file per tree: every record points to the first file holding its tree (the package's
     copy for a shipped tree), and the other copies are removed."""
+    moved: dict[Path, Path] = {}  # a copy removed for one record is the same tree for every other
     for record_path in sorted(RECORDS.glob("*.json")):
         record = read_json(record_path, "record")
         tree = Path(record["tree"])
-        if not tree.is_file():
+        if not tree.is_file() and tree not in moved:
             continue
-        kept = stored_once(tree)
+        kept = moved[tree] if tree in moved else stored_once(tree)
+        moved[tree] = kept
         if kept != tree:
             record["tree"] = str(kept)
             atomic_write_text(record_path, json.dumps(record, indent=1) + "\n")
@@ -241,9 +254,15 @@ def ship() -> None:
             checkpoint = PROOFS / f"{_proof_name(env_id, kwargs)}.jsonl"
             if checkpoint.is_file():  # a proof under way: the bound it has reached
                 lower = max(lower, proof_progress(game, checkpoint).lower_bound)
-        variant = "".join(f"-{value}" for _, value in sorted(kwargs.items()))  # nerdle-v1-all: every equation
-        tree = f"{env_id.split('/')[-1].lower()}{variant}.txt.gz"
-        if Path(record["tree"]) != PACKAGE / tree:
+        # nerdle-v1-all: every equation; wordle-v1-original; mininerdle-v1-commutative
+        variant = "".join(f"-{key if value is True else value}" for key, value in sorted(kwargs.items()))
+        suffix = ".json.gz" if str(record["tree"]).endswith(".json.gz") else ".txt.gz"  # rearrangements: JSON
+        tree = f"{env_id.split('/')[-1].lower()}{variant}{suffix}"
+        data = Path(record["tree"]).read_bytes()
+        same = next((entry["tree"] for entry in optima if (PACKAGE / entry["tree"]).read_bytes() == data), None)
+        if same is not None:  # one file for one tree (Micro Nerdle's with every equation is its plain one)
+            tree = same
+        elif Path(record["tree"]) != PACKAGE / tree:
             shutil.copyfile(record["tree"], PACKAGE / tree)
         optima.append({"env_id": env_id, "total": record["total"], "answers": record["answers"],
                        "max_guesses": record["max"], "lower_bound": lower,
