@@ -212,6 +212,7 @@ def run_assist(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     judge: bool = False,
+    judge_budget: float = 120.0,
 ) -> int:
     """The interactive loop; returns an exit code (0 solved or quit, 1 input ended unsolved).
 
@@ -229,7 +230,7 @@ def run_assist(
         session = AssistSession(game, _as_candidate(make_solver(solver_name), solver_name), solver_name)
     except ValueError as exc:  # UnsupportedGameError: this solver cannot play this game
         raise AssistError(f"solver {solver_name!r} cannot play {game.name}: {exc}") from None
-    judgement = MoveJudge(game, say) if judge else None
+    judgement = MoveJudge(game, say, judge_budget) if judge else None
     noun = "word" if game.kind == "wordle" else "equation"
     say(f"{game.name}: {_possible(len(game.answers))}, {game.max_attempts} attempts"
         + (", hard mode" if game.hard_mode else "") + f"; solver {solver_name}.")
@@ -346,17 +347,19 @@ def _finished(session: AssistSession, stdin: TextIO, out: TextIO, say: Callable[
 
 
 class MoveJudge:
-    """Says how the move just played compares with optimal play (``guessgym assist --judge``)."""
+    """Says how the move just played compares with optimal play (``guessgym assist --judge``); the
+    solving for one move is bounded by ``budget`` seconds, past which the move is left unjudged, saying so."""
 
-    def __init__(self, game: Game, say: Callable[[str], None]) -> None:
+    def __init__(self, game: Game, say: Callable[[str], None], budget: float = 120.0) -> None:
         self.game = game
         self.say = say
+        self.budget = budget
         self.values: Any = None
         self.unavailable = ""
 
     def last_move(self, history: list[Step]) -> None:
         from .agents.base import UnsupportedGameError
-        from .baselines.move_values import StateValues
+        from .baselines.move_values import StateValues, ValuesTimedOut
         from .evaluation.analysis import analyze_moves, check_analysable
         from .infra.cache import cache_dir
 
@@ -372,8 +375,16 @@ class MoveJudge:
                 return
         if len(history) == 1 and not self.values.knows_after(
                 self.values.everyone, history[0].guess, self.game.max_attempts, self.values.all_guesses):
-            self.say(f"(judging: solving the tree of {self.game.guesses[history[0].guess]}, once)")
-        move = analyze_moves(self.values, [(step.guess, step.pattern) for step in history]).moves[-1]
+            self.say(f"(judging: solving the tree of {self.game.guesses[history[0].guess]}, once; at most "
+                     f"{self.budget:g} s)")
+        self.values.set_budget(self.budget)
+        try:
+            move = analyze_moves(self.values, [(step.guess, step.pattern) for step in history]).moves[-1]
+        except ValuesTimedOut:
+            self.values = None  # a search cut short: the next move starts a new one
+            self.say(f"(judge: this move is not judged: optimal play from here was not solved within "
+                     f"{self.budget:g} s; --judge-budget SECONDS gives more)")
+            return
         verdict = ("was a best move" if move.loss <= 1e-9 else
                    f"lost {move.loss:.4f} guesses in expectation (best: {move.best_guess})")
         self.say(f"judge: {move.guess} {verdict}; {move.expected:.4f} guesses expected with it, "

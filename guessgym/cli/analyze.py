@@ -4,27 +4,23 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, add_env_options, check_kind, check_output_file, parse_kwargs, progress_bar
+from .common import (
+    UsageError,
+    add_env_options,
+    check_kind,
+    check_output_file,
+    parse_kwargs,
+    positive_seconds,
+    progress_bar,
+)
 
 #: The default bound on the solving an analysis may do (seconds).
 DEFAULT_TIME_BUDGET = 600.0
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse ``type``: a number of seconds above 0 and at most a week."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= 7 * 24 * 3600:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 and at most 604,800, got {text!r}")
-    return value
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

@@ -55,6 +55,17 @@ def whole_number(minimum: int, maximum: int = MAX_COUNT) -> Callable[[str], int]
     return parse
 
 
+def positive_seconds(text: str) -> float:
+    """An argparse ``type``: a number of seconds above 0 and at most a week (a time budget, a timeout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 and at most 604,800, got {text!r}")
+    return value
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (``PROG CMD: error: ...``) and exit status 2;
     ``--help`` still prints the whole usage."""
@@ -318,4 +329,4 @@ def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, de
 __all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "MAX_JOBS", "PROG", "OneLineParser", "UsageError", "add_agent_options",
            "add_env_options", "add_override_option", "add_seed_option", "agent_slug", "check_env_id", "check_kind",
            "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "make_env", "parse_answers",
-           "parse_kwargs", "progress_bar", "save_result", "slug", "whole_number"]
+           "parse_kwargs", "positive_seconds", "progress_bar", "save_result", "slug", "whole_number"]

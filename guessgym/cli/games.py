@@ -16,6 +16,7 @@ from .common import (
     check_kind,
     make_agent,
     parse_kwargs,
+    positive_seconds,
     whole_number,
 )
 
@@ -59,7 +60,8 @@ def cmd_assist(args: argparse.Namespace) -> int:
             raise AssistError(str(exc)) from None
 
     try:
-        return run_assist(game, make_solver, args.solver, stdin=args.stdin, stdout=args.stdout, judge=args.judge)
+        return run_assist(game, make_solver, args.solver, stdin=args.stdin, stdout=args.stdout, judge=args.judge,
+                          judge_budget=args.judge_budget)
     except AssistError as exc:  # only the first solver can fail this way; later ones are reported inline
         raise UsageError(str(exc)) from None
 
@@ -111,6 +113,9 @@ def register(sub: Any) -> None:
     p.add_argument("--judge", action="store_true",
                    help="after each move, say how it compares with optimal play (exact: its loss in expected "
                         "guesses, the best guess, the luck; an opener's tree is solved once, in seconds)")
+    p.add_argument("--judge-budget", type=positive_seconds, default=120.0, metavar="SECONDS",
+                   help="--judge: the most seconds spent solving optimal play for one move; past it the move is "
+                        "left unjudged, saying so (default: %(default)s)")
     p.set_defaults(func=cmd_assist)
     p = sub.add_parser(
         "export-prompts", help="first-turn prompts of a chat game as JSONL, answers apart",

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from .common import PROG, UsageError, parse_kwargs, whole_number
+from .common import PROG, UsageError, parse_kwargs, positive_seconds, whole_number
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -42,16 +42,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         uvicorn.run(app, **options)
     return 0
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 7 * 24 * 3600:
-        raise argparse.ArgumentTypeError(f"must be seconds above 0 and at most 604,800, got {text!r}")
-    return value
 
 
 def register(sub: Any) -> None:

@@ -76,3 +76,20 @@ def test_a_damaged_analysis_beside_a_result_is_named(tmp_path: Path, capsys: pyt
         capsys.readouterr()
         assert main(["report", str(result), "--html", str(tmp_path / "r.html")]) == 2
         assert says in one_line(capsys)
+
+
+def test_assist_judge_is_bounded_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``assist --judge`` on a list whose opener tree must be solved (the 2,309/14,855 list's
+    FUZZY) gives up on that move after --judge-budget seconds, says so, and goes on helping."""
+    import io
+
+    monkeypatch.setenv("GUESSGYM_CACHE_DIR", str(tmp_path))
+    out = io.StringIO()
+    start = time.perf_counter()
+    code = main(["assist", "--game", "wordle", "--word-list", "nyt2022", "--judge", "--judge-budget", "1"],
+                stdin=io.StringIO("fuzzy BBBBB\nquit\n"), stdout=out)
+    assert code == 0 and time.perf_counter() - start < 60
+    text = out.getvalue()
+    assert "(judging: solving the tree of fuzzy, once; at most 1 s)" in text
+    assert "this move is not judged: optimal play from here was not solved within 1 s" in text
+    assert "possible answers" in text  # the assistant still helps
