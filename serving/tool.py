@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..envs.chat.tools import make_chat_env
+from ..envs.chat.tools import GuessToolEnv, make_chat_env
 from .client import GuessgymClient
 from .models import GuessAction
 
@@ -53,16 +53,7 @@ class RemoteGuessToolEnv:
         self.total_reward = 0.0
         self.done = False
 
-    def guess(self, guess: str) -> str:
-        """Play one guess and get its tiles.
-
-        Args:
-            guess: the guess to play: a word of the list (Wordle) or a true equation (Nerdle).
-
-        Returns:
-            The tiles of the guess (G green, Y/P in the answer elsewhere, B not in it), in words too,
-            and how many guesses are left; or why the guess is invalid.
-        """
+    def guess(self, guess: str) -> str:  # its docstring is GuessToolEnv.guess's (TRL's tool schema): set below
         if self.done:
             return "The game is over; no more guesses."
         result = self.client.step(GuessAction(message=self.parser.reply_for(guess)))
@@ -70,6 +61,8 @@ class RemoteGuessToolEnv:
         self.total_reward += float(result.reward or 0.0)
         self.done = bool(result.done)
         return str(result.observation.prompt)
+
+    guess.__doc__ = GuessToolEnv.guess.__doc__
 
     def get_reward(self) -> float:
         """The game's reward: the server's rewards summed, and a game the rollout left unfinished
