@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..game import Game
-from .replies import ReplyFormat, delimited
+from .replies import ReplyFormat, delimited, delimited_spans
 
 
 @dataclass(frozen=True)
@@ -136,11 +136,7 @@ def gem_reward(event: ReplyEvent) -> tuple[float, dict[str, float]]:
 def _guess_fields(reply: str) -> list[str]:
     """Every ``<guess>...</guess>`` field of ``reply``, stripped, left to right (what
     ``re.finditer(r"<guess>\\s*(.*?)\\s*</guess>", reply, re.DOTALL)`` finds, in linear time)."""
-    fields, at = [], 0
-    while (opened := reply.find("<guess>", at)) >= 0 and (closed := reply.find("</guess>", opened + 7)) >= 0:
-        fields.append(reply[opened + 7:closed].strip())
-        at = closed + 8
-    return fields
+    return [field.strip() for field in delimited_spans(reply, "<guess>", "</guess>")]
 
 
 def _has_guess_on_a_line(reply: str) -> bool:

@@ -30,7 +30,7 @@ Examples:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from ..equations import explain_invalid_equation
@@ -275,23 +275,23 @@ def _match(regex: re.Pattern[str], text: str, *, first: bool) -> str | None:
     return None if last is None else last.group(1)
 
 
-def delimited(text: str, start: str, end: str, *, first: bool = False) -> str | None:
-    """What lies between ``start`` and the next ``end`` in ``text``: the first such span, or the
-    last of the spans found left to right without overlap (what ``re.finditer`` finds for
-    ``start(.*?)end``, in one pass); ``None`` when there is none."""
-    found = None
+def delimited_spans(text: str, start: str, end: str) -> Iterator[str]:
+    """What lies between each ``start`` and the next ``end`` in ``text``, left to right without
+    overlap (what ``re.finditer`` finds for ``start(.*?)end`` with DOTALL), in one pass: linear in
+    the text, where the regular expression is quadratic on many ``start`` and no ``end``."""
     at = 0
-    while True:
-        opened = text.find(start, at)
-        if opened < 0:
-            return found
-        closed = text.find(end, opened + len(start))
-        if closed < 0:
-            return found
-        found = text[opened + len(start):closed]
-        if first:
-            return found
+    while (opened := text.find(start, at)) >= 0 and (closed := text.find(end, opened + len(start))) >= 0:
+        yield text[opened + len(start):closed]
         at = closed + len(end)
+
+
+def delimited(text: str, start: str, end: str, *, first: bool = False) -> str | None:
+    """The first or the last of :func:`delimited_spans` (``None`` when there is none)."""
+    found = None
+    for found in delimited_spans(text, start, end):  # noqa: B007  (the last one is wanted)
+        if first:
+            break
+    return found
 
 
 def example_guess(game: Game, avoid: Collection[str] = ()) -> str:
@@ -307,4 +307,4 @@ def example_guess(game: Game, avoid: Collection[str] = ()) -> str:
 
 
 __all__ = ["CUT_MARK", "DEFAULT_MAX_REPLY_CHARS", "INVALID_KINDS", "MAX_REPLY_CHARS_LIMIT", "REPLY_FORMATS",
-           "ReplyFormat", "ReplyParser", "Verdict", "delimited", "example_guess"]
+           "ReplyFormat", "ReplyParser", "Verdict", "delimited", "delimited_spans", "example_guess"]

@@ -421,3 +421,20 @@ def test_prompt_templates_are_checked_to_the_last_nested_field(template: str, sa
     with pytest.raises(ValueError, match=re.escape(says)):
         ChatGuessEnv(kind="nerdle", length=5, prompts={"system": template})
     assert ChatGuessEnv(kind="nerdle", length=5, prompts={"system": "{rules:>10}\n{reply_format}"})
+
+
+def test_delimited_spans_are_what_the_regular_expression_finds() -> None:
+    """The linear reader of ``start(.*?)end`` (tags, verifiers' fields) against re.finditer, on
+    random texts of tags, their pieces and other characters."""
+    import random
+
+    from guessgym.envs.chat.replies import delimited, delimited_spans
+
+    rng = random.Random(0)
+    for _ in range(5_000):
+        pieces = ["<guess>", "</guess>", "a", " ", "\n", "<", "guess>"]
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [m.group(1) for m in re.finditer(r"<guess>(.*?)</guess>", text, re.DOTALL)]
+        assert list(delimited_spans(text, "<guess>", "</guess>")) == expected
+        assert delimited(text, "<guess>", "</guess>") == (expected[-1] if expected else None)
+        assert delimited(text, "<guess>", "</guess>", first=True) == (expected[0] if expected else None)
