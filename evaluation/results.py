@@ -44,11 +44,10 @@ from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
 from ..infra.inputs import read_input
 from .formatting import format_number, format_percent, format_seconds
-from .record_checks import MAX_SAVED_ATTEMPTS, check_counts
+from .record_checks import check_counts
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
-
 
 FAIL = "X"
 
@@ -607,5 +606,5 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-__all__ = ["FAIL", "JSON_FORMAT", "MAX_SAVED_ATTEMPTS", "EvaluationResult", "GameRecord", "format_number",
-           "format_percent", "format_seconds", "records_from_columns", "records_to_columns"]
+__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "format_number", "format_percent", "format_seconds",
+           "records_from_columns", "records_to_columns"]

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..agents.base import UnsupportedGameError
-from ..envs.chat.env import INVALID_POLICIES, REPEAT_POLICIES
+from ..envs.chat.env import INVALID_POLICIES, MAX_RETRIES, REPEAT_POLICIES
 from ..envs.chat.feedback import FEEDBACK_STYLES
 from ..envs.chat.presets import PRESETS
 from ..envs.chat.replies import INVALID_KINDS, MAX_REPLY_CHARS_LIMIT, REPLY_FORMATS
-from ..envs.game import GAME_KEYS, Game
+from ..envs.game import GAME_KEYS, MAX_ATTEMPTS_LIMIT, Game
 from ..envs.kinds import kind_of
 from ..envs.rewards import REWARD_MODES
 from .results import EvaluationResult
@@ -58,12 +58,12 @@ def _templates(value: Any) -> bool:
 #: without bound (checked where templates are read); a game is rebuilt from nothing else.
 SAVED_OPTIONS: dict[str, Callable[[Any], bool]] = {
     "kind": _one_of("wordle", "nerdle"), "length": _whole(1, 16), "word_list": _keyword, "answers": _words,
-    "guesses": lambda v: _one_of("answers", "all")(v) or _words(v), "max_attempts": _whole(1, 1000),
+    "guesses": lambda v: _one_of("answers", "all")(v) or _words(v), "max_attempts": _whole(1, MAX_ATTEMPTS_LIMIT),
     "hard_mode": _one_of(True, False), "commutative": _one_of(True, False),
     "preset": lambda v: v is None or _one_of(*PRESETS)(v),
     "invalid": lambda v: _one_of(*INVALID_POLICIES)(v) or (isinstance(v, dict) and all(
         _one_of(*INVALID_KINDS)(k) and _one_of(*INVALID_POLICIES)(p) for k, p in v.items())),
-    "max_retries": _whole(0, 100), "repeats": _one_of(*REPEAT_POLICIES), "feedback": _one_of(*FEEDBACK_STYLES),
+    "max_retries": _whole(0, MAX_RETRIES), "repeats": _one_of(*REPEAT_POLICIES), "feedback": _one_of(*FEEDBACK_STYLES),
     "reply_format": _one_of(*REPLY_FORMATS), "reply_instruction": lambda v: isinstance(v, str) and len(v) <= 10_000,
     "max_reply_chars": _whole(1, MAX_REPLY_CHARS_LIMIT), "prompts": _templates, "withheld": _words,
     "invalid_penalty": lambda v: v is None or _number(v), "reward_mode": _one_of(*REWARD_MODES),
