@@ -150,9 +150,16 @@ def app_from_environment() -> Any:
                     max_body_bytes=int(read["max_body_bytes"] or DEFAULT_MAX_BODY_BYTES))
 
 
+def uvicorn_options(app: Any) -> dict[str, Any]:
+    """The uvicorn settings every server of :func:`make_app`'s ``app`` runs with (``guessgym serve``
+    and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``),
+    no per-message compression (on a local network it costs more CPU than it saves), quiet logs."""
+    return {"log_level": "warning", "ws_max_size": app.state.guessgym["max_body_bytes"],
+            "ws_per_message_deflate": False}
+
+
 @contextmanager
-def serving(app: Any, host: str = "127.0.0.1", port: int = 0, *, ws_max_size: int = DEFAULT_MAX_BODY_BYTES,
-            start_timeout: float = 30.0) -> Iterator[str]:
+def serving(app: Any, host: str = "127.0.0.1", port: int = 0, *, start_timeout: float = 30.0) -> Iterator[str]:
     """Serve ``app`` with uvicorn in a thread of this process for the block; yield its base URL
     (``port=0``: a free port). For tests, benchmarks and notebooks; ``guessgym serve`` is the
     command. Stopped (its sessions closed) when the block ends.
@@ -170,8 +177,8 @@ def serving(app: Any, host: str = "127.0.0.1", port: int = 0, *, ws_max_size: in
         with socket.socket() as probe:
             probe.bind((host, 0))
             port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", ws_max_size=ws_max_size,
-                                           ws_per_message_deflate=False, timeout_graceful_shutdown=2))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, timeout_graceful_shutdown=2,
+                                           **uvicorn_options(app)))
     thread = threading.Thread(target=server.run, name="guessgym-serve", daemon=True)
     thread.start()
     deadline = time.monotonic() + start_timeout
@@ -196,4 +203,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT", "BodyLimit",
-           "app_from_environment", "make_app", "serving"]
+           "app_from_environment", "make_app", "serving", "uvicorn_options"]

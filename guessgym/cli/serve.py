@@ -17,7 +17,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     require_extra("openenv", "guessgym serve")
     import uvicorn
 
-    from ..serving.app import ENVIRONMENT, make_app
+    from ..serving.app import ENVIRONMENT, make_app, uvicorn_options
 
     kwargs = parse_kwargs(args.env_kwargs, "--env-kwargs")
     if args.preset is not None:
@@ -32,9 +32,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"(OpenEnv: /ws session socket, /reset, /step, /state, /schema, /health; at most {args.max_sessions} "
           f"sessions{f' per worker, {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)",
           file=sys.stderr, flush=True)
-    options: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": "warning",
-                               "ws_max_size": args.max_body_bytes, "timeout_graceful_shutdown": 5,
-                               "ws_per_message_deflate": False}
+    options: dict[str, Any] = {"host": args.host, "port": args.port, "timeout_graceful_shutdown": 5,
+                               **uvicorn_options(app)}
     if args.workers > 1:  # each worker builds the app from the environment variables
         os.environ.update({ENVIRONMENT["env_id"]: args.env, ENVIRONMENT["env_kwargs"]: json.dumps(kwargs),
                            **{ENVIRONMENT[k]: str(v) for k, v in settings.items()}})
