@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ from .common import (
 
 
 def cmd_export_demos(args: argparse.Namespace) -> int:
-    from ..agents.base import UnsupportedGameError
     from ..infra.cache import cache_dir
     from ..training.demos import export_demos
 
@@ -32,20 +32,11 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
         return _export_minari(args, out)
     if not 0 < args.split <= 1:
         raise UsageError(f"--split must be a fraction in (0, 1], the share of answers for training; got {args.split}")
-    update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
-        None, lambda: None)
-    try:
-        manifest = export_demos(
-            args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
-            agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games, split=args.split,
-            seed=args.seed, fmt=args.format, rationale_style=args.rationale, policy=args.policy,
-            cache_dir=cache_dir(), command=" ".join([PROG, *map(shlex.quote, args.argv)]), progress=update or False,
-            datasets=args.datasets,
-        )
-    except (ValueError, KeyError, UnsupportedGameError) as exc:
-        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
-    finally:
-        close()
+    manifest = _exporting(args, lambda progress: export_demos(
+        args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
+        agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games, split=args.split,
+        seed=args.seed, fmt=args.format, rationale_style=args.rationale, policy=args.policy,
+        cache_dir=cache_dir(), command=_command(args), progress=progress, datasets=args.datasets))
     counts = manifest["counts"]
     print(f"{manifest['game']}: {counts['train']['games']:,} train and {counts['test']['games']:,} test games by "
           f"{manifest['agent']} ({manifest['conversation_format']}, rationale {manifest['rationale']}), "
@@ -54,26 +45,38 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exporting(args: argparse.Namespace, export: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """``export(progress)`` under a progress bar (unless ``--no-progress``); a bad option or game is
+    a one-line :class:`UsageError`."""
+    from ..agents.base import UnsupportedGameError
+
+    update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
+        None, lambda: None)
+    try:
+        return export(update or False)
+    except (ValueError, KeyError, UnsupportedGameError) as exc:
+        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+    finally:
+        close()
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line, for a manifest or a description."""
+    return " ".join([PROG, *map(shlex.quote, args.argv)])
+
+
 def _export_minari(args: argparse.Namespace, out: Path) -> int:
     """``--format minari``: a Minari dataset of the array game (:mod:`guessgym.training.minari_demos`)."""
-    from ..agents.base import UnsupportedGameError
     from ..training.minari_demos import export_minari
 
     unused = [name for name, given in (("--rationale", args.rationale != "none"), ("--policy", args.policy),
                                        ("--datasets", args.datasets), ("--split", args.split != 0.9)) if given]
     if unused:
         raise UsageError(f"--format minari writes the array episodes only; leave out {', '.join(unused)}")
-    update, close = progress_bar(f"{args.agent} on {args.env.split('/')[-1]}") if not args.no_progress else (
-        None, lambda: None)
-    try:
-        made = export_minari(args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
-                             agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games,
-                             seed=args.seed, data_format=args.minari_format, progress=update or False,
-                             command=" ".join([PROG, *map(shlex.quote, args.argv)]))
-    except (ValueError, KeyError, UnsupportedGameError) as exc:
-        raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
-    finally:
-        close()
+    made = _exporting(args, lambda progress: export_minari(
+        args.env, out, env_kwargs=parse_kwargs(args.env_kwargs, "--env-kwargs"), agent=args.agent,
+        agent_kwargs=parse_kwargs(args.agent_kwargs, "--agent-kwargs"), games=args.games, seed=args.seed,
+        data_format=args.minari_format, progress=progress, command=_command(args)))
     print(f"{made['dataset_id']}: {made['episodes']:,} episodes, {made['steps']:,} steps, mean return "
           f"{made['mean_return']:.4f} (reference: {made['ref_min_score']:.4f} random-consistent, "
           f"{made['ref_max_score']:.4f} optimal); wrote {made['path']}\n"
