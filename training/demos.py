@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,33 @@ def _check_won(info: dict[str, Any], demo: Demo) -> None:
                            f"guesses in the chat environment (won={info.get('won')}, attempt={info.get('attempt')})")
 
 
+#: One guess of a replayed game: the observation before it, its action, reward, terminated,
+#: truncated, and the observation after it.
+Transition = tuple[dict[str, np.ndarray], int, float, bool, bool, dict[str, np.ndarray]]
+
+
+def replay_steps(env: Any, answer: int, guesses: Sequence[str]) -> Iterator[Transition]:
+    """The transitions of ``guesses`` played against the answer of index ``answer`` in ``env`` (an
+    array environment of one board), one per guess, as they are played (so a caller keeps only
+    what it needs: an action mask per turn is 850 MB over classic Nerdle's demonstrations).
+
+    Raises:
+        RuntimeError: the game does not end at its last guess.
+    """
+    game = env.unwrapped.game
+    obs, _ = env.reset(options={"answer": int(answer)})
+    ended = False
+    for guess in guesses:
+        action = game.guess_index[guess]
+        after, reward, terminated, truncated, _ = env.step(action)
+        ended = bool(terminated or truncated)
+        yield obs, action, float(reward), bool(terminated), bool(truncated), after
+        obs = after
+    if not ended:
+        raise RuntimeError(f"the game of {game.answers[int(answer)]!r} does not end at its last guess "
+                           f"({len(guesses)}) in the array environment")
+
+
 def policy_arrays(game: Game, demos: Sequence[Demo], *, masks: bool = True,
                   env_kwargs: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Observations (each key of the plain environment's ``Dict``), actions, rewards and game
@@ -167,18 +194,13 @@ def policy_arrays(game: Game, demos: Sequence[Demo], *, masks: bool = True,
     columns: dict[str, list[np.ndarray]] = {}
     actions, games, rewards = [], [], []
     for number, demo in enumerate(demos):
-        obs, _ = env.reset(options={"answer": demo.index})
-        for guess in demo.guesses:
+        for obs, action, reward, _, _, _ in replay_steps(env, demo.index, demo.guesses):
             for key, value in obs.items():
                 if masks or key != "action_mask":
                     columns.setdefault(f"obs_{key}", []).append(np.asarray(value))
-            actions.append(game.guess_index[guess])
+            actions.append(action)
             games.append(number)
-            obs, reward, terminated, _, info = env.step(game.guess_index[guess])
-            rewards.append(float(reward))
-        if not (terminated and info.get("attempt") == len(demo.guesses)):
-            raise RuntimeError(f"the demonstration of {demo.answer!r} does not replay to a win in the plain "
-                               "environment")
+            rewards.append(reward)
     arrays = {key: np.stack(values) for key, values in columns.items()}
     arrays["actions"] = np.asarray(actions, dtype=np.int64)
     arrays["games"] = np.asarray(games, dtype=np.int64)
@@ -370,5 +392,5 @@ def _write_demos(target: Path, env: ChatGuessEnv, played: dict[int, Any], train:
 
 
 __all__ = ["DEMO_FORMAT", "EXPORT_NAMES", "MANIFEST_KEYS", "Demo", "FORMATS", "GUESS_TOOL", "RATIONALES",
-           "check_demo_folder", "export_demos", "message_demo", "policy_arrays", "rationale", "save_datasets",
-           "split_answers", "tool_demo"]
+           "check_demo_folder", "export_demos", "message_demo", "policy_arrays", "rationale", "replay_steps",
+           "save_datasets", "split_answers", "tool_demo"]

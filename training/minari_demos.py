@@ -39,6 +39,7 @@ import numpy as np
 from ..envs.kinds import kind_of
 from ..envs.rewards import REWARD_KEYS
 from ..infra.optional import require_extra
+from .demos import replay_steps
 
 #: The reward added when no reward option is given (see the module docstring).
 DEFAULT_STEP_PENALTY = -1.0
@@ -72,36 +73,21 @@ def _episodes(env: gym.Env[Any, Any], answers: Sequence[int], plays: Sequence[Se
     """Each game stepped through ``env`` as a Minari episode buffer (``options`` its answer)."""
     from minari.data_collector.episode_buffer import EpisodeBuffer
 
-    game = env.unwrapped.game  # type: ignore[attr-defined]
     buffers = []
     for number, (answer, played) in enumerate(zip(answers, plays, strict=True)):
-        obs, _ = env.reset(options={"answer": int(answer)})
-        observations, actions, rewards, terminations, truncations = [obs], [], [], [], []
-        for guess in played:
-            action = game.guess_index[guess]
-            obs, reward, terminated, truncated, _ = env.step(action)
-            observations.append(obs)
-            actions.append(action)
-            rewards.append(float(reward))
-            terminations.append(bool(terminated))
-            truncations.append(bool(truncated))
-        if not (terminations and (terminations[-1] or truncations[-1])):
-            raise RuntimeError(f"the game of answer {game.answers[int(answer)]!r} did not end after its guesses")
+        steps = list(replay_steps(env, answer, played))
+        observations = [steps[0][0], *(after for *_, after in steps)]
         buffers.append(EpisodeBuffer(id=number, options={"answer": int(answer)},
                                      observations={k: [o[k] for o in observations] for k in observations[0]},
-                                     actions=actions, rewards=rewards, terminations=terminations,
-                                     truncations=truncations))
+                                     actions=[s[1] for s in steps], rewards=[s[2] for s in steps],
+                                     terminations=[s[3] for s in steps], truncations=[s[4] for s in steps]))
     return buffers
 
 
 def _returns(env: gym.Env[Any, Any], answers: Sequence[int], plays: Sequence[Sequence[str]]) -> np.ndarray:
     """Each game's return in ``env`` (its guesses stepped through it)."""
-    game = env.unwrapped.game  # type: ignore[attr-defined]
-    totals = []
-    for answer, played in zip(answers, plays, strict=True):
-        env.reset(options={"answer": int(answer)})
-        totals.append(sum(float(env.step(game.guess_index[g])[1]) for g in played))
-    return np.asarray(totals, dtype=np.float64)
+    return np.asarray([sum(step[2] for step in replay_steps(env, answer, played))
+                       for answer, played in zip(answers, plays, strict=True)], dtype=np.float64)
 
 
 def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[str, Any] | None = None,
@@ -155,7 +141,9 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
         result = evaluate(make_agent(who, **kwargs), game, answers=chosen, seed=seed, record_guesses=True,
                           progress=progress if who == agent else False)
         plays[who] = [list(r.played or ()) for r in result.records]
-    returns = {who: _returns(env, chosen, played) for who, played in plays.items()}
+    episodes = _episodes(env, chosen, plays[agent])
+    returns = {who: (np.asarray([sum(e.rewards) for e in episodes], dtype=np.float64) if who == agent
+                     else _returns(env, chosen, played)) for who, played in plays.items()}
     name = dataset_id(env_id, agent, env_kwargs)
     description = (
         f"{agent}'s games of {env_id} ({game.name}: {len(game.answers):,} answers, {len(game.guesses):,} guesses, "
@@ -174,7 +162,7 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
         with warnings.catch_warnings():  # Minari asks for an e-mail and a URL, which a local export has not
             warnings.filterwarnings("ignore", message=r".*(author_email|code_permalink|eval_env).*")
             dataset = minari.create_dataset_from_buffers(
-                name, _episodes(env, chosen, plays[agent]), env=env, algorithm_name=agent,
+                name, episodes, env=env, algorithm_name=agent,
                 author="guessgym", ref_min_score=float(returns[FLOOR_AGENT].mean()),
                 ref_max_score=float(returns["optimal"].mean()), description=description,
                 requirements=["guessgym"], data_format=data_format)
