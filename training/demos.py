@@ -37,7 +37,7 @@ import numpy as np
 
 from ..envs.chat.env import ChatGuessEnv, ChatKind
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
-from ..envs.game import Game
+from ..envs.game import Game, split_env_options
 from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text
 
 #: The conversation formats (``policy`` arrays are written beside either with ``policy=True``).
@@ -269,8 +269,8 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
     env.parser.reply_for(env.parser.example)  # a custom reply format is refused before any game is played
     chosen = [int(i) for i in select_answers(game, None, games, seed)]
     train, test = split_answers(chosen, split, seed)
-    # no text of a training game (rules, examples, prompts) names a test answer
-    env = ChatGuessEnv(**kwargs, withheld=[game.answers[i] for i in test])
+    # no text of a training game (rules, examples, prompts) names a test answer; the same game, rebuilt once
+    env = ChatGuessEnv(game=game, withheld=[game.answers[i] for i in test], **split_env_options(kwargs)[1])
     player = make_agent(agent, **dict(agent_kwargs or {}))
     result = evaluate(player, game, answers=chosen, seed=seed, record_guesses=True, progress=progress)
     lost = [r.answer for r in result.records if not r.solved]
