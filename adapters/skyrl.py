@@ -87,8 +87,7 @@ def _make_class() -> type:
             info = extras.get("extra_info") or {}
             self.answer = spec.get("ground_truth") if hasattr(spec, "get") else None
             self.seed = info.get("seed") if hasattr(info, "get") else None
-            retries = self.env.max_retries if any(p != "forfeit" for p in self.env.invalid_policy.values()) else 0
-            self.max_turns = int(extras.get("max_turns") or self.env.game.max_attempts * (retries + 1))
+            self.max_turns = int(extras.get("max_turns") or self.env.max_replies)
             self.info: dict[str, Any] = {}
             self.total_reward = 0.0
 

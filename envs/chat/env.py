@@ -221,8 +221,9 @@ class ChatGuessEnv(gym.Env[str, str]):
         self.first_turn = self.prompts.render("first_turn", attempts=self._attempts, length=self.game.length)
         reply_chars = self.parser.max_reply_chars
         retrying = any(policy != "forfeit" for policy in self.invalid_policy.values())
-        turns = self._attempts * (1 + (self.max_retries if retrying else 0))
-        bound = len(self.system_prompt) + _MESSAGE_ROOM + turns * (2 * reply_chars + 2 * _MESSAGE_ROOM)
+        #: The most replies a game can take (every attempt, each after its retries).
+        self.max_replies = self._attempts * (1 + (self.max_retries if retrying else 0))
+        bound = len(self.system_prompt) + _MESSAGE_ROOM + self.max_replies * (2 * reply_chars + 2 * _MESSAGE_ROOM)
         self.action_space = AnyText(reply_chars)
         self.observation_space = AnyText(bound)
         self._messages: list[dict[str, str]] = []
