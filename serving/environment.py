@@ -18,7 +18,7 @@ from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 
 from ..envs.chat.env import ChatGuessEnv, ChatKind
-from ..envs.kinds import GameSetup, kind_of
+from ..envs.kinds import GameSetup
 from .models import GuessAction, GuessObservation, GuessState, observation_fields
 
 
@@ -39,12 +39,8 @@ class GameServer:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        kind = kind_of(self.env_id) if isinstance(self.env_id, str) else None
-        if kind is None or kind.name not in ("chat", "plain"):
-            raise ValueError(f"guessgym serve plays a chat id (guessgym/WordleChat-v0, guessgym/NerdleChat-v0) or a "
-                             f"plain id in conversation; got {self.env_id!r}")
+        # resolving builds one chat environment: the id and every option are checked now, not in the first session
         self.setup: GameSetup = ChatKind().resolve(self.env_id, dict(self.env_kwargs))
-        self.make_env()  # every option is checked now, not in the first session
 
     def make_env(self) -> ChatGuessEnv:
         """A new chat environment of the served game (sharing its :class:`Game`)."""
