@@ -143,5 +143,17 @@ def conduct_line(summary: dict[str, Any]) -> str:
             f"; {summary['aborted']:,} games aborted by invalid replies." + scores)
 
 
+def saved_conduct_line(meta: dict[str, Any]) -> str:
+    """The :func:`conduct_line` of a result's ``meta["conduct"]``, ``""`` when it has none or a
+    damaged one (a result read from a file: the line summarises the records, which stay readable)."""
+    saved = meta.get("conduct")
+    if not isinstance(saved, dict):
+        return ""
+    try:
+        return conduct_line(saved)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return ""
+
+
 __all__ = ["CLEMBENCH_SPEED", "COUNTS", "GameConduct", "clembench_scores", "conduct_line", "conduct_summary",
-           "game_conduct"]
+           "game_conduct", "saved_conduct_line"]

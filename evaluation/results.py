@@ -417,10 +417,11 @@ class EvaluationResult:
         accounting = self.accounting_line()
         if accounting:
             lines += ["", accounting]
-        if isinstance(self.meta.get("conduct"), dict):
-            from .conduct import conduct_line
+        from .conduct import saved_conduct_line
 
-            lines += ["", conduct_line(self.meta["conduct"])]
+        conduct = saved_conduct_line(self.meta)
+        if conduct:
+            lines += ["", conduct]
         if self.gap_to_optimum is not None:
             lines += ["", self.optimum_note()]
         notes = sorted({r.note for r in self.records if r.note})

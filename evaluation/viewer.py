@@ -26,7 +26,7 @@ from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_text
 from .analysis import Analysis, game_of_result
-from .conduct import conduct_line
+from .conduct import saved_conduct_line
 from .results import EvaluationResult
 from .transcripts import Turn
 
@@ -51,7 +51,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
             "gap": result.gap_text(), "max_attempts": result.max_attempts,
             "distribution": {str(k): v for k, v in summary["distribution"].items()},
             "analysis": None, "loss_by_move": None, "records": [],
-            "conduct": _conduct(result.meta.get("conduct")),
+            "conduct": saved_conduct_line(result.meta),
         }
         game = _game(result, games_cache)
         analysis = (analyses or {}).get(i)
@@ -81,17 +81,6 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
                                          round(moves.loss, 4) if moves is not None else None, rows])
         agents.append(entry)
     return {"agents": agents}
-
-
-def _conduct(saved: Any) -> str:
-    """The play metrics line of a result's saved conduct (``""`` when it has none, or a damaged one:
-    the line is a summary of the records, which the boards show anyway)."""
-    if not isinstance(saved, dict):
-        return ""
-    try:
-        return conduct_line(saved)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError):
-        return ""
 
 
 def _turn_rows(turns: Sequence[Turn]) -> list[list[Any]]:
