@@ -20,6 +20,9 @@ from .common import (
     whole_number,
 )
 
+#: The share of the answers in the train file unless ``--split`` says otherwise.
+DEFAULT_SPLIT = 0.9
+
 
 def cmd_export_demos(args: argparse.Namespace) -> int:
     from ..infra.cache import cache_dir
@@ -69,8 +72,9 @@ def _export_minari(args: argparse.Namespace, out: Path) -> int:
     """``--format minari``: a Minari dataset of the array game (:mod:`guessgym.training.minari_demos`)."""
     from ..training.minari_demos import export_minari
 
-    unused = [name for name, given in (("--rationale", args.rationale != "none"), ("--policy", args.policy),
-                                       ("--datasets", args.datasets), ("--split", args.split != 0.9)) if given]
+    given = {"--rationale": args.rationale != "none", "--policy": args.policy, "--datasets": args.datasets,
+             "--split": args.split != DEFAULT_SPLIT}
+    unused = [name for name, used in given.items() if used]
     if unused:
         raise UsageError(f"--format minari writes the array episodes only; leave out {', '.join(unused)}")
     made = _exporting(args, lambda progress: export_minari(
@@ -102,7 +106,8 @@ def register(sub: Any) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--games", type=whole_number(1), help="a seeded sample of this many answers")
     which.add_argument("--all", action="store_true", help="every answer (the default)")
-    p.add_argument("--split", type=float, default=0.9, help="share of the answers for training (default: %(default)s)")
+    p.add_argument("--split", type=float, default=DEFAULT_SPLIT,
+                   help="share of the answers for training (default: %(default)s)")
     p.add_argument("--format", choices=["messages", "tools", "minari"], default="messages",
                    help="chat messages with bracketed replies, tool calls to the guess tool TRL's environment "
                         "games use, or a Minari dataset of the array game for offline RL (the minari extra; OUT is "
