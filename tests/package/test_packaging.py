@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = {"gymnasium", "numpy", "numba", "pillow", "tqdm"}
@@ -35,16 +37,28 @@ def readme_quickstart() -> str:
     return match.group(1)
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("build", reason="the build package is in the test extra")
-    out = tmp_path_factory.mktemp("dist")
+def _build_wheel(out: Path) -> Path:
     done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     wheels = list(out.glob("guessgym-*.whl"))
     assert len(wheels) == 1
     return wheels[0]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once per run: two workers building at once share setuptools' ``build/``
+    folder in the checkout and break each other's build."""
+    pytest.importorskip("build", reason="the build package is in the test extra")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _build_wheel(tmp_path_factory.mktemp("dist"))
+    shared = tmp_path_factory.getbasetemp().parent / "dist"
+    with FileLock(str(shared) + ".lock", timeout=900):
+        if shared.is_dir() and len(wheels := list(shared.glob("guessgym-*.whl"))) == 1:
+            return wheels[0]
+        shared.mkdir(exist_ok=True)
+        return _build_wheel(shared)
 
 
 def test_wheel_contents_and_metadata(wheel: Path) -> None:
