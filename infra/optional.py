@@ -29,6 +29,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "minari": ("minari", "pyarrow", "h5py"),
     "openenv": ("openenv", "fastapi", "uvicorn", "websockets"),
     "skyrl": ("skyrl_gym",),
+    "verifiers": ("verifiers", "datasets"),
+    "nemo-gym": ("nemo_gym", "resources_servers"),
 }
 
 

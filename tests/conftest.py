@@ -11,6 +11,10 @@
   it and gym prints an "unmaintained" banner on stderr once per process; it is imported here,
   with stderr set aside, so the banner never lands in the stderr a test checks (it is neither
   guessgym's output nor in the README's test environment).
+* Where openai-agents is installed (verifiers needs it), its top-level module ``agents`` is loaded
+  from its own files first: the checkout's ``agents/`` folder has the same name, and ``python -m
+  pytest`` from the repository root puts that folder first on ``sys.path`` (an installed guessgym
+  has no top-level ``agents``; only a checkout shadows it).
 """
 
 from __future__ import annotations
@@ -26,6 +30,27 @@ from hypothesis import HealthCheck, settings
 from guessgym.training.numerics import PORTABLE_ENV
 
 os.environ.update(PORTABLE_ENV)
+
+
+def _load_openai_agents() -> None:
+    import importlib.util
+    import sys
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        folder = Path(str(distribution("openai-agents").locate_file("agents")))
+    except PackageNotFoundError:
+        return
+    spec = importlib.util.spec_from_file_location("agents", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None or "agents" in sys.modules:
+        return
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["agents"] = module
+    spec.loader.exec_module(module)
+
+
+_load_openai_agents()
 
 
 def _import_old_gym_quietly() -> None:

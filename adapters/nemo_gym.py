@@ -1,0 +1,121 @@
+"""guessgym's chat games as a NeMo Gym resources server, on NeMo Gym's Gymnasium base.
+
+NeMo Gym (NVIDIA's environment servers for NeMo RL) runs an environment as a *resources server*;
+its ``gymnasium_agent`` plays one rollout by posting ``/reset`` once, then, after each model
+response, ``/step``, until the server says the episode ended, and sums the step rewards.
+:class:`GuessgymResourcesServer` is such a server on ``resources_servers.gymnasium.GymnasiumServer``:
+each rollout (NeMo Gym's session) plays one game of a guessgym chat id in
+:class:`~guessgym.envs.chat.env.ChatGuessEnv`; the model's text is played as the in-process chat
+game plays a reply, and the game's message is the next user turn, so a game through NeMo Gym is the
+in-process game reply for reply, rewards included. The game's options come from the server's config
+(``gym_id``, ``env_kwargs``), the game of each rollout from its dataset row (``answer``, ``seed``),
+which :func:`nemo_gym_rows` writes in NeMo Gym's JSONL form (``responses_create_params.input``:
+the game's opening conversation; the answer stays with the server, never in the model's input).
+
+It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: every
+NeMo Gym release needs Python 3.12 or later, and 0.4.0 pins ``mcp<2`` (openenv-core's fastmcp
+needs ``mcp>=2.3``) and ``openai<=2.7.2``. NeMo Gym's launcher starts a server as ``python app.py``
+in its folder (``resources_servers/guessgym/``), where ``app.py`` calls
+``GuessgymResourcesServer.run_webserver()`` (the how-to "NeMo Gym" shows the folder and the config);
+``python -m guessgym.adapters.nemo_gym`` does the same.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..envs.chat.env import ChatGuessEnv, ChatKind
+from ..infra.optional import require_extra
+
+#: The chat id played unless the config names another.
+DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
+#: Games a server keeps at once; past it, a new rollout is refused (NeMo Gym drops a session when
+#: its game ends, so only abandoned rollouts can fill it).
+MAX_SESSIONS = 10_000
+
+
+def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, seed: int = 0,
+                  env_kwargs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """NeMo Gym's dataset rows (one JSON object per line of its JSONL file) for ``games`` answers
+    (a seeded sample; every answer for ``None``): ``responses_create_params.input`` is the game's
+    opening conversation; ``answer``, ``answer_index`` and ``seed`` go to the server only."""
+    from ..evaluation.games import select_answers
+
+    env = ChatGuessEnv(**ChatKind.chat_kwargs(gym_id, env_kwargs))
+    rows = []
+    for index in select_answers(env.game, None, games, seed):
+        answer = env.game.answers[int(index)]
+        _, info = env.reset(seed=seed, options={"answer": answer})
+        rows.append({"responses_create_params": {"input": [dict(m) for m in info["messages"]]},
+                     "answer": answer, "answer_index": int(index), "seed": seed})
+    return rows
+
+
+@functools.cache
+def _classes() -> tuple[type, type]:
+    require_extra("nemo-gym", "the NeMo Gym resources server")
+    from nemo_gym.base_resources_server import BaseResourcesServerConfig
+    from resources_servers.gymnasium import GymnasiumServer, extract_text
+
+    class GuessgymResourcesServerConfig(BaseResourcesServerConfig):
+        """NeMo Gym's server config, with the chat game's id and options."""
+
+        gym_id: str = DEFAULT_ENV_ID
+        env_kwargs: dict[str, Any] = {}
+
+    class GuessgymResourcesServer(GymnasiumServer):
+        """One guessgym chat game per NeMo Gym session (see the module docstring)."""
+
+        config: GuessgymResourcesServerConfig
+
+        def model_post_init(self, context: Any) -> None:
+            super().model_post_init(context)
+            # bad options fail when the server starts, not at its first game
+            ChatGuessEnv(**ChatKind.chat_kwargs(self.config.gym_id, self.config.env_kwargs))
+
+        async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict]:
+            """Start the row's game; the row's prompt already holds its opening turn."""
+            if "answer" not in metadata:
+                raise ValueError("a guessgym row names its game's answer (nemo_gym_rows writes it); this one has none")
+            if session_id not in self.session_state and len(self.session_state) >= MAX_SESSIONS:
+                raise RuntimeError(f"this server already plays {MAX_SESSIONS:,} games; finish or drop some first")
+            env = ChatGuessEnv(**ChatKind.chat_kwargs(self.config.gym_id, self.config.env_kwargs))
+            env.reset(seed=metadata.get("seed"), options={"answer": metadata["answer"]})
+            self.session_state[session_id] = env
+            return None, {}
+
+        async def step(self, action: Any, metadata: dict[str, Any],
+                       session_id: str | None = None) -> tuple[str | None, float, bool, bool, dict]:
+            """Play the model's text as a reply; the game's message is the next observation."""
+            env = self.session_state.get(session_id)
+            if not isinstance(env, ChatGuessEnv):
+                raise ValueError("this session has no game: /reset starts one, and a finished game takes no step")
+            _, reward, terminated, truncated, info = env.step(extract_text(action))
+            done = bool(terminated or truncated)
+            outcome: dict[str, Any] = {key: info[key] for key in ("guess", "tiles", "attempt", "invalid_kind")
+                                       if key in info}
+            if done:
+                outcome.update(won=bool(info["won"]), answer=info["answer"])
+            return (None if done else str(info["messages"][-1]["content"])), float(reward), bool(terminated), \
+                bool(truncated), outcome
+
+    for cls in (GuessgymResourcesServerConfig, GuessgymResourcesServer):
+        cls.__module__ = __name__
+    return GuessgymResourcesServerConfig, GuessgymResourcesServer
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("GuessgymResourcesServerConfig", "GuessgymResourcesServer"):
+        config, server = _classes()
+        globals().update(GuessgymResourcesServerConfig=config, GuessgymResourcesServer=server)
+        return globals()[name]
+    raise AttributeError(name)
+
+
+__all__ = ["DEFAULT_ENV_ID", "GuessgymResourcesServer", "GuessgymResourcesServerConfig",  # noqa: F822 (built on use)
+           "nemo_gym_rows"]
+
+if __name__ == "__main__":  # pragma: no cover (NeMo Gym's launcher starts it, with its config)
+    server: Any = _classes()[1]
+    server.run_webserver()

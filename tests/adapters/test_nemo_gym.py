@@ -1,0 +1,153 @@
+"""The NeMo Gym resources server, played by NeMo Gym's own ``gymnasium_agent``: the agent posts to
+the server over HTTP on 127.0.0.1 through NeMo Gym's ``ServerClient`` (its session cookie keeps
+each rollout's game), a stand-in policy answers the Responses API with the scripted solver's
+replies, and every rollout's reward, conversation and end equal the in-process chat game's.
+
+NeMo Gym needs Python 3.12 and pins against the test extra (see guessgym.adapters.nemo_gym), so
+this module is skipped in the test extra's environment; it runs in an environment of its own:
+``python3.12 -m venv V && V/bin/pip install -e ".[nemo-gym]" pytest hypothesis pytest-xdist filelock
+&& V/bin/python -m pytest tests/adapters/test_nemo_gym.py -p no:cacheprovider``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from unittest.mock import MagicMock
+
+import pytest
+
+pytest.importorskip("nemo_gym", reason="the nemo-gym extra needs Python 3.12 and its own environment")
+
+import uvicorn
+from fastapi import FastAPI
+from nemo_gym.base_resources_server import BaseResourcesServerConfig
+from nemo_gym.config_types import ModelServerRef, ResourcesServerRef
+from nemo_gym.global_config import NEMO_GYM_CONFIG_DICT_ENV_VAR_NAME
+from nemo_gym.server_utils import ServerClient, global_aiohttp_client_exit
+from omegaconf import OmegaConf
+from responses_api_agents.gymnasium_agent.app import (
+    GymnasiumAgent,
+    GymnasiumAgentConfig,
+    GymnasiumAgentRunRequest,
+)
+
+from guessgym.adapters.nemo_gym import GuessgymResourcesServer, GuessgymResourcesServerConfig, nemo_gym_rows
+from guessgym.agents.llm.scripted_server import ScriptedSolver
+from guessgym.envs.chat import ChatGuessEnv
+from guessgym.envs.chat.env import ChatKind
+
+CONFIGS = [("guessgym/WordleChat-v0", {}), ("guessgym/WordleChat-v0", {"preset": "nemo", "hard_mode": True}),
+           ("guessgym/NerdleChat-v0", {"length": 6})]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(app: FastAPI) -> Iterator[int]:
+    """``app`` on 127.0.0.1 (a free port) in a thread, stopped on exit."""
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start in 20 s"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+
+
+def policy_app(solver: ScriptedSolver, rng: random.Random, replies: list[str]) -> FastAPI:
+    """A stand-in policy model speaking NeMo Gym's Responses API: the scripted solver's guess, now
+    and then as an invalid reply, each reply recorded."""
+    app = FastAPI()
+
+    @app.post("/v1/responses")
+    async def respond(body: dict[str, Any]) -> dict[str, Any]:
+        shown = "\n".join(str(m.get("content", "")) for m in body["input"] if m.get("role") == "user")
+        guess = solver.next_guess(shown)
+        text = rng.choices([f"My guess: [{guess}]", "hmm", f"[{'q' * solver.game.length}]"], weights=[8, 1, 1])[0]
+        replies.append(text)
+        message = {"id": "msg", "type": "message", "role": "assistant", "status": "completed",
+                   "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        return {"id": "r", "created_at": 0.0, "model": "scripted", "object": "response", "output": [message],
+                "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+
+    return app
+
+
+@pytest.mark.parametrize(("env_id", "options"), CONFIGS, ids=[f"{e.split('/')[1]}-{o}" for e, o in CONFIGS])
+def test_nemo_gyms_agent_plays_the_in_process_game(env_id: str, options: dict[str, Any],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+    config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
+                                           gym_id=env_id, env_kwargs=options)
+    resources = GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))
+    replies: list[str] = []
+    rows = nemo_gym_rows(env_id, games=12, seed=2, env_kwargs=options)
+    with serving(resources.setup_webserver()) as env_port, \
+            serving(policy_app(ScriptedSolver(reference.game), random.Random(0), replies)) as model_port:
+        servers = {"guessgym": {"resources_servers": {"guessgym": {"host": "127.0.0.1", "port": env_port}}},
+                   "policy_model": {"responses_api_models": {"scripted": {"host": "127.0.0.1", "port": model_port}}}}
+        # the global config a server started by NeMo Gym's launcher receives (its HTTP client reads it)
+        monkeypatch.setenv(NEMO_GYM_CONFIG_DICT_ENV_VAR_NAME, OmegaConf.to_yaml(OmegaConf.create(servers)))
+        client = ServerClient(head_server_config=BaseResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="",
+                                                                           name="head"),
+                              global_config_dict=OmegaConf.create(servers))
+        agent = GymnasiumAgent(config=GymnasiumAgentConfig(
+            host="", port=0, entrypoint="", name="agent", max_steps=reference.max_replies,
+            resources_server=ResourcesServerRef(type="resources_servers", name="guessgym"),
+            model_server=ModelServerRef(type="responses_api_models", name="policy_model")), server_client=client)
+
+        async def play_all() -> list[Any]:
+            request = MagicMock()
+            request.cookies = {}
+            return [await agent.run(request, GymnasiumAgentRunRequest.model_validate(row)) for row in rows]
+
+        try:
+            results = asyncio.run(play_all())
+        finally:
+            global_aiohttp_client_exit()
+    assert not resources.session_state  # every finished game's session was dropped
+    start = 0
+    for row, result in zip(rows, results):
+        _, info = reference.reset(seed=2, options={"answer": row["answer"]})
+        assert row["responses_create_params"]["input"] == info["messages"]
+        assert row["answer"] not in str(info["messages"])
+        total, done = 0.0, False
+        while not done:
+            _, reward, done, _, info = reference.step(replies[start])
+            total += reward
+            start += 1
+        assert result.reward == pytest.approx(total) and result.terminated
+        assert result.info["won"] == info["won"] and result.info["answer"] == row["answer"]
+        said = [m for m in result.response.output if getattr(m, "role", None) == "user"]
+        assert [m.content for m in said] == [m["content"] for m in info["messages"][2:-1] if m["role"] == "user"]
+    assert start == len(replies)
+
+
+def test_a_step_without_a_game_and_a_row_without_an_answer_are_refused() -> None:
+    config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
+                                           gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6})
+    resources = GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))
+    with pytest.raises(ValueError, match="names its game's answer"):
+        asyncio.run(resources.reset({}, "s"))
+    with pytest.raises(ValueError, match="this session has no game"):
+        asyncio.run(resources.step(MagicMock(), {}, "s"))
+    with pytest.raises(ValueError, match="a text agent plays a registered guessgym id"):
+        GuessgymResourcesServer(config=GuessgymResourcesServerConfig(host="", port=0, entrypoint="", name="g",
+                                                                     gym_id="guessgym/Dordle-v0"),
+                                server_client=MagicMock(spec=ServerClient))
