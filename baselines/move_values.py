@@ -11,8 +11,11 @@ The values come from the exact solver's kernel (:class:`~guessgym.baselines.opti
 every guess at every node), whose memo of solved sets is kept on disk between runs (``cache_dir``),
 so an opener solved once is never solved again. The value of the starting state is the shipped
 optimum's total where one is known (:mod:`guessgym.agents.optima`); ``root_proven`` says whether it
-is proven optimal over every opener. A state from which no strategy finishes within the attempts
-left is valued without the limit (``T*`` with as many attempts as answers, always enough).
+is proven optimal over every opener. The value of an opener, where the shipped table of openers
+has it exactly (:mod:`guessgym.agents.opener_values`), is read from there, so a first move is
+judged without solving its tree (only the bucket its tiles chose). A state from which no strategy
+finishes within the attempts left is valued without the limit (``T*`` with as many attempts as
+answers, always enough).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..agents.base import UnsupportedGameError
+from ..agents.opener_values import OpenerValues, opener_values
 from ..agents.optima import known_optimum
 from ..envs.candidates import hard_filter
 from ..envs.game import Game
@@ -76,6 +80,8 @@ class StateValues:
         self.root_opener = optimum.opener if optimum is not None else None
         self.root_proven = bool(optimum.proven) if optimum is not None else True
         self.root_max = optimum.max_guesses if optimum is not None else game.max_attempts
+        #: the shipped table of every opener's value, if this game has one
+        self.openers: OpenerValues | None = opener_values(game)
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 
     def set_budget(self, seconds: float | None) -> None:
@@ -118,9 +124,38 @@ class StateValues:
         raise RuntimeError("the solver left a solved state without its guess")
 
     def knows_after(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> bool:
-        """Whether :meth:`after` has this state and guess already (else it may take a while: an
-        opener of Wordle takes seconds to solve, once)."""
-        return self._key(answers, guess, left, allowed) in self._after
+        """Whether :meth:`after_total` knows this state and guess already (else it may take a
+        while: an opener of Wordle not in the shipped table takes seconds to solve, once)."""
+        return self._key(answers, guess, left, allowed) in self._after or \
+            self._table_total(answers, guess, left) is not None
+
+    def _table_total(self, answers: np.ndarray, guess: int, left: int) -> int | None:
+        """The opener's exact value from the shipped table, at the start of the game only."""
+        if self.openers is None or answers.size != self.everyone.size or left != self.game.max_attempts:
+            return None
+        interval = self.openers.interval(self.game, guess)
+        return interval.upper if interval is not None and interval.exact else None
+
+    def after_total(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> int:
+        """The total of :meth:`after` alone: for an opener, read from the shipped table where it has
+        it (nothing solved), else solved with every bucket."""
+        known = self._table_total(answers, guess, left)
+        return known if known is not None else self.after(answers, guess, left, allowed)[0]
+
+    def bucket_after(self, answers: np.ndarray, guess: int, pattern: int, left: int,
+                     allowed: np.ndarray) -> Bucket | None:
+        """The bucket of :meth:`after` with tiles ``pattern`` (``None``: no answer shows them),
+        solving only that bucket when the others are not known."""
+        key = self._key(answers, guess, left, allowed)
+        if key in self._after:
+            return next((b for b in self._after[key][1] if b.pattern == pattern), None)
+        bucket = answers[self.kernel.mt[answers, guess].astype(np.int64) == pattern]
+        if bucket.size == 0:
+            return None
+        then = (hard_filter(allowed, self.kernel.codes, guess, int(pattern), self.game.n_symbols)
+                if self.game.hard_mode else allowed)
+        value = 0 if pattern == self.kernel.green else self._solve(bucket, left - 1, then)
+        return Bucket(int(pattern), bucket, then, value)
 
     def _key(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[bytes, int, int, bytes]:
         return answers.tobytes(), guess, left, allowed.tobytes() if self.game.hard_mode else b""

@@ -274,8 +274,8 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
         guess, pattern = move
         if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
             notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
-        total, buckets = values.after(answers, guess, left, allowed)
-        bucket = next((b for b in buckets if b.pattern == pattern), None)
+        total = values.after_total(answers, guess, left, allowed)
+        bucket = values.bucket_after(answers, guess, pattern, left, allowed)
         if bucket is None:
             tiles = pattern_to_tiles(pattern, game.length)
             raise ValueError(f"move {number}: {game.guesses[guess]} {tiles} leaves no answer consistent with the "

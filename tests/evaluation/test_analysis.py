@@ -16,7 +16,7 @@ from guessgym.baselines.optimal import INF, solve
 from guessgym.cli import main
 from guessgym.envs import make_game
 from guessgym.envs.candidates import HardModeRule
-from guessgym.envs.game import Game, wordle
+from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, pattern_to_tiles
 from guessgym.evaluation import evaluate
 from guessgym.evaluation.analysis import analyze, analyze_moves, parse_typed_game, record_moves
@@ -206,3 +206,32 @@ def test_a_time_budget_bounds_the_solving_and_spends_the_values() -> None:
         analyze(result, values=values, time_budget=1e-6)  # no opener's tree is solved in a microsecond
     with pytest.raises(ValuesTimedOut):
         values.best(values.everyone[:50], 5, values.all_guesses)  # spent: never trusted again
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+def test_the_shipped_opener_table_judges_a_first_move_without_its_tree(hard_mode: bool, tmp_path: Path) -> None:
+    from guessgym.agents.opener_values import parse_table
+    from guessgym.baselines.opener_table import OpenerSolver, OpenerTable, fill_exact, fill_greedy, shipped_blob
+
+    game = nerdle(5, hard_mode=hard_mode)
+    solver = OpenerSolver(game)
+    with OpenerTable(game, tmp_path / "t.jsonl") as table:
+        fill_greedy(table, solver)
+        fill_exact(table, solver, count=40)  # the rest stay intervals: those openers are solved as before
+        shipped = parse_table(shipped_blob(game, dict(table.values), "test"), "t.json.gz")
+    rng = np.random.default_rng(3)
+    plain, with_table = StateValues(game), StateValues(game)
+    plain.openers, with_table.openers = None, shipped
+    for _ in range(40):
+        answer = game.answers[int(rng.integers(len(game.answers)))]
+        opener = game.guesses[int(rng.integers(len(game.guesses)))]
+        moves = record_moves(game, answer, [opener] if opener == answer else [opener, answer])
+        assert analyze_moves(with_table, moves, answer) == analyze_moves(plain, moves, answer)
+        exact = shipped.interval(game, game.guess_index[opener])
+        solved = with_table.knows_after(with_table.everyone, game.guess_index[opener], game.max_attempts,
+                                        with_table.all_guesses)
+        assert solved
+        if exact is not None and exact.exact:  # judged from the table: its tree's buckets were not solved
+            key = with_table._key(with_table.everyone, game.guess_index[opener], game.max_attempts,
+                                  with_table.all_guesses)
+            assert key not in with_table._after

@@ -1,0 +1,274 @@
+"""Every opener's value: its exact total, or a proven interval, computed in resumable pieces.
+
+An opener's *total* is the fewest guesses summed over every answer with optimal play after it (the
+value :class:`~guessgym.baselines.move_values.StateValues` gives the first move). The table holds,
+for every opener that tells answers apart, a proven interval ``[lower, upper]``:
+
+* ``upper`` is the total of a complete tree that opens with it: first a greedy one (the exact
+  solver's kernel at width 1, each node playing the guess its bounds rank first; wider where that
+  does not fit the attempts), then, when the opener is solved, the optimal one;
+* ``lower`` is a proven lower bound: the larger of the opener's static bound (from its first
+  split alone) and a bound given by the caller (a proof's, :mod:`~guessgym.baselines.opener_search`);
+  once solved, the total itself.
+
+Two stages fill it, each resumable (:class:`~guessgym.infra.resumable_log.ResumableLog`: a header
+naming the game and rules, one line per result, appended as it is known; a later line about an
+opener replaces an earlier one): ``greedy`` gives every opener its interval (a third of a second
+each on Wordle), ``exact`` then solves openers most promising first (smallest ``upper``; seconds
+each for good openers, up to a minute for weak ones), so the exact part always covers the best
+openers first.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ..agents.opener_values import certain_count
+from ..envs.game import Game
+from ..infra.resumable_log import ResumableLog
+from .optimal import ExactSearch, SearchKernel
+from .search_kernels import INF
+
+#: Format of the table's header.
+TABLE_FORMAT = 1
+#: The widths tried, in order, for an opener's greedy tree (0: every guess, which always fits).
+GREEDY_WIDTHS = (1, 2, 4, 16, 0)
+
+
+@dataclass(frozen=True)
+class OpenerValue:
+    """What is proven about one opener: every tree opening with it totals at least ``lower``, and
+    one totals ``upper`` (equal: its exact total). ``seconds``: the computation's time. ``fits``:
+    False where no tree opening with it wins every answer within the attempts; its value is then
+    the move analysis's, each bucket that cannot be won in time played without the limit."""
+
+    opener: str
+    lower: int
+    upper: int
+    seconds: float
+    fits: bool = True
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+def table_header(game: Game) -> dict[str, Any]:
+    """The header line of ``game``'s table (a table of other rules is refused)."""
+    return {"format": TABLE_FORMAT, "what": "opener values", "game": game.name, "fingerprint": game.fingerprint,
+            "hard_mode": game.hard_mode, "max_attempts": game.max_attempts}
+
+
+def _row_parser(game: Game) -> Callable[[Any], OpenerValue]:
+    floor = 2 * len(game.answers) - 1  # every answer costs a guess, all but one at least two
+
+    def parse(value: Any) -> OpenerValue:
+        if not isinstance(value, dict):
+            raise ValueError("not a JSON object")
+        row = OpenerValue(**value)
+        if not isinstance(row.opener, str) or row.opener not in game.guess_index:
+            raise ValueError(f"opener {row.opener!r} is not a guess of {game.name}")
+        for name in ("lower", "upper"):
+            number = getattr(row, name)
+            if type(number) is not int or not floor <= number < INF:
+                raise ValueError(f"{name} must be a whole number from {floor}, got {number!r}")
+        if not isinstance(row.fits, bool):
+            raise ValueError(f"fits must be true or false, got {row.fits!r}")
+        if row.lower > row.upper:
+            raise ValueError(f"lower {row.lower} is above upper {row.upper}")
+        if isinstance(row.seconds, bool) or not isinstance(row.seconds, (int, float)) or not row.seconds >= 0:
+            raise ValueError(f"seconds must be a number >= 0, got {row.seconds!r}")
+        return row
+
+    return parse
+
+
+class OpenerTable:
+    """The table of one game, read from (and appended to) its log; ``values`` holds the latest
+    line of each opener (see the module docstring).
+
+    Args:
+        game: the game (its rules are the header's).
+        path: the JSON-lines log.
+        read_only: read a log a live run may be writing (no lock, nothing created or repaired).
+    """
+
+    def __init__(self, game: Game, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        self.game = game
+        self.log = ResumableLog(path, table_header(game), _row_parser(game), what="opener table",
+                                read_only=read_only)
+        self.values: dict[str, OpenerValue] = {}
+        for _, row in self.log.rows:
+            self._keep(row)
+
+    def _keep(self, row: OpenerValue) -> None:
+        old = self.values.get(row.opener)
+        if old is not None and (row.lower > old.upper or row.upper < old.lower):
+            raise ValueError(f"{self.log.path}: opener {row.opener!r} has the interval [{old.lower}, {old.upper}] "
+                             f"and then [{row.lower}, {row.upper}], which contradict each other")
+        if old is not None and old.fits != row.fits:
+            raise ValueError(f"{self.log.path}: opener {row.opener!r} is said to fit the attempts and not to")
+        self.values[row.opener] = row if old is None else OpenerValue(
+            row.opener, max(row.lower, old.lower), min(row.upper, old.upper), old.seconds + row.seconds, row.fits)
+
+    def add(self, row: OpenerValue) -> None:
+        self.log.append(asdict(row))
+        self._keep(row)
+
+    def close(self) -> None:
+        self.log.close()
+
+    def __enter__(self) -> OpenerTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class OpenerSolver:
+    """The searches behind the table: one exact and one greedy kernel for the whole run (their
+    memos of solved sets are shared by every opener)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.search = ExactSearch(game)
+        self.order, self.static = self.search.opener_order(SearchKernel(game, self.search.mt, 0, 0.0), every=True)
+        self._kernels: dict[int, SearchKernel] = {}
+        self.everyone = np.arange(len(game.answers), dtype=np.int32)
+
+    def kernel(self, width: int) -> SearchKernel:
+        if width not in self._kernels:
+            self._kernels[width] = SearchKernel(self.game, self.search.mt, width, 0.0)
+        return self._kernels[width]
+
+    def openers(self) -> list[str]:
+        """Every opener that tells answers apart, most promising first (by the static bound)."""
+        return [self.game.guesses[g] for g in self.order]
+
+    def bucketwise(self, guess: int, exact: bool) -> tuple[int, bool]:
+        """The opener's value as the move analysis takes it
+        (:class:`~guessgym.baselines.move_values.StateValues`): each bucket's best within the
+        attempts left, or without the limit where none fits; and whether every bucket fits. Exact,
+        or (``exact=False``) an upper bound from the narrowest search that fits each bucket (a
+        bucket is played without the limit only once the full search finds no tree within it)."""
+        everyone = self.everyone
+        left = self.game.max_attempts - 1
+        total, fits = int(everyone.size), True
+        for _, bucket, allowed in self.kernel(0).children(everyone, guess, self.kernel(0).all_guesses):
+            cost = INF
+            for width in ((0,) if exact else GREEDY_WIDTHS):
+                cost = self.kernel(width).cost(bucket, left, allowed, INF) if left >= 1 else INF
+                if cost < INF:
+                    break
+            if cost >= INF:
+                fits = False
+                cost = self.kernel(0 if exact else 1).cost(bucket, max(int(bucket.size), 1), allowed, INF)
+            total += cost
+        return total, fits
+
+    def greedy(self, opener: str, floor: int = 0) -> OpenerValue:
+        """The opener's greedy tree total and its proven lower bound (at least ``floor``): a narrow
+        search of the whole tree, else bucket by bucket (:meth:`bucketwise`)."""
+        started = time.perf_counter()
+        guess = self.game.guess_index[opener]
+        for width in GREEDY_WIDTHS[:-1]:
+            total, _ = self.search.opener_cost(self.kernel(width), guess, INF)
+            if total < INF:
+                return OpenerValue(opener, min(max(self.static[guess], floor), total), total,
+                                   time.perf_counter() - started)
+        total, fits = self.bucketwise(guess, exact=False)
+        if fits:
+            lower = max(self.static[guess], floor)
+        else:  # valued as the analysis does: every bucket still costs at least 2m - 1 guesses
+            sizes = [int(b.size) for _, b, _ in self.kernel(0).children(self.everyone, guess,
+                                                                         self.kernel(0).all_guesses)]
+            lower = int(self.everyone.size) + sum(2 * m - 1 for m in sizes)
+        return OpenerValue(opener, min(lower, total), total, time.perf_counter() - started, fits)
+
+    def exact(self, opener: str, upper: int, fits: bool = True) -> OpenerValue:
+        """The opener's exact total (searched below ``upper + 1``: a tree of ``upper`` is known)."""
+        started = time.perf_counter()
+        guess = self.game.guess_index[opener]
+        if fits:
+            total, lower = self.search.opener_cost(self.kernel(0), guess, upper + 1)
+        else:
+            total, _ = self.bucketwise(guess, exact=True)
+            lower = total
+        if total > upper or lower != total:
+            raise RuntimeError(f"the search of {opener!r} found {total} against a known tree of {upper}")
+        return OpenerValue(opener, total, total, time.perf_counter() - started, fits)
+
+
+def fill_greedy(table: OpenerTable, solver: OpenerSolver, *, floors: dict[str, int] | None = None,
+                deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+    """Give every opener not in the table its greedy interval; returns how many were added.
+    ``floors``: proven lower bounds to start from (a proof's); ``deadline``: a ``time.monotonic()``
+    past which no new opener is started."""
+    openers = solver.openers()
+    todo = [w for w in openers if w not in table.values]
+    done = len(openers) - len(todo)
+    for word in todo:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        table.add(solver.greedy(word, (floors or {}).get(word, 0)))
+        done += 1
+        if progress is not None:
+            progress(done, len(openers))
+    return done - (len(openers) - len(todo))
+
+
+def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = None,
+               deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+    """Solve openers exactly, most promising first (smallest known tree, then smallest bound),
+    until the table's ``count`` best openers are all exact (``None``: every opener) or ``deadline``
+    (a ``time.monotonic()``) passes; returns how many were solved. An opener's exact total only
+    ever moves it up, so the next unsolved opener is the one whose rank is in doubt. Openers
+    without an interval yet are skipped (:func:`fill_greedy` first)."""
+    key = lambda v: (v.upper, v.lower, v.opener)  # noqa: E731
+    pending = sorted((v for v in table.values.values() if not v.exact), key=key)
+    exact = sorted(key(v) for v in table.values.values() if v.exact)
+    wanted = len(table.values) if count is None else min(count, len(table.values))
+    solved = 0
+    for value in pending:
+        if bisect.bisect_left(exact, key(value)) >= wanted:
+            break  # the best ``wanted`` are exact and all come before this one
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        done = solver.exact(value.opener, value.upper, value.fits)
+        table.add(done)
+        bisect.insort(exact, key(done))
+        solved += 1
+        if progress is not None:
+            progress(min(len(exact), wanted), wanted)
+    return solved
+
+
+def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str) -> bytes:
+    """The package's compact form of a table (:func:`~guessgym.agents.opener_values.parse_table`
+    reads it): gzip'd JSON with each guess's lower bound and upper total (0 and 0: not computed),
+    and the guesses whose trees do not fit the attempts."""
+    lower = [values[g].lower if g in values else 0 for g in game.guesses]
+    upper = [values[g].upper if g in values else 0 for g in game.guesses]
+    unfit = sorted(game.guess_index[w] for w, v in values.items() if not v.fits)
+    data = {"format": 1, "game": game.name, "fingerprint": game.fingerprint, "hard_mode": game.hard_mode,
+            "max_attempts": game.max_attempts, "guesses": len(game.guesses), "lower": lower, "upper": upper,
+            "unfit": unfit, "command": command}
+    return gzip.compress(json.dumps(data, separators=(",", ":")).encode(), mtime=0)
+
+
+def certain_ranks(values: Iterable[OpenerValue]) -> int:
+    """How many of the best openers are ranked for certain (:func:`~guessgym.agents.opener_values.certain_count`)."""
+    return certain_count((v.upper, v.lower) for v in values)
+
+
+__all__ = ["GREEDY_WIDTHS", "OpenerSolver", "OpenerTable", "OpenerValue", "TABLE_FORMAT", "certain_ranks",
+           "fill_exact", "fill_greedy", "shipped_blob", "table_header"]

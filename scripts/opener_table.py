@@ -1,0 +1,140 @@
+"""Every Wordle opener's value on the nyt lists, normal and hard mode, in resumable pieces.
+
+``run`` fills ``results/openers/<name>.jsonl`` (:mod:`guessgym.baselines.opener_table`): first every
+opener's greedy interval (its proven lower bound, raised to the proof's bound from
+``results/optimal/proofs/``, and a greedy tree's total), then exact totals, most promising first,
+for as long as ``--hours`` allows; run it again and it goes on where it stopped. ``ship`` writes the
+table into the package (``envs/data/openers/<name>.json.gz``: per guess, its lower bound and upper
+total), which the move analysis reads to judge a first move at once; ``page`` writes the published
+page (``docs/openers.md``: rank, total, mean, loss against the optimum) and ``status`` says how far
+each table has come.
+
+Usage (from the repository root; one core each)::
+
+    python scripts/opener_table.py run normal --hours 1.5     # or: hard; resumes
+    python scripts/opener_table.py status
+    python scripts/opener_table.py ship
+    python scripts/opener_table.py page
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from guessgym.baselines.opener_search import CHECKPOINT_FORMAT, Checkpoint
+from guessgym.baselines.opener_table import (
+    OpenerSolver,
+    OpenerTable,
+    certain_ranks,
+    fill_exact,
+    fill_greedy,
+    shipped_blob,
+)
+from guessgym.envs.game import Game, make_game
+from guessgym.infra.atomic import atomic_write_bytes, atomic_write_text
+from guessgym.infra.inputs import script_main
+
+OUT = Path("results/openers")
+PACKAGE = Path("envs/data/openers")
+PAGE = Path("docs/openers.md")
+#: mode: (table name, env id, the proof over every opener whose bounds seed the intervals)
+TABLES = {
+    "normal": ("wordle-nyt", "guessgym/Wordle-v1", Path("results/optimal/proofs/wordle-nyt-proof.jsonl")),
+    "hard": ("wordle-nyt-hard", "guessgym/WordleHard-v1", Path("results/optimal/proofs/wordle-nyt-hard-proof.jsonl")),
+}
+
+
+def proof_floors(game: Game, path: Path) -> dict[str, int]:
+    """Each opener's proven lower bound from the proof's checkpoint (read only)."""
+    if not path.is_file():
+        return {}
+    header = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+              "hard_mode": game.hard_mode, "max_attempts": game.max_attempts, "width": 0}
+    record = Checkpoint(path, header, game, read_only=True)
+    return {o.opener: o.lower_bound for o in record.done.values()}
+
+
+def _progress(label: str) -> object:
+    last = [0.0]
+
+    def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - last[0] > 30 or done == total:
+            last[0] = now
+            print(f"{label}: {done:,}/{total:,}", flush=True)
+
+    return show
+
+
+def run(mode: str, hours: float, exact: int | None) -> None:
+    name, env_id, proof = TABLES[mode]
+    game = make_game(env_id)
+    deadline = time.monotonic() + hours * 3600
+    OUT.mkdir(parents=True, exist_ok=True)
+    solver = OpenerSolver(game)
+    with OpenerTable(game, OUT / f"{name}.jsonl") as table:
+        added = fill_greedy(table, solver, floors=proof_floors(game, proof), deadline=deadline,
+                            progress=_progress(f"{name} greedy"))  # type: ignore[arg-type]
+        print(f"{name}: {added:,} greedy intervals added", flush=True)
+        solved = fill_exact(table, solver, count=exact, deadline=deadline,
+                            progress=_progress(f"{name} exact"))  # type: ignore[arg-type]
+        print(f"{name}: {solved:,} openers solved exactly", flush=True)
+    status()
+
+
+def status() -> None:
+    for mode, (name, env_id, _) in TABLES.items():
+        path = OUT / f"{name}.jsonl"
+        if not path.is_file():
+            print(f"{name}: not started (python scripts/opener_table.py run {mode})")
+            continue
+        game = make_game(env_id)
+        values = OpenerTable(game, path, read_only=True).values.values()
+        openers = len(OpenerSolver(game).order)
+        exact = sum(v.exact for v in values)
+        print(f"{name}: {len(values):,} of {openers:,} openers with an interval, {exact:,} exact, the best "
+              f"{certain_ranks(values):,} ranked for certain")
+
+
+def ship() -> None:
+    PACKAGE.mkdir(parents=True, exist_ok=True)
+    for mode, (name, env_id, _) in TABLES.items():
+        path = OUT / f"{name}.jsonl"
+        if not path.is_file():
+            continue
+        game = make_game(env_id)
+        values = OpenerTable(game, path, read_only=True).values
+        command = f"python scripts/opener_table.py run {mode}; python scripts/opener_table.py ship"
+        blob = shipped_blob(game, values, command)
+        atomic_write_bytes(PACKAGE / f"{name}.json.gz", blob)
+        print(f"{PACKAGE / f'{name}.json.gz'}: {len(values):,} openers, {len(blob) / 1024:.0f} KiB")
+
+
+def page() -> None:
+    from guessgym.agents.opener_values import page_markdown
+
+    atomic_write_text(PAGE, page_markdown([make_game(env_id) for _, env_id, _ in TABLES.values()]))
+    print(f"wrote {PAGE}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run", help="fill a table (resumes)")
+    p.add_argument("mode", choices=sorted(TABLES))
+    p.add_argument("--hours", type=float, default=1.0, help="stop starting openers after this long (default: 1)")
+    p.add_argument("--exact", type=int, help="solve only the best N openers exactly (default: all, in order)")
+    sub.add_parser("status", help="how far each table has come")
+    sub.add_parser("ship", help="write the tables into the package")
+    sub.add_parser("page", help="write docs/openers.md from the shipped tables")
+    args = parser.parse_args()
+    if args.command == "run":
+        run(args.mode, args.hours, args.exact)
+    else:
+        {"status": status, "ship": ship, "page": page}[args.command]()
+
+
+if __name__ == "__main__":
+    script_main(main)

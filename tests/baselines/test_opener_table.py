@@ -1,0 +1,146 @@
+"""Every opener's value: the greedy intervals hold the exact totals, the exact totals are the move
+analysis's values of the first move (brute force over every opener of small games, where trees fit
+the attempts and where they do not), the table resumes and refuses contradictions, and the shipped
+form reads back (and a damaged one is refused)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from guessgym.agents.opener_values import OpenerInterval, certain_count, parse_table
+from guessgym.baselines.move_values import StateValues
+from guessgym.baselines.opener_table import (
+    OpenerSolver,
+    OpenerTable,
+    OpenerValue,
+    certain_ranks,
+    fill_exact,
+    fill_greedy,
+    shipped_blob,
+)
+from guessgym.baselines.optimal import solve
+from guessgym.envs.game import Game, nerdle
+
+GAMES = {"micro": lambda: nerdle(5), "micro-hard": lambda: nerdle(5, hard_mode=True),
+         "micro-4-attempts": lambda: nerdle(5, max_attempts=4)}
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_opener_s_exact_value_is_the_analysis_s_and_inside_its_greedy_interval(name: str,
+                                                                                   tmp_path: Path) -> None:
+    game: Game = GAMES[name]()
+    solver = OpenerSolver(game)
+    with OpenerTable(game, tmp_path / "table.jsonl") as table:
+        assert fill_greedy(table, solver) == len(solver.openers())
+        greedy = dict(table.values)
+        assert fill_exact(table, solver) == len(greedy)
+        exact = dict(table.values)
+    values = StateValues(game)
+    for word, interval in greedy.items():
+        value = exact[word]
+        assert value.exact and interval.lower <= value.upper <= interval.upper and value.fits == interval.fits
+        truth, _ = values.after(values.everyone, game.guess_index[word], game.max_attempts, values.all_guesses)
+        assert value.upper == truth, word
+        if value.fits:
+            assert value.upper == solve(game, opener=word).total
+    assert min(v.upper for v in exact.values()) == solve(game).total
+    assert certain_ranks(exact.values()) == len(exact)
+    if name == "micro-4-attempts":  # 28 openers fit four attempts, the others are valued as the analysis does
+        assert sum(v.fits for v in exact.values()) == 28
+
+
+def test_the_table_resumes_and_refuses_what_contradicts_it(tmp_path: Path) -> None:
+    game = nerdle(5)
+    path = tmp_path / "table.jsonl"
+    solver = OpenerSolver(game)
+    with OpenerTable(game, path) as table:
+        fill_greedy(table, solver, deadline=0.0)  # past its deadline: starts nothing
+        assert not table.values
+        fill_greedy(table, solver)
+        fill_exact(table, solver, count=5)
+        best = sorted(table.values.values(), key=lambda v: (v.upper, v.lower))[:5]
+        assert all(v.exact for v in best)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines) + "\n" + lines[-1][:20])  # killed while writing a line
+    with OpenerTable(game, path) as again:
+        assert {w: (v.lower, v.upper) for w, v in again.values.items()} == \
+               {w: (v.lower, v.upper) for w, v in table.values.items()}
+        assert fill_greedy(again, solver) == 0
+    word = best[0].opener
+    with path.open("a") as f:
+        f.write(json.dumps({"opener": word, "lower": best[0].upper + 1, "upper": best[0].upper + 5,
+                            "seconds": 0.0}) + "\n")
+    with pytest.raises(ValueError, match=f"opener '{word}' has the interval .* contradict each other"):
+        OpenerTable(game, path)
+    with pytest.raises(ValueError, match="opener table of another run|another run"):
+        OpenerTable(nerdle(5, hard_mode=True), tmp_path / "table.jsonl")
+
+
+@pytest.mark.parametrize("row", [
+    {"opener": "zzzzz", "lower": 300, "upper": 400, "seconds": 0.1},
+    {"opener": "1+2=3", "lower": 400, "upper": 300, "seconds": 0.1},
+    {"opener": "1+2=3", "lower": 3, "upper": 400, "seconds": 0.1},
+    {"opener": "1+2=3", "lower": 300, "upper": 400.5, "seconds": 0.1},
+    {"opener": "1+2=3", "lower": 300, "upper": 400, "seconds": -1},
+    {"opener": "1+2=3", "lower": 300, "upper": 400, "seconds": 0.1, "fits": "yes"},
+    {"opener": "1+2=3", "lower": 300, "upper": 400, "seconds": 0.1, "extra": 1},
+])
+def test_a_malformed_line_is_refused_naming_it(tmp_path: Path, row: dict[str, object]) -> None:
+    game = nerdle(5)
+    path = tmp_path / "table.jsonl"
+    OpenerTable(game, path).close()
+    with path.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match="line 2"):
+        OpenerTable(game, path)
+
+
+def test_certain_ranks_stop_at_the_first_opener_an_unsolved_one_could_beat() -> None:
+    rows = [OpenerValue("a", 10, 10, 0.0), OpenerValue("b", 12, 12, 0.0), OpenerValue("c", 11, 20, 0.0),
+            OpenerValue("d", 13, 13, 0.0)]
+    assert certain_ranks(rows) == 1  # c may be 11, below b's 12
+    assert certain_count([(10, 10), (11, 11)]) == 2 and certain_count([(10, 9)]) == 0
+
+
+def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
+    game = nerdle(5, max_attempts=4)
+    solver = OpenerSolver(game)
+    with OpenerTable(game, tmp_path / "t.jsonl") as table:
+        fill_greedy(table, solver)
+        fill_exact(table, solver, count=10)
+        values = dict(table.values)
+    shipped = parse_table(shipped_blob(game, values, "cmd"), "t.json.gz")
+    assert shipped.matches(game) and not shipped.matches(nerdle(5)) and shipped.command == "cmd"
+    assert shipped.computed == len(values) and shipped.exact == sum(v.exact for v in values.values())
+    for word, value in values.items():
+        assert shipped.interval(game, game.guess_index[word]) == OpenerInterval(word, value.lower, value.upper,
+                                                                               value.fits)
+    missing = next(g for g in range(len(game.guesses)) if game.guesses[g] not in values) \
+        if len(values) < len(game.guesses) else None
+    if missing is not None:
+        assert shipped.interval(game, missing) is None
+
+
+@pytest.mark.parametrize(("blob", "message"), [
+    (b"not gzip", "not a gzip'd JSON opener table"),
+    (gzip.compress(b"[1, 2]"), "not an opener table of format 1"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [1], "upper": [1, 2]}).encode()),
+     "lists of one number per guess"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [3, 0], "upper": [2, 0]}).encode()),
+     "0 <= lower <= upper"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": ["x"], "upper": [2]}).encode()),
+     "lists of whole numbers"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2], "unfit": [5]}).encode()),
+     "unfit must be a list of guess indices"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2]}).encode()),
+     "a field of the table is missing"),
+])
+def test_a_damaged_shipped_table_is_refused(blob: bytes, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_table(blob, "x.json.gz")
+    assert np.asarray([0]).size == 1
