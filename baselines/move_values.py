@@ -82,6 +82,9 @@ class StateValues:
         self.root_max = optimum.max_guesses if optimum is not None else game.max_attempts
         #: the shipped table of every opener's value, if this game has one
         self.openers: OpenerValues | None = opener_values(game)
+        #: True once a time budget ran out: the values must not be used again (see :meth:`bounds`)
+        self.spent = False
+        self._bounds: StateBounds | None = None
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 
     def set_budget(self, seconds: float | None) -> None:
@@ -179,8 +182,7 @@ class StateValues:
         return self._after[key]
 
     def _solve(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
-        if self.kernel.aborted:
-            raise ValuesTimedOut("the time budget ran out")
+        self._check()
         if left >= 1:
             total = self.kernel.cost(answers, left, allowed, INF)
             self._check()
@@ -192,7 +194,14 @@ class StateValues:
 
     def _check(self) -> None:
         if self.kernel.aborted:
+            self.spent = True
             raise ValuesTimedOut("the time budget ran out")
+
+    def bounds(self) -> StateBounds:
+        """The bounds that judge what is left once the time budget ran out (made once)."""
+        if self._bounds is None:
+            self._bounds = StateBounds(self)
+        return self._bounds
 
     def save(self) -> None:
         """Write the memo to ``cache_dir`` now (never after a time-out: the memo may hold a search
@@ -201,4 +210,80 @@ class StateValues:
             self.kernel.checkpoint(force=True)
 
 
-__all__ = ["Bucket", "ROOT_SOLVE_LIMIT", "StateValues", "ValuesTimedOut"]
+class StateBounds:
+    """Proven bounds on the values of :class:`StateValues`, for the moves left when its time
+    budget ran out: a lower bound from one scan of a state's guesses (the solver's own bound, taken
+    without the attempt limit, so it holds whether or not a tree fits), and an upper bound from the
+    narrowest search that finds a tree within the attempts (``None`` where none does: a state whose
+    value may then be the one without the limit). Each costs a fraction of a second on Wordle; it
+    keeps its own kernels (the budgeted one may hold a search cut short).
+
+    Args:
+        values: the values object whose states are bounded (its game, pattern matrix, shipped
+            optimum and opener table).
+    """
+
+    WIDTHS = (1, 2, 4, 16)
+
+    def __init__(self, values: StateValues) -> None:
+        self.values = values
+        mt = values.kernel.mt
+        self.low = SearchKernel(values.game, mt, 0, 0.0)
+        self.high = {w: SearchKernel(values.game, mt, w, 0.0) for w in self.WIDTHS}
+
+    def state(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> tuple[int, int | None]:
+        """``(lower, upper)`` bounds of ``T*`` of the state (``upper`` None: no tree found)."""
+        values = self.values
+        if values.is_root(answers, left) and values.root_total is not None:
+            optimum = known_optimum(values.game)
+            return (optimum.lower_bound if optimum is not None else values.root_total), values.root_total
+        n = int(answers.size)
+        if n <= 2:
+            exact = self.low.known(answers, left, allowed)[0] if n else 0
+            if exact >= 0:
+                return exact, exact
+        lower = self.low.scan_bound(answers, max(n, 1), allowed, 2 * n - self.low.class_max(answers))
+        for kernel in self.high.values():
+            upper = kernel.cost(answers, left, allowed, INF) if left >= 1 else INF
+            if upper < INF:
+                return min(lower, upper), upper
+        return lower, None
+
+    def after(self, answers: np.ndarray, guess: int, left: int,
+              allowed: np.ndarray) -> tuple[int, int | None, list[tuple[int, np.ndarray, np.ndarray]]]:
+        """Bounds of the total with ``guess`` played now and optimal play after it, and its
+        buckets ``(pattern, answers, allowed)``; an opener's from the shipped table where it has it."""
+        values = self.values
+        buckets = []
+        patterns = values.kernel.mt[answers, guess].astype(np.int64)
+        for pattern in np.unique(patterns):
+            then = (hard_filter(allowed, values.kernel.codes, guess, int(pattern), values.game.n_symbols)
+                    if values.game.hard_mode else allowed)
+            buckets.append((int(pattern), answers[patterns == pattern], then))
+        if values.openers is not None and answers.size == values.everyone.size and left == values.game.max_attempts:
+            interval = values.openers.interval(values.game, guess)
+            if interval is not None:
+                return interval.lower, interval.upper, buckets
+        lower = int(answers.size)
+        upper: int | None = lower
+        for pattern, bucket, then in buckets:
+            if pattern == values.kernel.green:
+                continue
+            lo, hi = self.state(bucket, left - 1, then)
+            lower += lo
+            upper = None if upper is None or hi is None else upper + hi
+        return lower, upper, buckets
+
+    def best_guess(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> str:
+        """The first guess of the best tree the bounds found ("" where none fits)."""
+        values = self.values
+        if values.is_root(answers, left) and values.root_opener is not None:
+            return values.root_opener
+        for kernel in self.high.values():
+            guess = kernel.known(answers, left, allowed)[1]
+            if guess >= 0:
+                return values.game.guesses[guess]
+        return ""
+
+
+__all__ = ["Bucket", "ROOT_SOLVE_LIMIT", "StateBounds", "StateValues", "ValuesTimedOut"]

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import UnsupportedGameError
-from ..baselines.move_values import StateValues
+from ..baselines.move_values import StateValues, ValuesTimedOut
 from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
@@ -58,11 +58,23 @@ LOSS_BINS = (0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0)
 TURN_LOST = "(turn lost)"
 #: Losses below this are rounding, not mistakes (values are ratios of integers).
 TOLERANCE = 1e-9
+#: A move's fields that only a move judged by bounds has (see :class:`MoveAnalysis`).
+BOUND_FIELDS = ("bounded", "expected_high", "best_low", "loss_high")
+#: ``expected_high`` and ``loss_high`` where no tree within the attempts was found (no upper bound).
+NO_BOUND = -1.0
 
 
 @dataclass(frozen=True)
 class MoveAnalysis:
-    """One move, judged (see the module docstring)."""
+    """One move, judged (see the module docstring).
+
+    A move judged after the time budget ran out is ``bounded``: its figures are proven bounds, not
+    exact (:class:`~guessgym.baselines.move_values.StateBounds`): the expectation lies from
+    ``expected`` to ``expected_high``, the best from ``best_low`` to ``best`` (the best tree
+    found), the loss from ``loss`` to ``loss_high`` (``NO_BOUND``, -1, where no tree within the
+    attempts was found after the guess); its ``luck`` is not judged (0) and ``best_guess`` is the
+    best tree's first guess.
+    """
 
     number: int
     guess: str
@@ -77,6 +89,10 @@ class MoveAnalysis:
     hard_mode_violation: bool
     best_proven: bool = True
     forfeit: bool = False
+    bounded: bool = False
+    expected_high: float = 0.0
+    best_low: float = 0.0
+    loss_high: float = 0.0
 
     @property
     def shown(self) -> str:
@@ -104,7 +120,7 @@ class GameAnalysis:
     def to_dict(self) -> dict[str, Any]:
         return {"answer": self.answer, "solved": self.solved, "guesses": len(self.moves),
                 "loss": round(self.loss, 6), "luck": round(self.luck, 6), "left_after": round(self.left_after, 6),
-                "moves": [_rounded(asdict(m)) for m in self.moves]}
+                "moves": [_move_dict(m) for m in self.moves]}
 
 
 @dataclass
@@ -117,7 +133,10 @@ class Analysis:
     games: list[GameAnalysis] = field(default_factory=list)
 
     def summary(self, mistakes: int = 10) -> dict[str, Any]:
-        moves = [m for g in self.games for m in g.moves]
+        """The figures of the exact moves; moves judged by bounds (the time budget ran out) are
+        counted apart, with the bounds of their loss per game."""
+        bounded = [m for g in self.games for m in g.moves if m.bounded]
+        moves = [m for g in self.games for m in g.moves if not m.bounded]
         losses = np.array([m.loss for m in moves]) if moves else np.zeros(0)
         by_number: dict[int, list[float]] = {}
         for m in moves:
@@ -130,7 +149,7 @@ class Analysis:
         mistakes_by_state: dict[tuple[str, ...], dict[str, Any]] = {}
         for g in self.games:
             for m in g.moves:
-                if m.loss <= TOLERANCE:
+                if m.loss <= TOLERANCE or m.bounded:
                     continue
                 before = tuple(x.shown for x in g.moves[: m.number - 1])
                 guess = TURN_LOST if m.forfeit else m.guess
@@ -150,6 +169,10 @@ class Analysis:
             "histogram": histogram,
             "mistakes": worst,
             "best_proven": all(m.best_proven for m in moves),
+            "bounded_moves": len(bounded),
+            "bounded_loss_per_game": [sum(m.loss for m in bounded) / max(len(self.games), 1),
+                                      None if any(m.loss_high == NO_BOUND for m in bounded) else
+                                      sum(m.loss_high for m in bounded) / max(len(self.games), 1)],
         }
 
     def brief(self) -> dict[str, Any]:
@@ -190,6 +213,11 @@ class Analysis:
                              f"loses {m['loss']:.4f} in each of {m['games']} games (e.g. {', '.join(m['answers'])})")
         if not s["best_proven"]:
             lines += ["", "The first move's best value is the best known tree's, not proven optimal."]
+        if s["bounded_moves"]:
+            low, high = s["bounded_loss_per_game"]
+            lines += ["", f"{s['bounded_moves']:,} moves were judged by bounds, not exactly (the time budget ran out): "
+                      "the figures above are the exact moves'; the bounded ones lose from "
+                      f"{low:.4f} to {'?' if high is None else f'{high:.4f}'} guesses per game more."]
         return "\n".join(lines)
 
 
@@ -232,6 +260,15 @@ def _move(m: Any) -> MoveAnalysis:
                            for k, v in m.items() if k in fields})
 
 
+def _move_dict(m: MoveAnalysis) -> dict[str, Any]:
+    """A move as JSON; the bounds' fields only where the move is judged by bounds."""
+    d = _rounded(asdict(m))
+    if not m.bounded:
+        for key in BOUND_FIELDS:
+            del d[key]
+    return d
+
+
 def _rounded(d: dict[str, Any]) -> dict[str, Any]:
     return {k: round(v, 6) if isinstance(v, float) else v for k, v in d.items()}
 
@@ -248,51 +285,107 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
     """Judge one game given as (guess index, tile pattern) pairs, in order, ``None`` standing for a
     forfeited turn (see the module docstring).
 
-    ``notice`` is told before an opener's tree is solved (seconds for a Wordle opener, once: the
-    solved states are kept, and on disk with a ``cache_dir``).
+    ``notice`` is told before an opener's tree is solved (seconds for a Wordle opener not in the
+    shipped table, once: the solved states are kept, and on disk with a ``cache_dir``). Once the
+    values' time budget has run out (``values.spent``), the moves left are judged by bounds
+    (:class:`MoveAnalysis` ``bounded``), in this game and every later one.
     """
     game = values.game
     answers = values.everyone
     allowed = values.all_guesses
     left = game.max_attempts
-    judged = []
-    state_best = values.best(answers, left, allowed)
+    judged: list[MoveAnalysis] = []
     solved = False
+    try:
+        state_best = 0 if values.spent else values.best(answers, left, allowed)
+    except ValuesTimedOut:  # a start no shipped optimum covers, not solved in time
+        state_best = 0
     for number, move in enumerate(moves, start=1):
         if solved:
             raise ValueError(f"move {number} comes after the game was won")
-        n = int(answers.size)
-        proven = values.root_proven or not values.is_root(answers, left)
-        best_guess = game.guesses[values.best_guess(answers, left, allowed)]
-        if move is None:  # an attempt spent without tiles: the same state, one attempt fewer
-            then = values.best(answers, left - 1, allowed)
-            expected, best = (n + then) / n, state_best / n
-            judged.append(MoveAnalysis(number, "", "", n, expected, best, expected - best, 0.0, best_guess, False,
-                                       False, proven, forfeit=True))
-            left, state_best = left - 1, then
-            continue
-        guess, pattern = move
-        if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
-            notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
-        total = values.after_total(answers, guess, left, allowed)
-        bucket = values.bucket_after(answers, guess, pattern, left, allowed)
-        if bucket is None:
-            tiles = pattern_to_tiles(pattern, game.length)
-            raise ValueError(f"move {number}: {game.guesses[guess]} {tiles} leaves no answer consistent with the "
-                             "tiles before it")
-        solved = pattern == values.kernel.green
-        expected, best = total / n, state_best / n
-        average_left = (total - n) / n
-        left_now = 0.0 if solved else bucket.total / bucket.answers.size
-        violation = game.hard_mode and not bool(np.isin(guess, allowed))
-        possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
-        judged.append(MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected,
-                                   best, expected - best, average_left - left_now, best_guess, possible, violation,
-                                   proven))
-        answers, allowed, left = bucket.answers, bucket.allowed, left - 1
-        state_best = bucket.total
-    left_after = 0.0 if solved or not judged else state_best / answers.size
+        if not values.spent:
+            try:
+                step = _exact_move(values, number, move, answers, left, allowed, state_best, notice)
+            except ValuesTimedOut:
+                step = None
+        if values.spent:
+            step = _bounded_move(values, number, move, answers, left, allowed)
+        assert step is not None
+        judgement, answers, allowed, state_best, solved = step
+        judged.append(judgement)
+        left -= 1
+    left_after = 0.0 if solved or not judged or values.spent else state_best / answers.size
     return GameAnalysis(answer, solved, tuple(judged), left_after)
+
+
+_Step = tuple[MoveAnalysis, np.ndarray, np.ndarray, int, bool]
+
+
+def _exact_move(values: StateValues, number: int, move: tuple[int, int] | None, answers: np.ndarray, left: int,
+                allowed: np.ndarray, state_best: int, notice: Callable[[str], None] | None) -> _Step:
+    """One move judged exactly, and the state after it: (move, answers, allowed, its value, won)."""
+    game = values.game
+    n = int(answers.size)
+    proven = values.root_proven or not values.is_root(answers, left)
+    best_guess = game.guesses[values.best_guess(answers, left, allowed)]
+    if move is None:  # an attempt spent without tiles: the same state, one attempt fewer
+        then = values.best(answers, left - 1, allowed)
+        expected, best = (n + then) / n, state_best / n
+        return (MoveAnalysis(number, "", "", n, expected, best, expected - best, 0.0, best_guess, False, False,
+                             proven, forfeit=True), answers, allowed, then, False)
+    guess, pattern = move
+    if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
+        notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
+    total = values.after_total(answers, guess, left, allowed)
+    bucket = values.bucket_after(answers, guess, pattern, left, allowed)
+    if bucket is None:
+        raise ValueError(f"move {number}: {game.guesses[guess]} {pattern_to_tiles(pattern, game.length)} leaves no "
+                         "answer consistent with the tiles before it")
+    solved = pattern == values.kernel.green
+    expected, best = total / n, state_best / n
+    average_left = (total - n) / n
+    left_now = 0.0 if solved else bucket.total / bucket.answers.size
+    violation = game.hard_mode and not bool(np.isin(guess, allowed))
+    possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
+    return (MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected, best,
+                         expected - best, average_left - left_now, best_guess, possible, violation, proven),
+            bucket.answers, bucket.allowed, bucket.total, solved)
+
+
+def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None, answers: np.ndarray, left: int,
+                  allowed: np.ndarray) -> _Step:
+    """One move judged by bounds (the time budget ran out), and the state after it."""
+    game = values.game
+    bounds = values.bounds()
+    n = int(answers.size)
+    best_low, best_high = bounds.state(answers, left, allowed)
+    best_guess = bounds.best_guess(answers, left, allowed)
+    proven = values.root_proven or not values.is_root(answers, left)
+    high = best_high if best_high is not None else None
+    if move is None:
+        lo, hi = bounds.state(answers, left - 1, allowed)
+        low_total, high_total, after = n + lo, (None if hi is None else n + hi), answers
+        guess_text, tiles, possible, violation, solved, then_allowed = "", "", False, False, False, allowed
+    else:
+        guess, pattern = move
+        low_total, high_total, buckets = bounds.after(answers, guess, left, allowed)
+        found = next(((b, a) for p, b, a in buckets if p == pattern), None)
+        if found is None:
+            raise ValueError(f"move {number}: {game.guesses[guess]} {pattern_to_tiles(pattern, game.length)} leaves "
+                             "no answer consistent with the tiles before it")
+        after, then_allowed = found
+        guess_text, tiles = game.guesses[guess], pattern_to_tiles(pattern, game.length)
+        possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
+        violation = game.hard_mode and not bool(np.isin(guess, allowed))
+        solved = pattern == values.kernel.green
+    best = (high if high is not None else best_low) / n
+    loss_low = max(0.0, (low_total - high) / n) if high is not None else 0.0
+    loss_high = NO_BOUND if high_total is None else (high_total - best_low) / n
+    expected_high = NO_BOUND if high_total is None else high_total / n
+    judgement = MoveAnalysis(number, guess_text, tiles, n, low_total / n, best, loss_low, 0.0, best_guess, possible,
+                             violation, proven, forfeit=move is None, bounded=True, expected_high=expected_high,
+                             best_low=best_low / n, loss_high=loss_high)
+    return judgement, after, then_allowed, 0, solved
 
 
 def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:

@@ -76,9 +76,12 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
                             for guess in record.played]
                 if moves is not None:
                     for row, move in zip((r for r in rows if len(r) == 2 or r[5]), moves.moves):
-                        row[2:4] = [round(move.loss, 4), round(move.luck, 4)]
+                        # a move judged by bounds (the time budget ran out) shows its loss's interval
+                        row[2:4] = ([round(move.loss, 4), round(move.loss_high, 4)], None) if move.bounded else \
+                            [round(move.loss, 4), round(move.luck, 4)]
+                exact = moves is not None and not any(m.bounded for m in moves.moves)
                 entry["records"].append([record.answer, record.guesses, int(record.solved),
-                                         round(moves.loss, 4) if moves is not None else None, rows])
+                                         round(moves.loss, 4) if moves is not None and exact else None, rows])
         agents.append(entry)
     return {"agents": agents}
 

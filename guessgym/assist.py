@@ -380,10 +380,16 @@ class MoveJudge:
         self.values.set_budget(self.budget)
         try:
             move = analyze_moves(self.values, [(step.guess, step.pattern) for step in history]).moves[-1]
-        except ValuesTimedOut:
+        except ValuesTimedOut:  # a start no shipped optimum covers (analyze_moves bounds the moves)
+            move = None
+        if move is None or move.bounded:
             self.values = None  # a search cut short: the next move starts a new one
-            self.say(f"(judge: this move is not judged: optimal play from here was not solved within "
-                     f"{self.budget:g} s; --judge-budget SECONDS gives more)")
+            high = "?" if move is None or move.loss_high < 0 else f"{move.loss_high:.4f}"
+            low = "0" if move is None else f"{move.loss:.4f}"
+            self.say(f"(judge: optimal play from here was not solved within {self.budget:g} s; by proven bounds, "
+                     f"{self.game.guesses[history[-1].guess]} lost from {low} to {high} guesses in expectation"
+                     f"{'' if move is None or not move.best_guess else f' (best tree found: {move.best_guess})'}; "
+                     "--judge-budget SECONDS gives more)")
             return
         verdict = ("was a best move" if move.loss <= 1e-9 else
                    f"lost {move.loss:.4f} guesses in expectation (best: {move.best_guess})")

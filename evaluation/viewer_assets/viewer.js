@@ -85,6 +85,10 @@
 
   function judgement(loss, luck) {
     if (loss === undefined || loss === null) return [];
+    if (Array.isArray(loss)) {  // judged by bounds: the time budget ran out before it was solved
+      const high = loss[1] < 0 ? "?" : fmt(loss[1], 4);
+      return [el("span", { cls: "lost", text: `loss ${fmt(loss[0], 4)} to ${high} (bounds)` })];
+    }
     return [el("span", { cls: loss > 1e-9 ? "lost" : "", text: `loss ${fmt(loss, 4)}` }),
       el("span", { text: ` luck ${luck >= 0 ? "+" : ""}${fmt(luck, 4)}` })];
   }

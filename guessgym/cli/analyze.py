@@ -100,7 +100,10 @@ def _tell(message: str) -> None:
 
 
 def _moves_table(analysis: Any) -> str:
-    from ..evaluation.analysis import TURN_LOST
+    from ..evaluation.analysis import NO_BOUND, TURN_LOST
+
+    def span(low: float, high: float) -> str:
+        return f"{low:.4f} to {'?' if high == NO_BOUND else f'{high:.4f}'}"
 
     game = analysis.games[0]
     lines = ["| # | guess | tiles | candidates | expected | best | loss | luck | best guess |",
@@ -108,10 +111,24 @@ def _moves_table(analysis: Any) -> str:
     for m in game.moves:
         flags = (" (not a possible answer)" if not m.possible and not m.forfeit else "") + (
             " (breaks hard mode)" if m.hard_mode_violation else "")
-        lines.append(f"| {m.number} | {m.guess or TURN_LOST}{flags} | {m.tiles} | {m.candidates:,} | "
-                     f"{m.expected:.4f} | {m.best:.4f} | {m.loss:.4f} | {m.luck:+.4f} | {m.best_guess} |")
-    lines.append(f"\nloss {game.loss:.4f}, luck {game.luck:+.4f}" + ("" if game.solved else
-                 f"; not solved: {game.left_after:.4f} guesses expected still"))
+        if m.bounded:
+            figures = (f"{span(m.expected, m.expected_high)} | {span(m.best_low, m.best)} | "
+                       f"{span(m.loss, m.loss_high)} | - | {m.best_guess or '?'} (best found)")
+        else:
+            figures = f"{m.expected:.4f} | {m.best:.4f} | {m.loss:.4f} | {m.luck:+.4f} | {m.best_guess}"
+        lines.append(f"| {m.number} | {m.guess or TURN_LOST}{flags} | {m.tiles} | {m.candidates:,} | {figures} |")
+    bounded = [m for m in game.moves if m.bounded]
+    if bounded:
+        lines.append(f"\n{len(bounded)} of {len(game.moves)} moves judged by bounds, not exactly: the time budget "
+                     "ran out (--time-budget SECONDS gives more); 'a to b' is a proven interval, the best guess "
+                     "that of the best tree found.")
+        exact = [m for m in game.moves if not m.bounded]
+        if exact:
+            lines.append(f"loss of the exact moves {sum(m.loss for m in exact):.4f}, luck "
+                         f"{sum(m.luck for m in exact):+.4f}" + ("" if game.solved else "; not solved"))
+    else:
+        lines.append(f"\nloss {game.loss:.4f}, luck {game.luck:+.4f}" + ("" if game.solved else
+                     f"; not solved: {game.left_after:.4f} guesses expected still"))
     return "\n".join(lines)
 
 

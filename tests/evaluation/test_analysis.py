@@ -4,6 +4,7 @@ nothing, losses add up to the gap to the optimum, and a record and the same game
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -197,15 +198,52 @@ def test_the_commutative_rule_is_judged_too() -> None:
     assert gap > 0 and sum(g.loss for g in analyze(result).games) == pytest.approx(gap)
 
 
-def test_a_time_budget_bounds_the_solving_and_spends_the_values() -> None:
+def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_figures() -> None:
     from guessgym.baselines.move_values import ValuesTimedOut
 
     result = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", record_guesses=True, sample=3)
-    values = StateValues(make_game("guessgym/Wordle-v1"))
-    with pytest.raises(ValuesTimedOut):
-        analyze(result, values=values, time_budget=1e-6)  # no opener's tree is solved in a microsecond
+    game = make_game("guessgym/Wordle-v1")
+    values = StateValues(game)
+    values.openers = None  # no shipped opener values: the first move needs its tree, not solved in a microsecond
+    bounded = analyze(result, values=values, time_budget=1e-6)
+    assert values.spent
     with pytest.raises(ValuesTimedOut):
         values.best(values.everyone[:50], 5, values.all_guesses)  # spent: never trusted again
+    exact = analyze(result, values=StateValues(game))
+    moves = [(b, e) for gb, ge in zip(bounded.games, exact.games) for b, e in zip(gb.moves, ge.moves)]
+    assert all(b.bounded for b, _ in moves) and not any(e.bounded for _, e in moves)
+    for b, e in moves:
+        assert b.expected - 1e-9 <= e.expected and (b.expected_high == -1 or e.expected <= b.expected_high + 1e-9)
+        assert b.best_low - 1e-9 <= e.best <= b.best + 1e-9
+        assert b.loss - 1e-9 <= e.loss and (b.loss_high == -1 or e.loss <= b.loss_high + 1e-9)
+        assert (b.guess, b.tiles, b.candidates, b.possible) == (e.guess, e.tiles, e.candidates, e.possible)
+    summary = bounded.summary()
+    assert summary["bounded_moves"] == len(moves) and summary["moves"] == 0
+    low, high = summary["bounded_loss_per_game"]
+    assert low - 1e-9 <= exact.summary()["mean_loss_per_game"] <= (high if high is not None else 99)
+    assert "judged by bounds, not exactly" in bounded.to_markdown()
+    path_text = bounded.to_json()
+    assert '"bounded": true' in path_text and '"bounded"' not in exact.to_json()
+    from guessgym.evaluation.analysis import load_analysis
+
+    from guessgym.evaluation.viewer import viewer_data
+
+    shown = viewer_data([result], {0: bounded})["agents"][0]["records"]
+    assert all(record[3] is None for record in shown)  # a game with bounded moves has no exact loss
+    first = shown[0][4][0]
+    assert first[2] == [round(moves[0][0].loss, 4), round(moves[0][0].loss_high, 4)] and first[3] is None
+    saved = Path(tempfile.mkdtemp()) / "bounded.json"
+    bounded.to_json(saved)
+    assert load_analysis(saved).to_dict()["games"] == bounded.to_dict()["games"]
+
+
+def test_the_analyze_command_past_its_budget_prints_bounds(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["analyze", "--env", "guessgym/Wordle-v1", "--game", "fuzzy BBBBB trace YBBBB moist GGGGG",
+                 "--time-budget", "0.000001", "--no-memo"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "| 1 | fuzzy | BBBBB | 2,309 | " in out and " to " in out and "(best found)" in out
+    assert "judged by bounds, not exactly: the time budget ran out" in out
 
 
 @pytest.mark.parametrize("hard_mode", [False, True])
