@@ -178,7 +178,8 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
             mean = f"{up / n:.4f}" if lo == up else f"{lo / n:.3f} to {up / n:.3f}"
             loss = "" if best is None else (f"{(up - best) / n:.4f}" if lo == up
                                             else f"{(lo - best) / n:.3f} to {(up - best) / n:.3f}")
-            marker = "" if rank <= certain else " (rank not certain)"
+            marker = ("" if rank <= certain else " (rank not certain)") + (
+                "" if g not in table.unfit else f" (cannot always win in {game.max_attempts})")
             lines.append(f"| {rank} | {game.guesses[g]}{marker} | {shown} | {mean} | {loss} |")
         famous = [w for w in ("crane", "slate", "adieu", "audio", "raise", "arise", "stare", "roate", "soare",
                               "fuzzy") if w in game.guess_index]

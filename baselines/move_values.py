@@ -31,7 +31,7 @@ from ..agents.opener_values import OpenerValues, opener_values
 from ..agents.optima import known_optimum
 from ..envs.candidates import hard_filter
 from ..envs.game import Game
-from ..envs.matrix import PatternMatrix
+from ..envs.matrix import SOLVER_MAX_BYTES, PatternMatrix
 from . import search_kernels as K
 from .optimal import SearchKernel
 from .search_kernels import INF
@@ -60,19 +60,23 @@ class StateValues:
     """``T*`` of any state of one game, memoised (see the module docstring).
 
     Args:
-        game: a game whose pattern matrix fits in memory (the exact solver's condition).
+        game: a game whose pattern matrix fits in memory (the exact solver's condition: classic
+            Nerdle with every valid equation as a guess takes 2.4 GB, built without the dense matrix).
         cache_dir: where the solver's memo is kept between runs (``None``: in memory only).
         patterns: the game's pattern matrix (guesses x answers), if the caller has it.
     """
 
     def __init__(self, game: Game, *, cache_dir: str | os.PathLike[str] | None = None,
                  patterns: np.ndarray | None = None) -> None:
-        if patterns is None:
-            patterns = PatternMatrix.for_game(game).dense
-            if patterns is None:
-                raise UnsupportedGameError(f"move analysis needs {game.name}'s whole pattern matrix in memory")
+        if patterns is None:  # the solver's layout, built without the dense matrix where that is too large
+            mt = PatternMatrix.for_game(game).transposed()
+            if mt is None:
+                raise UnsupportedGameError(f"move analysis needs {game.name}'s whole pattern matrix in memory "
+                                           f"(at most {SOLVER_MAX_BYTES / 2**30:g} GiB)")
+        else:
+            mt = np.ascontiguousarray(patterns.T)
         self.game = game
-        self.kernel = SearchKernel(game, np.ascontiguousarray(patterns.T), 0, 0.0, cache_dir)
+        self.kernel = SearchKernel(game, mt, 0, 0.0, cache_dir)
         self.everyone = np.arange(len(game.answers), dtype=np.int32)
         self.all_guesses = self.kernel.all_guesses
         optimum = known_optimum(game)

@@ -252,11 +252,13 @@ def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = 
     return solved
 
 
-def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str) -> bytes:
+def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str, floor: int = 0) -> bytes:
     """The package's compact form of a table (:func:`~guessgym.agents.opener_values.parse_table`
     reads it): gzip'd JSON with each guess's lower bound and upper total (0 and 0: not computed),
-    and the guesses whose trees do not fit the attempts."""
-    lower = [values[g].lower if g in values else 0 for g in game.guesses]
+    and the guesses whose trees do not fit the attempts. ``floor``: a proven lower bound of every
+    tree that fits (the optimum's, proven over every opener), which raises the openers' bounds."""
+    lower = [(max(values[g].lower, min(floor, values[g].upper)) if values[g].fits else values[g].lower)
+             if g in values else 0 for g in game.guesses]
     upper = [values[g].upper if g in values else 0 for g in game.guesses]
     unfit = sorted(game.guess_index[w] for w, v in values.items() if not v.fits)
     data = {"format": 1, "game": game.name, "fingerprint": game.fingerprint, "hard_mode": game.hard_mode,

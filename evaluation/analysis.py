@@ -46,7 +46,8 @@ import numpy as np
 from ..agents.base import UnsupportedGameError
 from ..baselines.move_values import StateValues, ValuesTimedOut
 from ..envs.game import Game
-from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
+from ..envs.matrix import SOLVER_MAX_BYTES
+from ..envs.scoring import pattern_dtype, pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
 from .results import EvaluationResult
 from .saved import check_saved_result, game_of_result
@@ -275,9 +276,11 @@ def _rounded(d: dict[str, Any]) -> dict[str, Any]:
 
 def check_analysable(game: Game) -> None:
     """Raise :class:`UnsupportedGameError` for a game move analysis cannot judge exactly."""
-    if game.answers and len(game.guesses) * len(game.answers) > 400_000_000:
+    size = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
+    if game.answers and size > SOLVER_MAX_BYTES:
         raise UnsupportedGameError(f"move analysis needs {game.name}'s pattern matrix in memory "
-                                   f"({len(game.guesses):,} x {len(game.answers):,} is too large)")
+                                   f"({len(game.guesses):,} x {len(game.answers):,} takes {size / 2**30:.1f} GiB, "
+                                   f"more than the exact solver's {SOLVER_MAX_BYTES / 2**30:g} GiB)")
 
 
 def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], answer: str = "",

@@ -23,6 +23,7 @@ import argparse
 import time
 from pathlib import Path
 
+from guessgym.agents.optima import known_optimum
 from guessgym.baselines.opener_search import CHECKPOINT_FORMAT, Checkpoint
 from guessgym.baselines.opener_table import (
     OpenerSolver,
@@ -107,7 +108,9 @@ def ship() -> None:
         game = make_game(env_id)
         values = OpenerTable(game, path, read_only=True).values
         command = f"python scripts/opener_table.py run {mode}; python scripts/opener_table.py ship"
-        blob = shipped_blob(game, values, command)
+        optimum = known_optimum(game)  # proven over every opener: no tree that fits does better
+        floor = optimum.lower_bound if optimum is not None else 0
+        blob = shipped_blob(game, values, command, floor)
         atomic_write_bytes(PACKAGE / f"{name}.json.gz", blob)
         print(f"{PACKAGE / f'{name}.json.gz'}: {len(values):,} openers, {len(blob) / 1024:.0f} KiB")
 

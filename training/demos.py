@@ -42,6 +42,9 @@ from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text
 
 #: The conversation formats (``policy`` arrays are written beside either with ``policy=True``).
 FORMATS = ("messages", "tools")
+#: The largest game (guesses x answers) a rationale is computed for: classic Nerdle with its answers as
+#: guesses (314 million cells) is; with every valid equation (1.2 billion) it would take hours.
+RATIONALE_MAX_CELLS = 400_000_000
 #: Where a turn's rationale goes: nowhere, as text before the guess, or in ``<think>`` tags.
 RATIONALES = ("none", "plain", "thinking")
 #: Version of the files' layout (in the manifest).
@@ -283,6 +286,11 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         from ..evaluation.analysis import check_analysable
 
         check_analysable(game)
+        if len(game.guesses) * len(game.answers) > RATIONALE_MAX_CELLS:
+            raise ValueError(f"a rationale solves every bucket of every move, which on {game.name} with "
+                             f"{len(game.guesses):,} guesses (a pattern matrix of {len(game.guesses):,} x "
+                             f"{len(game.answers):,}) would take hours; export without --rationale, or with the "
+                             "answers as the guesses")
         values = StateValues(game, cache_dir=cache_dir)
     played = {game.answer_index[r.answer]: r for r in result.records}
     with atomic_directory(target) as folder:

@@ -120,6 +120,10 @@ def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
     for word, value in values.items():
         assert shipped.interval(game, game.guess_index[word]) == OpenerInterval(word, value.lower, value.upper,
                                                                                value.fits)
+    floored = parse_table(shipped_blob(game, values, "cmd", floor=10**6), "t.json.gz")
+    for word, value in values.items():  # a proven floor of every fitting tree raises their bounds, never above a tree
+        got = floored.interval(game, game.guess_index[word])
+        assert got is not None and got.lower == (value.upper if value.fits else value.lower)
     missing = next(g for g in range(len(game.guesses)) if game.guesses[g] not in values) \
         if len(values) < len(game.guesses) else None
     if missing is not None:

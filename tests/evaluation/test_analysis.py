@@ -68,9 +68,27 @@ def test_every_move_equals_brute_force_on_tiny_games(seed: int, hard_mode: bool)
     rng = np.random.default_rng(seed)
     answers = sorted(rng.choice(WORDS, size=int(rng.integers(3, 7)), replace=False).tolist())
     extra = sorted(set(rng.choice(WORDS, size=3, replace=False).tolist()) - set(answers))
-    game = wordle(answers=answers, guesses=answers + extra, hard_mode=hard_mode)
+    check_against_brute_force(wordle(answers=answers, guesses=answers + extra, hard_mode=hard_mode), rng)
+
+
+@pytest.mark.parametrize("hard_mode", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_nerdle_with_every_valid_equation_as_a_guess_equals_brute_force(seed: int, hard_mode: bool) -> None:
+    """Nerdle as the site plays it (any valid equation may be guessed, not only the answers),
+    on three of Micro Nerdle's answers against all 184 of its equations."""
+    rng = np.random.default_rng(100 + seed)
+    pool = nerdle(5).answers
+    answers = sorted(rng.choice(pool, size=3, replace=False).tolist())  # brute force over 184 guesses: 3 answers
+    game = nerdle(5, guesses="all", answers=answers, hard_mode=hard_mode)
+    assert len(game.guesses) == 184 and len(game.answers) == len(answers)
+    check_against_brute_force(game, rng)
+
+
+def check_against_brute_force(game: Game, rng: np.random.Generator) -> None:
+    """Every move of a game per answer (random legal guesses, then the answer) judged as brute force does."""
+    hard_mode = game.hard_mode
     values = StateValues(game)
-    for answer in answers:
+    for answer in game.answers:
         rule = HardModeRule(game) if hard_mode else None
         cands, moves, checks = tuple(game.answers), [], []
         left = game.max_attempts
@@ -225,7 +243,6 @@ def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_
     path_text = bounded.to_json()
     assert '"bounded": true' in path_text and '"bounded"' not in exact.to_json()
     from guessgym.evaluation.analysis import load_analysis
-
     from guessgym.evaluation.viewer import viewer_data
 
     shown = viewer_data([result], {0: bounded})["agents"][0]["records"]
