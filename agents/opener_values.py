@@ -157,7 +157,11 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
              "`python scripts/opener_table.py run normal` and `... run hard` (resumable: the same command goes on",
              "where the last run stopped), shipped by `python scripts/opener_table.py ship`, this page by",
              "`python scripts/opener_table.py page`. `guessgym analyze` and `guessgym assist --judge` read the",
-             "shipped table to judge a first move at once.", ""]
+             "shipped table to judge a first move at once.", "",
+             "In hard mode many openers *cannot always win within six guesses*: TRACE's tiles YBYGB leave",
+             "batch, catch, hatch, latch, match, patch and watch, and hard mode only lets each guess try one",
+             "of them, seven answers for five guesses. Such an opener's value counts the games it cannot",
+             "win in time as played on without the limit, as the move analysis does; it is marked.", ""]
     for game in games:
         table = opener_values(game)
         if table is None:

@@ -148,3 +148,20 @@ def test_a_damaged_shipped_table_is_refused(blob: bytes, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_table(blob, "x.json.gz")
     assert np.asarray([0]).size == 1
+
+
+def test_trace_cannot_always_win_hard_mode_wordle_in_six() -> None:
+    """The fact behind many hard-mode openers marked as not fitting: after TRACE shows YBYGB, the
+    seven ?ATCH answers are left, and hard mode lets each of the five guesses try only one of them."""
+    from guessgym.baselines.search_kernels import INF
+    from guessgym.envs.game import make_game
+    from guessgym.envs.scoring import tiles_to_pattern
+
+    game = make_game("guessgym/WordleHard-v1")
+    solver = OpenerSolver(game)
+    kernel = solver.kernel(0)
+    guess = game.guess_index["trace"]
+    children = {p: (b, a) for p, b, a in kernel.children(solver.everyone, guess, kernel.all_guesses)}
+    bucket, allowed = children[tiles_to_pattern("YBYGB", 5)]
+    assert sorted(game.answers[i] for i in bucket) == ["batch", "catch", "hatch", "latch", "match", "patch", "watch"]
+    assert kernel.cost(bucket, 5, allowed, INF) >= INF and kernel.cost(bucket, 7, allowed, INF) < INF
