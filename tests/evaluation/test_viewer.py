@@ -182,3 +182,25 @@ def test_the_viewer_renders_hostile_text_and_runs_none_of_it(tmp_path: Path) -> 
         means = [rows.nth(i).locator("td").nth(5).text_content() for i in range(rows.count())]
         assert means.count("-") == len(PAYLOADS[2::4])  # the agents with no win: their mean drawn as "-"
         assert not errors, errors
+
+
+@pytest.mark.browser
+def test_a_move_judged_by_bounds_shows_its_interval_in_the_browser(tmp_path: Path) -> None:
+    """Past its time budget the analysis judges by bounds; the viewer shows each such move's loss
+    as an interval marked as bounds, and no game loss that would pass for exact."""
+    from guessgym.baselines.move_values import StateValues
+
+    run = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", record_guesses=True, sample=2, seed=3)
+    values = StateValues(make_game("guessgym/Wordle-v1"))
+    values.openers = None  # the first move needs its tree: not solved in a microsecond
+    bounded = analyze(run, values=values, time_budget=1e-6)
+    move = bounded.games[0].moves[0]
+    assert move.bounded
+    page_file = write_viewer([run], tmp_path / "viewer.html", analyses={0: bounded})
+    with browser_page() as (page, errors):
+        page.goto(page_file.as_uri())
+        page.fill("#filter", bounded.games[0].answer)
+        row = page.locator(".game .board").nth(0).locator(".row").nth(0)
+        assert f"loss {move.loss:.4f} to {move.loss_high:.4f} (bounds)" in row.inner_text()
+        assert "luck" not in row.inner_text()
+        assert not errors, errors
