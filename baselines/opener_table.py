@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.opener_values import certain_count
+from ..agents.opener_values import OpenerInterval, certain_count
 from ..envs.game import Game
 from ..infra.resumable_log import ResumableLog
 from .optimal import ExactSearch, SearchKernel
@@ -45,21 +45,13 @@ GREEDY_WIDTHS = (1, 2, 4, 16, 0)
 
 
 @dataclass(frozen=True)
-class OpenerValue:
-    """What is proven about one opener: every tree opening with it totals at least ``lower``, and
-    one totals ``upper`` (equal: its exact total). ``seconds``: the computation's time. ``fits``:
-    False where no tree opening with it wins every answer within the attempts; its value is then
-    the move analysis's, each bucket that cannot be won in time played without the limit."""
+class OpenerValue(OpenerInterval):
+    """An opener's :class:`~guessgym.agents.opener_values.OpenerInterval` as the table records it,
+    with ``seconds``, the computation's time. Where ``fits`` is False (no tree opening with it wins
+    every answer within the attempts) its value is the move analysis's, each bucket that cannot be
+    won in time played without the limit."""
 
-    opener: str
-    lower: int
-    upper: int
-    seconds: float
-    fits: bool = True
-
-    @property
-    def exact(self) -> bool:
-        return self.lower == self.upper
+    seconds: float = 0.0
 
 
 def table_header(game: Game) -> dict[str, Any]:
@@ -118,7 +110,7 @@ class OpenerTable:
         if old is not None and old.fits != row.fits:
             raise ValueError(f"{self.log.path}: opener {row.opener!r} is said to fit the attempts and not to")
         self.values[row.opener] = row if old is None else OpenerValue(
-            row.opener, max(row.lower, old.lower), min(row.upper, old.upper), old.seconds + row.seconds, row.fits)
+            row.opener, max(row.lower, old.lower), min(row.upper, old.upper), row.fits, old.seconds + row.seconds)
 
     def add(self, row: OpenerValue) -> None:
         self.log.append(asdict(row))
@@ -184,7 +176,7 @@ class OpenerSolver:
             total, _ = self.search.opener_cost(self.kernel(width), guess, INF)
             if total < INF:
                 return OpenerValue(opener, min(max(self.static[guess], floor), total), total,
-                                   time.perf_counter() - started)
+                                   seconds=time.perf_counter() - started)
         total, fits = self.bucketwise(guess, exact=False)
         if fits:
             lower = max(self.static[guess], floor)
@@ -192,7 +184,7 @@ class OpenerSolver:
             sizes = [int(b.size) for _, b, _ in self.kernel(0).children(self.everyone, guess,
                                                                          self.kernel(0).all_guesses)]
             lower = int(self.everyone.size) + sum(2 * m - 1 for m in sizes)
-        return OpenerValue(opener, min(lower, total), total, time.perf_counter() - started, fits)
+        return OpenerValue(opener, min(lower, total), total, fits, time.perf_counter() - started)
 
     def exact(self, opener: str, upper: int, fits: bool = True) -> OpenerValue:
         """The opener's exact total (searched below ``upper + 1``: a tree of ``upper`` is known)."""
@@ -205,7 +197,7 @@ class OpenerSolver:
             lower = total
         if total > upper or lower != total:
             raise RuntimeError(f"the search of {opener!r} found {total} against a known tree of {upper}")
-        return OpenerValue(opener, total, total, time.perf_counter() - started, fits)
+        return OpenerValue(opener, total, total, fits, time.perf_counter() - started)
 
 
 def fill_greedy(table: OpenerTable, solver: OpenerSolver, *, floors: dict[str, int] | None = None,

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from guessgym.agents.opener_values import OpenerInterval, certain_count, parse_table
+from guessgym.agents.opener_values import certain_count, parse_table
 from guessgym.baselines.move_values import StateValues
 from guessgym.baselines.opener_table import (
     OpenerSolver,
@@ -101,8 +101,7 @@ def test_a_malformed_line_is_refused_naming_it(tmp_path: Path, row: dict[str, ob
 
 
 def test_certain_ranks_stop_at_the_first_opener_an_unsolved_one_could_beat() -> None:
-    rows = [OpenerValue("a", 10, 10, 0.0), OpenerValue("b", 12, 12, 0.0), OpenerValue("c", 11, 20, 0.0),
-            OpenerValue("d", 13, 13, 0.0)]
+    rows = [OpenerValue("a", 10, 10), OpenerValue("b", 12, 12), OpenerValue("c", 11, 20), OpenerValue("d", 13, 13)]
     assert certain_ranks(rows) == 1  # c may be 11, below b's 12
     assert certain_count([(10, 10), (11, 11)]) == 2 and certain_count([(10, 9)]) == 0
 
@@ -118,8 +117,9 @@ def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
     assert shipped.matches(game) and not shipped.matches(nerdle(5)) and shipped.command == "cmd"
     assert shipped.computed == len(values) and shipped.exact == sum(v.exact for v in values.values())
     for word, value in values.items():
-        assert shipped.interval(game, game.guess_index[word]) == OpenerInterval(word, value.lower, value.upper,
-                                                                               value.fits)
+        interval = shipped.interval(game, game.guess_index[word])
+        assert interval is not None and (interval.lower, interval.upper, interval.fits) == \
+            (value.lower, value.upper, value.fits)
     floored = parse_table(shipped_blob(game, values, "cmd", floor=10**6), "t.json.gz")
     for word, value in values.items():  # a proven floor of every fitting tree raises their bounds, never above a tree
         got = floored.interval(game, game.guess_index[word])
@@ -132,18 +132,18 @@ def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("blob", "message"), [
     (b"not gzip", "not a gzip'd JSON opener table"),
-    (gzip.compress(b"[1, 2]"), "not an opener table of format 1"),
-    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [1], "upper": [1, 2]}).encode()),
+    (gzip.compress(b"[1, 2]", mtime=0), "not an opener table of format 1"),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [1], "upper": [1, 2]}).encode(), mtime=0),
      "lists of one number per guess"),
-    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [3, 0], "upper": [2, 0]}).encode()),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 2, "lower": [3, 0], "upper": [2, 0]}).encode(), mtime=0),
      "0 <= lower <= upper"),
-    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": ["x"], "upper": [2]}).encode()),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": ["x"], "upper": [2]}).encode(), mtime=0),
      "lists of whole numbers"),
-    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2], "unfit": [5]}).encode()),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2], "unfit": [5]}).encode(), mtime=0),
      "unfit must be a list of guess indices"),
-    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2]}).encode()),
+    (gzip.compress(json.dumps({"format": 1, "guesses": 1, "lower": [1], "upper": [2]}).encode(), mtime=0),
      "a field of the table is missing"),
-])
+], ids=["not-gzip", "not-a-table", "ragged", "lower-above-upper", "not-numbers", "bad-unfit", "no-game"])
 def test_a_damaged_shipped_table_is_refused(blob: bytes, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         parse_table(blob, "x.json.gz")
