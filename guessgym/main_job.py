@@ -286,6 +286,15 @@ def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], St
             values[key] = StateValues(game, cache_dir=memo_dir)
         outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS,
                                    time_budget=ANALYSIS_BUDGET)
+        if values[key].spent:  # past the budget the moves left were judged by bounds: no exact figures
+            del values[key]
+            low, high = outcome.analysis.summary(mistakes=0)["bounded_loss_per_game"]
+            result.meta["analysis_note"] = (
+                f"moves not all analysed exactly: solving took more than {ANALYSIS_BUDGET:.0f} s, and "
+                f"{outcome.analysis.summary(mistakes=0)['bounded_moves']:,} moves were judged by bounds (they lose "
+                f"{low:.3f} to {'?' if high is None else f'{high:.3f}'} guesses per game); guessgym analyze "
+                "--time-budget SECONDS judges them exactly")
+            return
         result.meta["analysis"] = outcome.analysis.brief()
     except ValuesTimedOut:
         del values[key]  # cut short: its memo is not to be trusted, nor saved

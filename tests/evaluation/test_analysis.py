@@ -290,3 +290,22 @@ def test_the_shipped_opener_table_judges_a_first_move_without_its_tree(hard_mode
             key = with_table._key(with_table.everyone, game.guess_index[opener], game.max_attempts,
                                   with_table.all_guesses)
             assert key not in with_table._after
+
+
+def test_the_main_job_says_when_its_analysis_ran_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ANALYSIS_BUDGET the moves left are judged by bounds: the leaderboard gets a note with
+    their loss interval, never the exact moves' mean passed off as the agent's, and the spent values
+    are dropped."""
+    from guessgym import main_job
+    from guessgym.baselines import move_values
+
+    monkeypatch.setattr(main_job, "ANALYSIS_BUDGET", 1e-6)
+    monkeypatch.setattr(move_values, "opener_values", lambda game: None)  # every opener's tree must be solved
+    result = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", record_guesses=True, sample=2)
+    outcome = main_job.Outcome(main_job.Entry("guessgym/Wordle-v1", "least-worst"), result)
+    values: dict = {}  # type: ignore[type-arg]
+    main_job._analyse(outcome, values, None, None)
+    note = result.meta["analysis_note"]
+    assert note.startswith("moves not all analysed exactly: solving took more than 0 s") and " to " in note
+    assert "analysis" not in result.meta and not values
+    assert outcome.analysis is not None and all(m.bounded for g in outcome.analysis.games for m in g.moves)
