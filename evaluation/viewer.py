@@ -58,7 +58,8 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
         judged = {g.answer: g for g in analysis.games} if analysis is not None else {}
         if analysis is not None:
             brief = analysis.summary(mistakes=0)
-            entry["analysis"] = brief["mean_loss_per_game"]
+            # the exact moves' mean is not the agent's when some moves were judged by bounds
+            entry["analysis"] = None if brief["bounded_moves"] else brief["mean_loss_per_game"]
             entry["loss_by_move"] = {str(n): round(v, 4) for n, v in brief["loss_by_move"].items()}
         elif isinstance(result.meta.get("analysis"), dict):
             entry["analysis"] = result.meta["analysis"].get("mean_loss_per_game")

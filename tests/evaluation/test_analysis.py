@@ -245,7 +245,9 @@ def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_
     from guessgym.evaluation.analysis import load_analysis
     from guessgym.evaluation.viewer import viewer_data
 
-    shown = viewer_data([result], {0: bounded})["agents"][0]["records"]
+    data = viewer_data([result], {0: bounded})["agents"][0]
+    assert data["analysis"] is None  # no mean loss per game passed off as exact
+    shown = data["records"]
     assert all(record[3] is None for record in shown)  # a game with bounded moves has no exact loss
     first = shown[0][4][0]
     assert first[2] == [round(moves[0][0].loss, 4), round(moves[0][0].loss_high, 4)] and first[3] is None
