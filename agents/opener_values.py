@@ -175,16 +175,18 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
         lines += [f"## {game.name}, {mode}", "",
                   f"Coverage: {table.computed:,} openers with an interval, {table.exact:,} solved exactly; the best "
                   f"{certain:,} are ranked for certain (each exact, and no other opener's lower bound is below it)."
-                  + (f" Optimum: {best:,} ({optimum.opener})." if optimum is not None and best is not None else ""),
+                  + (f" Optimum: {best:,} ({optimum.opener})." if optimum is not None and best is not None else "")
+                  + " A rank in parentheses is provisional; † marks an opener that cannot always win within "
+                  f"{game.max_attempts} guesses.",
                   "", "| rank | opener | total | mean | loss per game |", "|---:|---|---:|---:|---:|"]
         for rank, (up, lo, g) in enumerate(rows[:top], start=1):
             shown = f"{up:,}" if lo == up else f"{lo:,} to {up:,}"
             mean = f"{up / n:.4f}" if lo == up else f"{lo / n:.3f} to {up / n:.3f}"
             loss = "" if best is None else (f"{(up - best) / n:.4f}" if lo == up
                                             else f"{(lo - best) / n:.3f} to {(up - best) / n:.3f}")
-            marker = ("" if rank <= certain else " (rank not certain)") + (
-                "" if g not in table.unfit else f" (cannot always win in {game.max_attempts})")
-            lines.append(f"| {rank} | {game.guesses[g]}{marker} | {shown} | {mean} | {loss} |")
+            place = f"{rank}" if rank <= certain else f"({rank})"
+            word = game.guesses[g] + ("†" if g in table.unfit else "")
+            lines.append(f"| {place} | {word} | {shown} | {mean} | {loss} |")
         famous = [w for w in ("crane", "slate", "adieu", "audio", "raise", "arise", "stare", "roate", "soare",
                               "fuzzy") if w in game.guess_index]
         lines += ["", "Some openers people use:", "", "| opener | total | mean | loss per game |",

@@ -165,3 +165,16 @@ def test_trace_cannot_always_win_hard_mode_wordle_in_six() -> None:
     bucket, allowed = children[tiles_to_pattern("YBYGB", 5)]
     assert sorted(game.answers[i] for i in bucket) == ["batch", "catch", "hatch", "latch", "match", "patch", "watch"]
     assert kernel.cost(bucket, 5, allowed, INF) >= INF and kernel.cost(bucket, 7, allowed, INF) < INF
+
+
+def test_the_published_page_is_the_shipped_tables_page() -> None:
+    """docs/openers.md is what `scripts/opener_table.py page` writes from the tables the package
+    ships (rerun it after `ship`); every shipped table is on it with its coverage."""
+    from guessgym.agents.opener_values import page_markdown, shipped_tables
+    from guessgym.envs.game import make_game
+
+    games = [make_game("guessgym/Wordle-v1"), make_game("guessgym/WordleHard-v1")]
+    page = page_markdown(games)
+    assert (Path(__file__).resolve().parents[2] / "docs/openers.md").read_text(encoding="utf-8") == page
+    for table in shipped_tables():
+        assert f"## {table.game}, " in page and f"Coverage: {table.computed:,} openers with an interval" in page
