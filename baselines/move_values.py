@@ -235,10 +235,17 @@ class StateBounds:
         self.low = SearchKernel(values.game, mt, 0, 0.0)
         self.high = {w: SearchKernel(values.game, mt, w, 0.0) for w in self.WIDTHS}
 
+    def at_root(self, answers: np.ndarray, left: int) -> bool:
+        """:meth:`StateValues.is_root`, where a start it would refuse to solve is simply bounded."""
+        try:
+            return self.values.is_root(answers, left)
+        except UnsupportedGameError:
+            return False
+
     def state(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> tuple[int, int | None]:
         """``(lower, upper)`` bounds of ``T*`` of the state (``upper`` None: no tree found)."""
         values = self.values
-        if values.is_root(answers, left) and values.root_total is not None:
+        if self.at_root(answers, left) and values.root_total is not None:
             optimum = known_optimum(values.game)
             return (optimum.lower_bound if optimum is not None else values.root_total), values.root_total
         n = int(answers.size)
@@ -281,7 +288,7 @@ class StateBounds:
     def best_guess(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> str:
         """The first guess of the best tree the bounds found ("" where none fits)."""
         values = self.values
-        if values.is_root(answers, left) and values.root_opener is not None:
+        if self.at_root(answers, left) and values.root_opener is not None:
             return values.root_opener
         for kernel in self.high.values():
             guess = kernel.known(answers, left, allowed)[1]

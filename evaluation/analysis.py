@@ -363,8 +363,8 @@ def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None
     n = int(answers.size)
     best_low, best_high = bounds.state(answers, left, allowed)
     best_guess = bounds.best_guess(answers, left, allowed)
-    proven = values.root_proven or not values.is_root(answers, left)
-    high = best_high if best_high is not None else None
+    proven = values.root_proven or not bounds.at_root(answers, left)
+    high = best_high
     if move is None:
         lo, hi = bounds.state(answers, left - 1, allowed)
         low_total, high_total, after = n + lo, (None if hi is None else n + hi), answers
