@@ -244,6 +244,32 @@ def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = 
     return solved
 
 
+def fill_refute(table: OpenerTable, solver: OpenerSolver, bound: int, *, deadline: float | None = None,
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """Raise every unsolved opener's lower bound to at least ``bound`` (the proofs' refutation: its
+    largest buckets bounded first, searched only as far as needed), or solve it exactly where its
+    total is below ``bound``. With ``bound`` the ``k``-th best exact total, the best ``k`` openers
+    are then ranked for certain. Openers whose trees do not fit the attempts are left as they are.
+    Returns how many openers were settled."""
+    todo = sorted((v for v in table.values.values() if not v.exact and v.fits and v.lower < bound),
+                  key=lambda v: (v.lower, v.upper, v.opener))
+    settled = 0
+    for value in todo:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        started = time.perf_counter()
+        total, lower = solver.search.opener_cost(solver.kernel(0), solver.game.guess_index[value.opener], bound)
+        seconds = time.perf_counter() - started
+        if total < bound:
+            table.add(OpenerValue(value.opener, total, total, True, seconds))
+        else:
+            table.add(OpenerValue(value.opener, min(max(lower, value.lower), value.upper), value.upper, True, seconds))
+        settled += 1
+        if progress is not None:
+            progress(settled, len(todo))
+    return settled
+
+
 def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str, floor: int = 0) -> bytes:
     """The package's compact form of a table (:func:`~guessgym.agents.opener_values.parse_table`
     reads it): gzip'd JSON with each guess's lower bound and upper total (0 and 0: not computed),
@@ -265,4 +291,4 @@ def certain_ranks(values: Iterable[OpenerValue]) -> int:
 
 
 __all__ = ["GREEDY_WIDTHS", "OpenerSolver", "OpenerTable", "OpenerValue", "TABLE_FORMAT", "certain_ranks",
-           "fill_exact", "fill_greedy", "shipped_blob", "table_header"]
+           "fill_exact", "fill_greedy", "fill_refute", "shipped_blob", "table_header"]

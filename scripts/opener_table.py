@@ -12,6 +12,7 @@ each table has come.
 Usage (from the repository root; one core each)::
 
     python scripts/opener_table.py run normal --hours 1.5     # or: hard; resumes
+    python scripts/opener_table.py run normal --exact 300 --certify 300   # the best 300, ranked for certain
     python scripts/opener_table.py status
     python scripts/opener_table.py ship
     python scripts/opener_table.py page
@@ -31,6 +32,7 @@ from guessgym.baselines.opener_table import (
     certain_ranks,
     fill_exact,
     fill_greedy,
+    fill_refute,
     shipped_blob,
 )
 from guessgym.envs.game import Game, make_game
@@ -69,7 +71,7 @@ def _progress(label: str) -> object:
     return show
 
 
-def run(mode: str, hours: float, exact: int | None) -> None:
+def run(mode: str, hours: float, exact: int | None, certify: int | None) -> None:
     name, env_id, proof = TABLES[mode]
     game = make_game(env_id)
     deadline = time.monotonic() + hours * 3600
@@ -82,6 +84,11 @@ def run(mode: str, hours: float, exact: int | None) -> None:
         solved = fill_exact(table, solver, count=exact, deadline=deadline,
                             progress=_progress(f"{name} exact"))  # type: ignore[arg-type]
         print(f"{name}: {solved:,} openers solved exactly", flush=True)
+        totals = sorted(v.upper for v in table.values.values() if v.exact)
+        if certify is not None and len(totals) >= certify:
+            settled = fill_refute(table, solver, totals[certify - 1], deadline=deadline,
+                                  progress=_progress(f"{name} certify {certify}"))  # type: ignore[arg-type]
+            print(f"{name}: {settled:,} openers bounded at {totals[certify - 1]:,} or solved", flush=True)
     status()
 
 
@@ -129,12 +136,14 @@ def main() -> None:
     p.add_argument("mode", choices=sorted(TABLES))
     p.add_argument("--hours", type=float, default=1.0, help="stop starting openers after this long (default: 1)")
     p.add_argument("--exact", type=int, help="solve only the best N openers exactly (default: all, in order)")
+    p.add_argument("--certify", type=int, help="then bound every other opener at the N-th best exact total, so "
+                   "that the best N are ranked for certain")
     sub.add_parser("status", help="how far each table has come")
     sub.add_parser("ship", help="write the tables into the package")
     sub.add_parser("page", help="write docs/openers.md from the shipped tables")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.mode, args.hours, args.exact)
+        run(args.mode, args.hours, args.exact, args.certify)
     else:
         {"status": status, "ship": ship, "page": page}[args.command]()
 

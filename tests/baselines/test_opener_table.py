@@ -178,3 +178,24 @@ def test_the_published_page_is_the_shipped_tables_page() -> None:
     assert (Path(__file__).resolve().parents[2] / "docs/openers.md").read_text(encoding="utf-8") == page
     for table in shipped_tables():
         assert f"## {table.game}, " in page and f"Coverage: {table.computed:,} openers with an interval" in page
+
+
+def test_refuting_at_the_kth_total_ranks_the_best_k_for_certain(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_table import fill_refute
+
+    game = nerdle(5)
+    solver = OpenerSolver(game)
+    with OpenerTable(game, tmp_path / "t.jsonl") as table:
+        fill_greedy(table, solver)
+        fill_exact(table, solver, count=10)
+        totals = sorted(v.upper for v in table.values.values() if v.exact)
+        bound = totals[9]
+        assert fill_refute(table, solver, bound) > 0
+        values = dict(table.values)
+    truth = {w: solve(game, opener=w).total for w in values}
+    for word, value in values.items():
+        assert value.lower <= truth[word] <= value.upper
+        assert value.exact or value.lower >= bound
+    assert certain_ranks(values.values()) >= 10
+    ranked = sorted(values.values(), key=lambda v: (v.upper, v.lower))[:10]
+    assert [v.upper for v in ranked] == sorted(truth.values())[:10]
