@@ -72,6 +72,7 @@ def test_ctrl_c_or_kill_ends_a_process_pool_at_once_with_one_line(tmp_path: Path
 
 
 ORPHAN_SCRIPT = '''
+import os
 import time
 from guessgym.infra.pool import run_tasks
 
@@ -79,7 +80,7 @@ def setup():
     return None
 
 def slow(state, task):
-    print("started", flush=True)
+    os.write(1, b"started\\n")  # one write: the two workers' lines never interleave (print may write twice)
     time.sleep(120)
     return task
 
