@@ -12,8 +12,8 @@ in-process game reply for reply, rewards included. The game's options come from 
 which :func:`nemo_gym_rows` writes in NeMo Gym's JSONL form (``responses_create_params.input``:
 the game's opening conversation; the answer stays with the server, never in the model's input).
 
-It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: every
-NeMo Gym release needs Python 3.12 or later, and 0.4.0 pins ``mcp<2`` (openenv-core's fastmcp
+It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: NeMo
+Gym 0.4.0 needs Python 3.12 or later and pins ``mcp<2`` (openenv-core's fastmcp
 needs ``mcp>=2.3``) and ``openai<=2.7.2``. NeMo Gym's launcher starts a server as ``python app.py``
 in its folder (``resources_servers/guessgym/``), where ``app.py`` calls
 ``GuessgymResourcesServer.run_webserver()`` (the how-to "NeMo Gym" shows the folder and the config);
