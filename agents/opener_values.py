@@ -145,6 +145,15 @@ def certain_count(intervals: Iterable[tuple[int, int]]) -> int:
     return count
 
 
+def _figures(lower: int, upper: int, answers: int, best: int | None) -> tuple[str, str, str]:
+    """An opener's total, mean and loss per game against ``best``, as the page shows them: exact
+    figures, or the interval's ends."""
+    if lower == upper:
+        return f"{upper:,}", f"{upper / answers:.4f}", "" if best is None else f"{(upper - best) / answers:.4f}"
+    loss = "" if best is None else f"{(lower - best) / answers:.3f} to {(upper - best) / answers:.3f}"
+    return f"{lower:,} to {upper:,}", f"{lower / answers:.3f} to {upper / answers:.3f}", loss
+
+
 def page_markdown(games: list[Game], top: int = 100) -> str:
     """The published page: for each game with a shipped table, its coverage, the best ``top``
     openers (rank, total, mean, loss against the optimum) and where some well-known openers stand."""
@@ -180,10 +189,7 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
                   f"{game.max_attempts} guesses.",
                   "", "| rank | opener | total | mean | loss per game |", "|---:|---|---:|---:|---:|"]
         for rank, (up, lo, g) in enumerate(rows[:top], start=1):
-            shown = f"{up:,}" if lo == up else f"{lo:,} to {up:,}"
-            mean = f"{up / n:.4f}" if lo == up else f"{lo / n:.3f} to {up / n:.3f}"
-            loss = "" if best is None else (f"{(up - best) / n:.4f}" if lo == up
-                                            else f"{(lo - best) / n:.3f} to {(up - best) / n:.3f}")
+            shown, mean, loss = _figures(lo, up, n, best)
             place = f"{rank}" if rank <= certain else f"({rank})"
             word = game.guesses[g] + ("†" if g in table.unfit else "")
             lines.append(f"| {place} | {word} | {shown} | {mean} | {loss} |")
@@ -196,11 +202,7 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
             if interval is None:
                 lines.append(f"| {word} | not computed yet | | |")
                 continue
-            lo, up = interval.lower, interval.upper
-            shown = f"{up:,}" if interval.exact else f"{lo:,} to {up:,}"
-            mean = f"{up / n:.4f}" if interval.exact else f"{lo / n:.3f} to {up / n:.3f}"
-            loss = "" if best is None else (f"{(up - best) / n:.4f}" if interval.exact
-                                            else f"{(lo - best) / n:.3f} to {(up - best) / n:.3f}")
+            shown, mean, loss = _figures(interval.lower, interval.upper, n, best)
             lines.append(f"| {word} | {shown} | {mean} | {loss} |")
         lines.append("")
     return "\n".join(lines)

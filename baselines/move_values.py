@@ -157,12 +157,7 @@ class StateValues:
         if key in self._after:
             return next((b for b in self._after[key][1] if b.pattern == pattern), None)
         bucket = answers[self.kernel.mt[answers, guess].astype(np.int64) == pattern]
-        if bucket.size == 0:
-            return None
-        then = (hard_filter(allowed, self.kernel.codes, guess, int(pattern), self.game.n_symbols)
-                if self.game.hard_mode else allowed)
-        value = 0 if pattern == self.kernel.green else self._solve(bucket, left - 1, then)
-        return Bucket(int(pattern), bucket, then, value)
+        return self._bucket(bucket, guess, int(pattern), left, allowed) if bucket.size else None
 
     def _key(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[bytes, int, int, bytes]:
         return answers.tobytes(), guess, left, allowed.tobytes() if self.game.hard_mode else b""
@@ -171,19 +166,25 @@ class StateValues:
         """The total with ``guess`` played now and optimal play after it, and its buckets."""
         key = self._key(answers, guess, left, allowed)
         if key not in self._after:
-            patterns = self.kernel.mt[answers, guess].astype(np.int64)
-            buckets = []
-            total = int(answers.size)
-            for pattern in np.unique(patterns):
-                bucket = answers[patterns == pattern]
-                then = (hard_filter(allowed, self.kernel.codes, guess, int(pattern), self.game.n_symbols)
-                        if self.game.hard_mode else allowed)
-                won = pattern == self.kernel.green
-                value = 0 if won else self._solve(bucket, left - 1, then)
-                total += value
-                buckets.append(Bucket(int(pattern), bucket, then, value))
-            self._after[key] = (total, buckets)
+            buckets = [self._bucket(bucket, guess, pattern, left, allowed)
+                       for pattern, bucket in self.split(answers, guess)]
+            self._after[key] = (int(answers.size) + sum(b.total for b in buckets), buckets)
         return self._after[key]
+
+    def split(self, answers: np.ndarray, guess: int) -> list[tuple[int, np.ndarray]]:
+        """``(pattern, answers that show it)`` for every tile pattern ``guess`` can show, in pattern order."""
+        patterns = self.kernel.mt[answers, guess].astype(np.int64)
+        return [(int(p), answers[patterns == p]) for p in np.unique(patterns)]
+
+    def allowed_after(self, guess: int, pattern: int, allowed: np.ndarray) -> np.ndarray:
+        """The guesses allowed once ``guess`` showed ``pattern`` (all of ``allowed`` outside hard mode)."""
+        if not self.game.hard_mode:
+            return allowed
+        return hard_filter(allowed, self.kernel.codes, guess, pattern, self.game.n_symbols)
+
+    def _bucket(self, bucket: np.ndarray, guess: int, pattern: int, left: int, allowed: np.ndarray) -> Bucket:
+        then = self.allowed_after(guess, pattern, allowed)
+        return Bucket(pattern, bucket, then, 0 if pattern == self.kernel.green else self._solve(bucket, left - 1, then))
 
     def _solve(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
         self._check()
@@ -265,12 +266,8 @@ class StateBounds:
         """Bounds of the total with ``guess`` played now and optimal play after it, and its
         buckets ``(pattern, answers, allowed)``; an opener's from the shipped table where it has it."""
         values = self.values
-        buckets = []
-        patterns = values.kernel.mt[answers, guess].astype(np.int64)
-        for pattern in np.unique(patterns):
-            then = (hard_filter(allowed, values.kernel.codes, guess, int(pattern), values.game.n_symbols)
-                    if values.game.hard_mode else allowed)
-            buckets.append((int(pattern), answers[patterns == pattern], then))
+        buckets = [(pattern, bucket, values.allowed_after(guess, pattern, allowed))
+                   for pattern, bucket in values.split(answers, guess)]
         if values.openers is not None and answers.size == values.everyone.size and left == values.game.max_attempts:
             interval = values.openers.interval(values.game, guess)
             if interval is not None:

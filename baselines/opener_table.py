@@ -146,15 +146,16 @@ class OpenerSolver:
         """Every opener that tells answers apart, most promising first (by the static bound)."""
         return [self.game.guesses[g] for g in self.order]
 
-    def bucketwise(self, guess: int, exact: bool) -> tuple[int, bool]:
+    def bucketwise(self, guess: int, exact: bool) -> tuple[int, bool, int]:
         """The opener's value as the move analysis takes it
         (:class:`~guessgym.baselines.move_values.StateValues`): each bucket's best within the
         attempts left, or without the limit where none fits; and whether every bucket fits. Exact,
         or (``exact=False``) an upper bound from the narrowest search that fits each bucket (a
-        bucket is played without the limit only once the full search finds no tree within it)."""
+        bucket is played without the limit only once the full search finds no tree within it). Also
+        the least any value could be: each bucket of ``m`` answers costs at least ``2m - 1``."""
         everyone = self.everyone
         left = self.game.max_attempts - 1
-        total, fits = int(everyone.size), True
+        total, fits, least = int(everyone.size), True, int(everyone.size)
         for _, bucket, allowed in self.kernel(0).children(everyone, guess, self.kernel(0).all_guesses):
             cost = INF
             for width in ((0,) if exact else GREEDY_WIDTHS):
@@ -165,7 +166,8 @@ class OpenerSolver:
                 fits = False
                 cost = self.kernel(0 if exact else 1).cost(bucket, max(int(bucket.size), 1), allowed, INF)
             total += cost
-        return total, fits
+            least += 2 * int(bucket.size) - 1
+        return total, fits, least
 
     def greedy(self, opener: str, floor: int = 0) -> OpenerValue:
         """The opener's greedy tree total and its proven lower bound (at least ``floor``): a narrow
@@ -177,13 +179,9 @@ class OpenerSolver:
             if total < INF:
                 return OpenerValue(opener, min(max(self.static[guess], floor), total), total,
                                    seconds=time.perf_counter() - started)
-        total, fits = self.bucketwise(guess, exact=False)
-        if fits:
-            lower = max(self.static[guess], floor)
-        else:  # valued as the analysis does: every bucket still costs at least 2m - 1 guesses
-            sizes = [int(b.size) for _, b, _ in self.kernel(0).children(self.everyone, guess,
-                                                                         self.kernel(0).all_guesses)]
-            lower = int(self.everyone.size) + sum(2 * m - 1 for m in sizes)
+        total, fits, least = self.bucketwise(guess, exact=False)
+        # valued as the analysis does where no tree fits: every bucket still costs at least 2m - 1 guesses
+        lower = max(self.static[guess], floor) if fits else least
         return OpenerValue(opener, min(lower, total), total, fits, time.perf_counter() - started)
 
     def exact(self, opener: str, upper: int, fits: bool = True) -> OpenerValue:
@@ -193,7 +191,7 @@ class OpenerSolver:
         if fits:
             total, lower = self.search.opener_cost(self.kernel(0), guess, upper + 1)
         else:
-            total, _ = self.bucketwise(guess, exact=True)
+            total, _, _ = self.bucketwise(guess, exact=True)
             lower = total
         if total > upper or lower != total:
             raise RuntimeError(f"the search of {opener!r} found {total} against a known tree of {upper}")

@@ -364,7 +364,6 @@ def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None
     best_low, best_high = bounds.state(answers, left, allowed)
     best_guess = bounds.best_guess(answers, left, allowed)
     proven = values.root_proven or not bounds.at_root(answers, left)
-    high = best_high
     if move is None:
         lo, hi = bounds.state(answers, left - 1, allowed)
         low_total, high_total, after = n + lo, (None if hi is None else n + hi), answers
@@ -381,8 +380,8 @@ def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None
         possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
         violation = game.hard_mode and not bool(np.isin(guess, allowed))
         solved = pattern == values.kernel.green
-    best = (high if high is not None else best_low) / n
-    loss_low = max(0.0, (low_total - high) / n) if high is not None else 0.0
+    best = (best_high if best_high is not None else best_low) / n
+    loss_low = max(0.0, (low_total - best_high) / n) if best_high is not None else 0.0
     loss_high = NO_BOUND if high_total is None else (high_total - best_low) / n
     expected_high = NO_BOUND if high_total is None else high_total / n
     judgement = MoveAnalysis(number, guess_text, tiles, n, low_total / n, best, loss_low, 0.0, best_guess, possible,
