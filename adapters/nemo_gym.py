@@ -27,6 +27,7 @@ from typing import Any
 
 from ..envs.chat.env import ChatGuessEnv, ChatKind
 from ..infra.optional import require_extra
+from .openings import openings
 
 #: The chat id played unless the config names another.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
@@ -43,13 +44,8 @@ def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     from ..evaluation.games import select_answers
 
     env = ChatGuessEnv(**ChatKind.chat_kwargs(gym_id, env_kwargs))
-    rows = []
-    for index in select_answers(env.game, None, games, seed):
-        answer = env.game.answers[int(index)]
-        _, info = env.reset(seed=seed, options={"answer": answer})
-        rows.append({"responses_create_params": {"input": [dict(m) for m in info["messages"]]},
-                     "answer": answer, "answer_index": int(index), "seed": seed})
-    return rows
+    return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed}
+            for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
 
 
 @functools.cache

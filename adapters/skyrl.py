@@ -30,6 +30,7 @@ from typing import Any
 
 from ..envs.chat.env import ChatGuessEnv, ChatKind
 from ..infra.optional import require_extra
+from .openings import openings
 
 #: The ``env_class`` guessgym's environment is registered under.
 ENV_CLASS = "guessgym"
@@ -142,14 +143,9 @@ def skyrl_dataset(env_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     from ..evaluation.games import select_answers
 
     env = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, env_kwargs))
-    rows = []
-    for index in select_answers(env.game, None, games, seed):
-        answer = env.game.answers[int(index)]
-        _, info = env.reset(seed=seed, options={"answer": answer})
-        rows.append({"prompt": [dict(m) for m in info["messages"]], "env_class": env_class,
-                     "reward_spec": {"method": "rule", "ground_truth": answer},
-                     "extra_info": {"answer_index": int(index), "seed": seed, "env_id": env_id}})
-    return rows
+    return [{"prompt": messages, "env_class": env_class, "reward_spec": {"method": "rule", "ground_truth": answer},
+             "extra_info": {"answer_index": index, "seed": seed, "env_id": env_id}}
+            for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
 
 
 def __getattr__(name: str) -> Any:

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..envs.chat.env import ChatGuessEnv, ChatKind
 from ..infra.optional import require_extra
+from .openings import openings
 
 #: The chat id played unless another is named.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
@@ -42,13 +43,8 @@ _ENV, _RETURN, _DONE = "guessgym_env", "guessgym_return", "guessgym_done"
 
 
 def _rows(env: ChatGuessEnv, indices: list[int], seed: int) -> list[dict[str, Any]]:
-    rows = []
-    for index in indices:
-        answer = env.game.answers[index]
-        _, info = env.reset(seed=seed, options={"answer": answer})
-        rows.append({"prompt": [dict(m) for m in info["messages"]], "answer": answer, "task": "guessgym",
-                     "info": {"answer_index": int(index), "seed": seed}})
-    return rows
+    return [{"prompt": messages, "answer": answer, "task": "guessgym", "info": {"answer_index": index, "seed": seed}}
+            for index, answer, messages in openings(env, indices, seed)]
 
 
 def _take(indices: list[int], count: int, name: str, side: str) -> list[int]:
