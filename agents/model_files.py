@@ -153,11 +153,19 @@ def check_policy_kwargs(kwargs: Any) -> dict[str, Any]:
         "candidate_prior": lambda v: check_number("candidate_prior", v),
         "split_prior": _split_prior,
         "net_arch": _net_arch,
+        "log_scale": _log_scale,
     }
     unknown = sorted(set(kwargs) - set(checks))
     if unknown:
         raise ValueError(f"policy settings {unknown} are not ones guessgym knows (allowed: {sorted(checks)})")
     return {k: checks[k](v) for k, v in kwargs.items()}
+
+
+def _log_scale(value: Any) -> int | None:
+    from .split_features import check_log_scale
+
+    check_log_scale(value)
+    return None if value is None else int(value)
 
 
 def _split_prior(value: Any) -> dict[str, float] | None:

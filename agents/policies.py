@@ -37,7 +37,7 @@ from torch.nn import functional as F
 from ..envs.game import Game
 from .split_features import FEATURES as SPLIT_FEATURES
 from .split_features import SUMMARY as SPLIT_SUMMARY
-from .split_features import SplitFeatures, check_split_prior
+from .split_features import SplitFeatures, check_log_scale, check_split_prior, log_divisor
 
 #: Default hidden layers of the actor and the critic.
 DEFAULT_NET_ARCH: dict[str, list[int]] = {"pi": [256, 256], "vf": [256, 256]}
@@ -71,6 +71,9 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         observation_space: ``GuessEnv``'s Dict space (the ``action_mask`` key, if present, is ignored).
         game: the game whose answers define the candidate features.
         candidate_features: add candidate-set features (and the candidate context of the head).
+        split_features: add the summary of how the best guess splits the candidates.
+        log_scale: the answer count whose logarithm scales the size features (``None``: the game's,
+            or the answer pool's; see :class:`~guessgym.agents.split_features.SplitFeatures`).
     """
 
     # Buffers (registered in __init__ / set_game; declared for type checkers, which see buffers
@@ -82,8 +85,10 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
     _pool: th.Tensor
 
     def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True,
-                 split_features: bool = False) -> None:
+                 split_features: bool = False, log_scale: int | None = None) -> None:
         _check_obs_space(observation_space, game)
+        check_log_scale(log_scale)
+        self.log_scale = log_scale
         if split_features and not candidate_features:
             raise ValueError("split_features needs candidate_features: the splits are of the candidate set")
         length, n_sym, attempts = game.length, game.n_symbols, game.max_attempts
@@ -128,8 +133,8 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         self.register_buffer("_answer_positions", pos.reshape(n_ans, -1).contiguous(), persistent=False)
         self.register_buffer("_answer_symbols", (counts > 0).float(), persistent=False)
         self.register_buffer("_pool", th.ones(n_ans, device=device), persistent=False)
-        self._log_answers = math.log(n_ans) if n_ans > 1 else 1.0
-        self._splits = SplitFeatures(game) if self.split_features else None
+        self._log_answers = log_divisor(n_ans if self.log_scale is None else self.log_scale)
+        self._splits = SplitFeatures(game, log_scale=self.log_scale) if self.split_features else None
 
     def set_answer_pool(self, pool: np.ndarray | None) -> None:
         """Count only ``pool`` answers (indices into ``game.answers``) as candidates; None: all."""
@@ -137,8 +142,8 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         if pool is not None:
             weights[th.as_tensor(np.asarray(pool, dtype=np.int64), device=weights.device)] = 1.0
         self._pool.copy_(weights)
-        n = int(weights.sum().item())
-        self._log_answers = math.log(n) if n > 1 else 1.0
+        if self.log_scale is None:
+            self._log_answers = log_divisor(int(weights.sum().item()))
 
     def knowledge(self, observations: dict[str, th.Tensor]) -> dict[str, th.Tensor]:
         """What the tiles imply, from SB3-preprocessed (one-hot) board and tiles."""
@@ -359,8 +364,9 @@ class GuessPolicyMixin:
     """What the maskable and the plain actor-critic guess policies share.
 
     The constructor takes, besides SB3's arguments, ``game`` (required), ``candidate_features``,
-    ``candidate_prior``, ``guess_bias``, ``split_features`` and ``split_prior``; the features extractor is always
-    :class:`GuessFeaturesExtractor` and the action net a :class:`GuessScoringHead`.
+    ``candidate_prior``, ``guess_bias``, ``split_features``, ``split_prior`` and ``log_scale``; the
+    features extractor is always :class:`GuessFeaturesExtractor` and the action net a
+    :class:`GuessScoringHead`.
     """
 
     # What the mixin uses of the actor-critic policy it is mixed into (typed loosely: the two
@@ -379,7 +385,7 @@ class GuessPolicyMixin:
 
     def _init_guess(
         self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool,
-        split_features: bool = False, split_prior: dict[str, float] | None = None,
+        split_features: bool = False, split_prior: dict[str, float] | None = None, log_scale: int | None = None,
     ) -> None:
         if not isinstance(game, Game):
             raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> (the game the policy plays)")
@@ -391,9 +397,12 @@ class GuessPolicyMixin:
             "split_features": bool(split_features),
             "split_prior": check_split_prior(split_prior, split_features),
         }
+        check_log_scale(log_scale)
+        if log_scale is not None:  # absent from the options of a policy without it, as in older model files
+            self._guess_options["log_scale"] = log_scale
         kwargs["features_extractor_class"] = GuessFeaturesExtractor
         kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features),
-                                               "split_features": bool(split_features)}
+                                               "split_features": bool(split_features), "log_scale": log_scale}
         if kwargs.get("net_arch") is None:
             kwargs["net_arch"] = {k: list(v) for k, v in DEFAULT_NET_ARCH.items()}
         observation_space = kwargs["observation_space"]
@@ -484,10 +493,12 @@ class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
         guess_bias: bool = False,
         split_features: bool = False,
         split_prior: dict[str, float] | None = None,
+        log_scale: int | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior,
+                         log_scale)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
@@ -506,10 +517,12 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         guess_bias: bool = False,
         split_features: bool = False,
         split_prior: dict[str, float] | None = None,
+        log_scale: int | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.update(observation_space=observation_space, action_space=action_space)
-        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior,
+                         log_scale)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 

@@ -73,6 +73,18 @@ def check_split_prior(split_prior: dict[str, float] | None, split_features: bool
     return prior
 
 
+def check_log_scale(log_scale: int | None) -> None:
+    """Refuse a ``log_scale`` that is not ``None`` or an answer count of at least 2."""
+    if log_scale is not None and (isinstance(log_scale, bool) or not isinstance(log_scale, int) or log_scale < 2):
+        raise ValueError(f"log_scale must be None (the game's answer count) or an answer count of at least 2, "
+                         f"got {log_scale!r}")
+
+
+def log_divisor(answers: int) -> float:
+    """``log(answers)``, the divisor of the ``log`` features (1 for a single answer)."""
+    return math.log(answers) if answers > 1 else 1.0
+
+
 class SplitFeatures:
     """Per-guess split features of candidate sets of one game (see the module docstring).
 
@@ -81,18 +93,22 @@ class SplitFeatures:
         cache_size: candidate sets whose features are kept (each ``guesses x 5`` float32: 259 kB
             for Wordle, so 530 MB at most). It should exceed the sets of one rollout (``n_steps x
             num_envs``): PPO's epochs then find every set of the rollout in the cache.
+        log_scale: the answer count whose logarithm scales the ``log`` features (``None``: the
+            game's own). A policy meant for lists of every size fixes it, so that a feature means
+            the same number of candidates on a list of 40 answers and on one of 3,158.
     """
 
-    def __init__(self, game: Game, cache_size: int = 2048) -> None:
+    def __init__(self, game: Game, cache_size: int = 2048, log_scale: int | None = None) -> None:
         if cache_size < 0:
             raise ValueError(f"cache_size must be at least 0, not {cache_size}")
+        check_log_scale(log_scale)
         self.game = game
         self.matrix = PatternMatrix.for_game(game)
         self.cache_size = cache_size
         self.guesses = np.arange(len(game.guesses), dtype=np.int64)
         self.answer_to_guess = np.asarray(game.answer_to_guess, dtype=np.int64)
         self._cache: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self._log_answers = math.log(len(game.answers)) if len(game.answers) > 1 else 1.0
+        self._log_answers = log_divisor(len(game.answers) if log_scale is None else log_scale)
         self._empty = (np.zeros((len(game.guesses), len(FEATURES)), dtype=np.float32),
                        np.zeros(len(SUMMARY), dtype=np.float32))
         for array in self._empty:
@@ -188,4 +204,4 @@ class SplitFeatures:
         return out, summary
 
 
-__all__ = ["FEATURES", "SUMMARY", "SplitFeatures", "check_split_prior"]
+__all__ = ["FEATURES", "SUMMARY", "SplitFeatures", "check_log_scale", "check_split_prior", "log_divisor"]

@@ -289,6 +289,15 @@ def _stage(value: Any) -> CurriculumStage:
 def load_config(path: str | Path) -> TrainConfig:
     """Read a ``.json`` or ``.toml`` config file."""
     path = Path(path)
+    data = read_config_table(path)
+    try:
+        return TrainConfig.from_dict(data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def read_config_table(path: Path) -> dict[str, Any]:
+    """The table of a ``.json`` or ``.toml`` config file (any kind of run's), unchecked."""
     text = read_input(path, "config file").decode("utf-8")
     if path.suffix == ".toml":
         if sys.version_info >= (3, 11):
@@ -301,10 +310,9 @@ def load_config(path: str | Path) -> TrainConfig:
         data = json.loads(text)
     else:
         raise ValueError(f"config files are .toml or .json, got {path.name}")
-    try:
-        return TrainConfig.from_dict(data)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config file holds a table of keys, not {type(data).__name__}")
+    return data
 
 
 def parse_value(text: str) -> Any:
@@ -335,4 +343,5 @@ def apply_overrides(config: TrainConfig, assignments: list[str]) -> TrainConfig:
     return TrainConfig.from_dict(data)
 
 
-__all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config", "parse_value", "GAME_KEYS", "ENV_KEYS"]
+__all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config", "parse_value", "read_config_table",
+           "GAME_KEYS", "ENV_KEYS"]

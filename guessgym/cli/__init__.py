@@ -34,6 +34,9 @@ from ..infra.optional import DependencyNotInstalled
 from . import analyze, demos, evaluate, games, info, serve, trees
 from .common import PROG, OneLineParser, UsageError, make_agent, parse_answers, parse_kwargs
 
+#: The commands of :mod:`guessgym.cli.train`, whose parser is built only when one is asked for.
+TRAINING_COMMANDS = ("train", "train-general")
+
 #: The command families, in the order their commands are listed.
 FAMILIES = (evaluate, analyze, demos, games, trees, serve, info)
 
@@ -49,13 +52,17 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
         family.register(sub)
     if with_training:
         try:
-            importlib.import_module("guessgym.cli.train").register(sub)
+            module = importlib.import_module("guessgym.cli.train")
+            module.register(sub)
+            module.register_general(sub)
         except (ImportError, AttributeError) as exc:
-            p = sub.add_parser("train", help="train a learned agent (unavailable)")
-            p.set_defaults(func=_train_unavailable(str(exc)))
+            for name in TRAINING_COMMANDS:
+                p = sub.add_parser(name, help="train a learned agent (unavailable)")
+                p.set_defaults(func=_train_unavailable(str(exc)))
     else:
-        p = sub.add_parser("train", help="train a learned agent ('guessgym train --help')", add_help=False)
-        p.set_defaults(func=_train_unavailable("internal error: training parser not loaded"))
+        for name in TRAINING_COMMANDS:
+            p = sub.add_parser(name, help=f"train a learned agent ('guessgym {name} --help')", add_help=False)
+            p.set_defaults(func=_train_unavailable("internal error: training parser not loaded"))
     return parser
 
 
@@ -75,7 +82,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: Any = None, stdout: Any = 
     argv = list(sys.argv[1:] if argv is None else argv)
     # guessgym.cli.train (and torch behind it) is imported only when the user asks for training.
     command = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(with_training=command == "train")
+    parser = build_parser(with_training=command in TRAINING_COMMANDS)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed usage + message

@@ -1,4 +1,5 @@
-"""``guessgym train``: the command-line front of :func:`guessgym.training.train.train`.
+"""``guessgym train`` and ``guessgym train-general``: the command-line fronts of
+:func:`guessgym.training.train.train` and :func:`guessgym.training.general.train_general`.
 
 :func:`guessgym.cli.build_parser` calls :func:`register` with its subparsers; the sub-command stores its
 handler as ``func`` (``args.func(args)`` returns the exit code)::
@@ -7,8 +8,11 @@ handler as ``func`` (``args.func(args)`` returns the exit code)::
     guessgym train --config configs/wordle.toml --set num_envs=64 --set env_kwargs.step_penalty=-0.01
     guessgym train --config configs/wordle.toml --resume --total-steps 30000000
 
-The first Ctrl-C asks the run to save a checkpoint at the next rollout boundary and stop
-(resume with ``--resume``); a second Ctrl-C stops at once (the last checkpoint is still intact).
+    guessgym train-general --config configs/wordle-general.toml
+
+The first Ctrl-C asks the run to save a checkpoint at the next rollout boundary (a general run:
+the end of the iteration) and stop (resume with ``--resume``; a general run resumes by running
+the same command again); a second Ctrl-C stops at once (the last checkpoint is still intact).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infra.optional import require_extra
-from ..training.config import TrainConfig, apply_overrides, load_config
+from ..training.config import TrainConfig, apply_overrides, load_config, parse_value
 from .common import add_override_option
 
 
@@ -43,6 +47,83 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=run)
     return parser
+
+
+def register_general(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``train-general`` sub-command (one policy for every word list) and return its parser."""
+    parser = subparsers.add_parser(
+        "train-general",
+        help="train one guess policy for every word list (DAgger on random games, exact labels)",
+        description="Train the guess policy on randomised games of the transfer split's training words, labelled "
+        "by the exact solver (guessgym.training.general). Logs go to <log_dir>/<run_name>/ (general.csv, data/, "
+        "iterations/, model.zip). Running the same command again continues a stopped run.",
+    )
+    parser.add_argument("--config", required=True, type=Path, help="a .toml or .json general config "
+                        "(configs/wordle-general.toml)")
+    add_override_option(parser)
+    parser.set_defaults(func=run_general)
+    return parser
+
+
+def run_general(args: argparse.Namespace) -> int:
+    """Handle ``guessgym train-general``; returns the process exit code."""
+    from ..training.general import GeneralConfig, load_general_config
+
+    try:
+        config = load_general_config(args.config)
+        if args.overrides:
+            data = config.to_dict()
+            for item in args.overrides:
+                key, sep, raw = item.partition("=")
+                if not sep:
+                    raise ValueError(f"--set expects key=value, got {item!r}")
+                data[key.strip()] = parse_value(raw)
+            config = GeneralConfig.from_dict(data)
+        require_extra("train", "training")
+    except (OSError, ValueError, ImportError) as exc:
+        print(f"guessgym train-general: {exc}", file=sys.stderr)
+        return 2
+    from ..training.general import train_general
+
+    stop = threading.Event()
+    with _first_interrupt_stops(stop, "saving a checkpoint at the end of this iteration"):
+        print(f"training one policy for every list: {config.iterations} iterations of {config.games_per_iteration} "
+              f"games -> {config.run_dir}")
+        try:
+            path = train_general(config, report=print, stop_event=stop)
+        except (OSError, ValueError) as exc:
+            print(f"guessgym train-general: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("aborted; the last checkpoint is intact: run the same command to continue", file=sys.stderr)
+            return 130
+    if path is None:
+        print(f"stopped at a checkpoint ({config.run_dir}); run the same command to continue")
+        return 130
+    print(f"model: {path}")
+    return 0
+
+
+class _first_interrupt_stops:
+    """While active, the first Ctrl-C sets ``stop`` (the run saves and stops), a second raises."""
+
+    def __init__(self, stop: threading.Event, what: str) -> None:
+        self.stop, self.what = stop, what
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        def on_sigint(signum: int, frame: Any) -> None:
+            if self.stop.is_set():
+                raise KeyboardInterrupt
+            self.stop.set()
+            print(f"\ninterrupt: {self.what} (Ctrl-C again to abort now)", file=sys.stderr, flush=True)
+
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, on_sigint)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 def build_config(args: argparse.Namespace) -> TrainConfig:
@@ -69,32 +150,16 @@ def run(args: argparse.Namespace) -> int:
     from ..training.train import train
 
     stop = threading.Event()
-    previous = None
-
-    def _on_sigint(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-        print(
-            "\ninterrupt: saving a checkpoint at the next rollout boundary (Ctrl-C again to abort now)",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, _on_sigint)
     print(f"training {config.algorithm} on {config.env_id} for {config.total_steps:,} steps -> {config.run_dir}")
-    try:
-        path = train(config, resume=args.resume, stop_event=stop, print_evaluations=True)
-    except (OSError, ValueError) as exc:
-        print(f"guessgym train: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("aborted; the last checkpoint is intact: run the same command with --resume", file=sys.stderr)
-        return 130
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    with _first_interrupt_stops(stop, "saving a checkpoint at the next rollout boundary"):
+        try:
+            path = train(config, resume=args.resume, stop_event=stop, print_evaluations=True)
+        except (OSError, ValueError) as exc:
+            print(f"guessgym train: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("aborted; the last checkpoint is intact: run the same command with --resume", file=sys.stderr)
+            return 130
     if stop.is_set():
         print(f"stopped at a checkpoint ({path.parent}); resume: run the same command with --resume")
         return 130

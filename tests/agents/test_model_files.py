@@ -112,6 +112,7 @@ def test_an_unknown_pickled_entry_is_refused_by_name(saved: Path, tmp_path: Path
     (lambda m: m.update(fingerprint="0" * 24), "fingerprint"),
     (lambda m: m["schedules"].update(clip_range={"value_schedule": "LinearSchedule(1, 0)"}), "constant"),
     (lambda m: m.update(format=99), "format 99"),
+    (lambda m: m["policy_kwargs"].update(log_scale="2309"), "log_scale must be None"),
 ])
 def test_a_manifest_naming_unknown_settings_is_refused(saved: Path, tmp_path: Path, change: Any, message: str) -> None:
     crafted = tmp_path / "crafted.zip"

@@ -48,6 +48,18 @@ def test_features_match_a_recount_of_the_tiles(data: st.DataObject) -> None:
                                          expected[:, 3].max()], atol=1e-6)
 
 
+def test_a_fixed_log_scale_gives_a_feature_the_same_meaning_on_every_list() -> None:
+    """With ``log_scale`` the size features divide by one constant, not by the list's answer count:
+    the same split of a candidate set scores the same on a list of 60 answers and on one of 2,309."""
+    cands = np.arange(12)
+    small = SplitFeatures(SMALL, log_scale=3158)(cands)
+    np.testing.assert_allclose(small[:, 5:], reference(SMALL, list(cands))[:, 5:] * math.log(60) / math.log(3158),
+                               atol=1e-6)
+    np.testing.assert_array_equal(small[:, :5], SplitFeatures(SMALL)(cands)[:, :5])
+    with pytest.raises(ValueError, match="log_scale must be None .* or an answer count of at least 2, got 1"):
+        SplitFeatures(SMALL, log_scale=1)
+
+
 def test_the_opening_set_of_wordle_ranks_guesses_as_the_baselines_do() -> None:
     features = SplitFeatures(WORDLE)(np.arange(len(WORDLE.answers)))
     salet, crane = WORDLE.guess_index["salet"], WORDLE.guess_index["crane"]

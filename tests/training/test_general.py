@@ -1,0 +1,123 @@
+"""One policy for every list: the drawn games hold training words only, every label is an optimal
+move (checked against the solver's values of every guess), the rollouts follow the rules of every
+other loop, and a run is seeded and resumes to the same model as one never stopped."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from guessgym.agents.learned import policy_actions
+from guessgym.agents.rollout import play_batched
+from guessgym.baselines.move_values import StateValues
+from guessgym.cli import main
+from guessgym.training.general import GeneralConfig, load_general_config, train_general
+from guessgym.training.general_games import GameShape, Visits, draw_game, visit_game
+from guessgym.training.general_loop import GeneralRun
+from guessgym.training.transfer import transfer_split
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = {"iterations": 2, "games_per_iteration": 2, "min_answers": 8, "max_answers": 24, "max_guesses": 60,
+        "validation_games": 2, "net_arch": {"pi": [32], "vf": [8]}, "batch_size": 32}
+
+
+@pytest.fixture(scope="module")
+def split():
+    return transfer_split()
+
+
+def test_drawn_games_hold_training_words_only_and_follow_the_seed(split) -> None:
+    shape = GameShape(10, 300, 1200, 0.3, 0.5)
+    draws = [draw_game(np.random.default_rng([3, i]), split, shape) for i in range(40)]
+    again = [draw_game(np.random.default_rng([3, i]), split, shape) for i in range(40)]
+    assert all((a.answers == b.answers).all() and (a.guesses == b.guesses).all() and a.hard == b.hard
+               for a, b in zip(draws, again))
+    unseen = set(split.unseen_words)
+    for draw in draws:
+        game = draw.game(split)  # the split refuses an unseen word
+        assert not unseen & (set(game.answers) | set(game.guesses))
+        assert set(game.answers) <= set(split.training_answers) and set(game.answers) <= set(game.guesses)
+        assert 10 <= len(game.answers) <= 300 and len(game.guesses) <= 1200
+    assert {d.hard for d in draws} == {True, False}
+    assert any(len(d.guesses) == len(d.answers) for d in draws)
+    assert any(len(d.guesses) > len(d.answers) for d in draws)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_every_label_is_an_optimal_move_and_the_expert_plays_the_optimum(split, hard: bool) -> None:
+    draw = draw_game(np.random.default_rng(5), split, GameShape(30, 30, 90, 0.0, 1.0 if hard else 0.0))
+    game = draw.game(split)
+    values = StateValues(game)
+    outcome = visit_game(None, game, values, ("expert",), np.random.default_rng(0), 1.0)
+    root = values.best(values.everyone, game.max_attempts, values.all_guesses)
+    assert int(outcome.guesses["expert"].sum()) == root and (outcome.guesses["expert"] > 0).all()
+    visits = outcome.visits
+    assert visits.weights[0] == len(game.answers) and (visits.masks is not None) == hard
+    # the root's label against every guess's exact value (the slow, obvious reference)
+    every = [values.after_total(values.everyone, g, game.max_attempts, values.all_guesses)
+             for g in range(len(game.guesses))]
+    assert every[int(visits.labels[0])] == min(every) == root
+    assert visit_game(None, game, StateValues(game), ("expert",), np.random.default_rng(1), 1.0).visits.labels \
+        .tolist() == visits.labels.tolist()  # the same move for the same state, every time
+
+
+def test_policy_rollouts_follow_the_rules_of_every_other_loop(split) -> None:
+    run = GeneralRun(GeneralConfig.from_dict({**TINY, "log_dir": "unused"}))
+    game = draw_game(np.random.default_rng(2), split, GameShape(40, 40, 120, 0.0, 1.0)).game(split)
+    values = StateValues(game)
+    outcome = visit_game(run.policy, game, values, ("greedy", "sampled"), np.random.default_rng(0), 1.0)
+    run.policy.set_game(game)
+    assert outcome.guesses["greedy"].tolist() == play_batched(policy_actions(run.policy), game).tolist()
+    assert outcome.policy_asked == len(outcome.visits) > 0
+    visits = outcome.visits
+    assert visits.masks is not None and visits.masks[np.arange(len(visits)), visits.labels].all()
+    assert visits.weights[0] == len(game.answers)  # every game starts at the root (weights per mode)
+    back = Visits.from_arrays(visits.arrays("x_"), "x_")
+    assert (back.masks == visits.masks).all() and (back.labels == visits.labels).all()  # type: ignore[operator]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_run_resumes_to_the_same_model_as_one_never_stopped(tmp_path: Path) -> None:
+    straight = GeneralConfig.from_dict({**TINY, "log_dir": str(tmp_path / "a")})
+    assert train_general(straight) == tmp_path / "a" / "wordle-general" / "model.zip"
+    stopped = GeneralConfig.from_dict({**TINY, "log_dir": str(tmp_path / "b")})
+    stop = threading.Event()
+    stop.set()
+    assert train_general(stopped, stop_event=stop) is None
+    assert (tmp_path / "b" / "wordle-general" / "general.csv").read_text().count("\n") == 2
+    final = train_general(stopped)
+    assert final is not None and _sha(final) == _sha(tmp_path / "a" / "wordle-general" / "model.zip")
+    rows = (tmp_path / "a" / "wordle-general" / "general.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("iteration,games,states_new")
+    other = GeneralConfig.from_dict({**TINY, "log_dir": str(tmp_path / "b"), "seed": 1})
+    with pytest.raises(ValueError, match="another configuration"):
+        train_general(other)
+
+
+def test_bad_configs_are_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    with pytest.raises(ValueError, match=r"unknown config key\(s\) \['iteration'\]"):
+        GeneralConfig.from_dict({"iteration": 3})
+    with pytest.raises(ValueError, match="'modes' must be a list of some of"):
+        GeneralConfig.from_dict({"modes": ["greedy", "greedy"]})
+    with pytest.raises(ValueError, match="'max_answers' must be a whole number >= 50"):
+        GeneralConfig.from_dict({"min_answers": 50, "max_answers": 10})
+    with pytest.raises(ValueError, match="log_scale must be None"):
+        GeneralConfig.from_dict({"log_scale": 1})
+    config = tmp_path / "bad.toml"
+    config.write_text("iterations = 'many'\n")
+    assert main(["train-general", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'iterations' must be a whole number >= 1" in err
+
+
+def test_the_shipped_config_reads(split) -> None:
+    config = load_general_config(ROOT / "configs" / "wordle-general.toml")
+    assert config.run_name == "wordle-general" and config.log_scale == 3158
+    assert config.unseen_share == split.unseen_share and config.split_seed == split.seed
