@@ -177,6 +177,13 @@ def _training_rows(tr: dict[str, Any]) -> list[str]:
     """The card's rows on how the model was trained: cloning (if any), PPO steps, wall time."""
     rows = []
     cloning = tr.get("cloning")
+    general = tr.get("general")
+    if general:
+        rows.append(f"| training | DAgger on {general['games']:,} games drawn from the transfer split's training "
+                    f"words ({general['iterations']} iterations), {general['states']:,} states labelled by the exact "
+                    "solver; no reinforcement learning |")
+        rows.append(f"| training wall time | {tr['wall_time_s'] / 60:.1f} min |")
+        return rows
     if cloning:
         held = tr["config"].get("holdout") or 0.0
         rows.append(f"| behaviour cloning | {cloning['epochs']} epochs over {cloning['states']:,} states of the "

@@ -1,6 +1,6 @@
 """The transfer protocol's evaluation lists and their exact optima (docs: "Transfer protocol").
 
-Builds the split of ``guessgym.training.transfer`` (seed 0, a tenth of the words unseen), and for
+Builds the split of ``guessgym.training.transfer`` (seed 0, a fifth of the words unseen), and for
 each list of unseen words, normal and hard mode, proves its optimum over every opener with the
 exact solver, writing ``results/transfer/lists.json``: the lists' sizes and fingerprints, the
 unseen words themselves, and each optimum (total, mean, deepest answer, opener, proven bound,

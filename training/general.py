@@ -53,6 +53,9 @@ class GeneralConfig:
         max_guesses: the most guesses a game allows.
         answers_only_share: the share of games whose answers are their only guesses.
         hard_share: the share of games in hard mode.
+        large_share: the share of *large* games: ``max_answers`` to ``large_max_answers`` answers, up
+            to ``large_max_guesses`` guesses, whose start is not labelled (solving it whole would take
+            minutes): the policy opens them, and the states after its opener are labelled.
         modes: how each answer is played after the first iteration (``greedy``, ``sampled``, ``expert``).
         temperature: the temperature of the ``sampled`` rollouts.
         epochs: passes over everything gathered, per iteration.
@@ -80,6 +83,9 @@ class GeneralConfig:
     max_guesses: int = 3000
     answers_only_share: float = 0.25
     hard_share: float = 0.5
+    large_share: float = 0.0
+    large_max_answers: int = 2504
+    large_max_guesses: int = 11874
     modes: tuple[str, ...] = ("greedy", "sampled")
     temperature: float = 1.0
     epochs: int = 2
@@ -142,6 +148,9 @@ class GeneralConfig:
         share("unseen_share", 0.0, 1.0, closed=False)
         share("answers_only_share", 0.0, 1.0)
         share("hard_share", 0.0, 1.0)
+        share("large_share", 0.0, 1.0)
+        whole("large_max_answers", self.max_answers if isinstance(self.max_answers, int) else 1)
+        whole("large_max_guesses", self.large_max_answers if isinstance(self.large_max_answers, int) else 1)
         share("temperature", 1e-3, 1e3)
         share("learning_rate", 1e-8, 1.0)
         share("max_grad_norm", 1e-6, 1e6)

@@ -33,11 +33,13 @@ MODES = ("expert", "greedy", "sampled")
 
 @dataclass(frozen=True)
 class GameDraw:
-    """One training game: answers and guesses as indices into the split's training words, and the mode."""
+    """One training game: answers and guesses as indices into the split's training words, the mode,
+    and whether its start is labelled (a large game's is not: solving it whole would take minutes)."""
 
     answers: np.ndarray
     guesses: np.ndarray
     hard: bool
+    large: bool = False
 
     def game(self, split: TransferSplit) -> Game:
         """The game itself (refused by the split if it held an unseen word)."""
@@ -58,27 +60,37 @@ class GameShape:
     max_guesses: int
     answers_only_share: float
     hard_share: float
+    large_share: float = 0.0
+    large_max_answers: int = 0
+    large_max_guesses: int = 0
+
+
+def _log_uniform(rng: np.random.Generator, low: int, high: int) -> int:
+    return min(max(int(round(math.exp(rng.uniform(math.log(low), math.log(max(high, low)))))), low), max(high, low))
 
 
 def draw_game(rng: np.random.Generator, split: TransferSplit, shape: GameShape) -> GameDraw:
     """A training game: ``n`` answers, ``n`` drawn log-uniformly in ``[min_answers, max_answers]``
     from the training answers; with probability ``answers_only_share`` those are the only guesses,
     else a log-uniform number of guesses in ``[1.5 n, max_guesses]`` (the answers and other training
-    words); hard mode with probability ``hard_share``."""
+    words); hard mode with probability ``hard_share``. With probability ``large_share`` the game is
+    *large* instead: ``n`` in ``[max_answers, large_max_answers]``, guesses up to ``large_max_guesses``,
+    and its start is left unlabelled (:func:`visit_game`'s ``label_start``)."""
     index = {w: i for i, w in enumerate(split.training_words)}
     pool = np.array([index[a] for a in split.training_answers], dtype=np.int64)
-    n = int(round(math.exp(rng.uniform(math.log(shape.min_answers), math.log(shape.max_answers)))))
-    n = min(max(n, shape.min_answers), shape.max_answers, pool.size)
+    large = bool(shape.large_share and rng.random() < shape.large_share)
+    low, high, most = ((shape.max_answers, shape.large_max_answers, shape.large_max_guesses) if large else
+                       (shape.min_answers, shape.max_answers, shape.max_guesses))
+    n = min(_log_uniform(rng, low, high), pool.size)
     answers = np.sort(rng.choice(pool, size=n, replace=False))
-    if rng.random() < shape.answers_only_share or shape.max_guesses <= n:
+    if rng.random() < shape.answers_only_share or most <= n:
         guesses = answers
     else:
-        low = min(math.ceil(1.5 * n), shape.max_guesses)
-        total = int(round(math.exp(rng.uniform(math.log(low), math.log(shape.max_guesses)))))
+        total = _log_uniform(rng, min(math.ceil(1.5 * n), most), most)
         others = np.setdiff1d(np.arange(len(split.training_words)), answers)
         extra = rng.choice(others, size=min(max(total - n, 0), others.size), replace=False)
         guesses = np.sort(np.concatenate([answers, extra]))
-    return GameDraw(answers, guesses, bool(rng.random() < shape.hard_share))
+    return GameDraw(answers, guesses, bool(rng.random() < shape.hard_share), large)
 
 
 @dataclass
@@ -143,9 +155,12 @@ def policy_logits(policy: GuessPolicyMixin, obs: dict[str, np.ndarray]) -> np.nd
 
 
 def visit_game(policy: GuessPolicyMixin | None, game: Game, values: StateValues, modes: tuple[str, ...],
-               rng: np.random.Generator, temperature: float) -> Outcome:
+               rng: np.random.Generator, temperature: float, *, label_start: bool = True) -> Outcome:
     """Play every answer of ``game`` once per mode of ``modes`` (see :data:`MODES`; ``policy`` may be
-    ``None`` when every mode is ``"expert"``), label every state reached, and return them."""
+    ``None`` when every mode is ``"expert"``), label every state reached, and return them.
+
+    ``label_start=False`` leaves the start unlabelled (on a game too large to solve whole): every
+    row opens with the policy's best guess, and only the states after it are labelled and kept."""
     from ..envs.vector import BatchedGuessEnv
 
     unknown = sorted(set(modes) - set(MODES))
@@ -153,6 +168,8 @@ def visit_game(policy: GuessPolicyMixin | None, game: Game, values: StateValues,
         raise ValueError(f"modes must be some of {MODES}, each once, got {modes!r}")
     if policy is None and set(modes) != {"expert"}:
         raise ValueError("a policy is needed unless every mode is 'expert'")
+    if not label_start and (policy is None or "expert" in modes):
+        raise ValueError("a game whose start is not labelled is opened by the policy: no 'expert' mode")
     if policy is not None:
         policy.set_game(game)
     n = len(game.answers)
@@ -179,6 +196,8 @@ def visit_game(policy: GuessPolicyMixin | None, game: Game, values: StateValues,
         left = game.max_attempts - turn
         for key, members in by_key.items():
             state = states[key]
+            if turn == 0 and not label_start:
+                continue
             if state.label < 0:
                 state.label = int(values.best_guess(state.answers, left, state.allowed))
                 state.row = len(order)
@@ -197,11 +216,12 @@ def visit_game(policy: GuessPolicyMixin | None, game: Game, values: StateValues,
             representatives = np.array([by_key[k][0] for k in by_key])
             scores = policy_logits(policy, {k: v[representatives] for k, v in obs.items()})
             best = dict(zip(by_key, scores.argmax(axis=1).tolist()))
-            asked += len(by_key)
-            agreed += sum(int(best[key] == states[key].label) for key in by_key)
+            labelled = [key for key in by_key if states[key].label >= 0]
+            asked += len(labelled)
+            agreed += sum(int(best[key] == states[key].label) for key in labelled)
             at = {k: i for i, k in enumerate(by_key)}
             for r in played_by_policy:
-                if sampled[r]:
+                if sampled[r] and (turn > 0 or label_start):
                     row_scores = scores[at[keys[r]]] / temperature
                     actions[r] = int(np.argmax(row_scores + rng.gumbel(size=row_scores.size)))
                 else:

@@ -7,6 +7,7 @@ run folder are described there).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import logging
@@ -30,6 +31,7 @@ from ..infra.atomic import atomic_write_bytes
 from .checkpoints import CheckpointError, latest_checkpoint, load_checkpoint_state, save_checkpoint
 from .general import CSV_COLUMNS, GeneralConfig
 from .general_games import GameDraw, GameShape, Visits, draw_game, visit_game
+from .numerics import describe_numerics
 from .transfer import transfer_split
 
 logger = logging.getLogger(__name__)
@@ -48,7 +50,8 @@ class GeneralRun:
         th.set_num_threads(config.torch_threads)
         self.split = transfer_split(config.split_seed, config.unseen_share)
         self.shape = GameShape(config.min_answers, config.max_answers, config.max_guesses, config.answers_only_share,
-                               config.hard_share)
+                               config.hard_share, config.large_share, config.large_max_answers,
+                               config.large_max_guesses)
         self.folder = config.run_dir
         self.reference = wordle(word_list=config.reference_list)
         self.model = self._build_model()
@@ -116,7 +119,7 @@ class GeneralRun:
         arrays: dict[str, np.ndarray] = {}
         for j, (draw, _, visits) in enumerate(gathered):
             arrays[f"g{j}_answers"], arrays[f"g{j}_guesses"] = draw.answers, draw.guesses
-            arrays[f"g{j}_hard"] = np.array([draw.hard])
+            arrays[f"g{j}_hard"], arrays[f"g{j}_large"] = np.array([draw.hard]), np.array([draw.large])
             arrays.update(visits.arrays(f"g{j}_"))
         buffer = io.BytesIO()
         np.savez_compressed(buffer, allow_pickle=False, **arrays)
@@ -129,7 +132,8 @@ class GeneralRun:
                 arrays = {k: npz[k] for k in npz.files}
             out = []
             for j in range(len([k for k in arrays if k.endswith("_hard")])):
-                draw = GameDraw(arrays[f"g{j}_answers"], arrays[f"g{j}_guesses"], bool(arrays[f"g{j}_hard"][0]))
+                draw = GameDraw(arrays[f"g{j}_answers"], arrays[f"g{j}_guesses"], bool(arrays[f"g{j}_hard"][0]),
+                                bool(arrays[f"g{j}_large"][0]))
                 out.append((draw, draw.game(self.split), Visits.from_arrays(arrays, f"g{j}_")))
         except (OSError, KeyError, ValueError) as exc:
             raise CheckpointError(f"{path}: not this run's data ({type(exc).__name__}: {exc})") from None
@@ -140,12 +144,17 @@ class GeneralRun:
         """Draw, play and label this iteration's games; the policy's agreement with the labels."""
         c = self.config
         rng = np.random.default_rng([c.seed, iteration])
-        modes = ("expert",) if iteration == 1 else c.modes
         gathered, agreed, asked = [], 0, 0
         for _ in range(c.games_per_iteration):
             draw = draw_game(rng, self.split, self.shape)
             game = draw.game(self.split)
-            outcome = visit_game(self.policy, game, StateValues(game), modes, rng, c.temperature)
+            if draw.large:  # opened by the policy: no solver's rows
+                modes = tuple(m for m in c.modes if m != "expert") if iteration > 1 else ()
+                modes = modes or ("greedy",)
+            else:
+                modes = c.modes if iteration > 1 else ("expert",)
+            outcome = visit_game(self.policy, game, StateValues(game), modes, rng, c.temperature,
+                                 label_start=not draw.large)
             gathered.append((draw, game, outcome.visits))
             agreed, asked = agreed + outcome.policy_agreed, asked + outcome.policy_asked
         return gathered, agreed / asked if asked else float("nan")
@@ -192,7 +201,8 @@ class GeneralRun:
         """The validation games and their optima (solved once, then read from ``validation.json``)."""
         c = self.config
         rng = np.random.default_rng([c.seed, 0])
-        draws = [draw_game(rng, self.split, self.shape) for _ in range(c.validation_games)]
+        small = dataclasses.replace(self.shape, large_share=0.0)  # validation games are solved whole
+        draws = [draw_game(rng, self.split, small) for _ in range(c.validation_games)]
         games = [d.game(self.split) for d in draws]
         path = self.folder / "validation.json"
         known = json.loads(path.read_text()) if path.is_file() else {}
@@ -236,16 +246,19 @@ class GeneralRun:
             elapsed = time.perf_counter() - began
             new = sum(len(v) for _, _, v in gathered)
             self.rows.append([iteration, len(gathered), new, sum(len(v) for _, _, v in self.data),
-                              round(agreement, 6), round(loss, 6), round(accuracy, 6), total, optimum,
-                              round(100 * (total - optimum) / optimum, 4), round(win_rate, 6), round(elapsed, 1)])
+                              "" if np.isnan(agreement) else round(agreement, 6), round(loss, 6), round(accuracy, 6),
+                              total, optimum, round(100 * (total - optimum) / optimum, 4), round(win_rate, 6),
+                              round(elapsed, 1)])
             self._write_csv()
             self.policy.set_game(self.reference)
             save_checkpoint(self.folder / "iterations", self.model,
                             {"iteration": iteration, "optimizer": _optimizer_state(self.optimizer), "rows": self.rows,
                              "wall_time_s": elapsed, "config": c.to_dict()}, keep=2, name=f"iter-{iteration:04d}")
-            self._say(f"iteration {iteration}/{c.iterations}: {new:,} new states (policy agreed with the solver on "
-                      f"{100 * agreement:.1f}%), loss {loss:.4f}, accuracy {100 * accuracy:.1f}%; validation "
-                      f"{total:,} guesses against the optimum {optimum:,} ({100 * (total - optimum) / optimum:+.2f}%, "
+            played = ("played by the solver" if np.isnan(agreement) else
+                      f"the policy already played the solver's move in {100 * agreement:.1f}%")
+            self._say(f"iteration {iteration}/{c.iterations}: {new:,} new states ({played}), loss {loss:.4f}, "
+                      f"accuracy {100 * accuracy:.1f}%; validation {total:,} guesses against the optimum {optimum:,} "
+                      f"({100 * (total - optimum) / optimum:+.2f}%, "
                       f"{100 * win_rate:.2f}% won), {elapsed:.0f} s")
             if stop_event is not None and stop_event.is_set() and iteration < c.iterations:
                 return None
@@ -253,7 +266,8 @@ class GeneralRun:
         self._save(final)
         summary = {"iterations": c.iterations, "states": sum(len(v) for _, _, v in self.data),
                    "games": len(self.data), "wall_time_s": round(time.perf_counter() - began, 1),
-                   "last": dict(zip(CSV_COLUMNS, self.rows[-1])) if self.rows else None}
+                   "last": dict(zip(CSV_COLUMNS, self.rows[-1])) if self.rows else None,
+                   "numerics": describe_numerics(c.numerics)}
         atomic_write_bytes(self.folder / "summary.json", json.dumps(summary, indent=2).encode())
         return final
 

@@ -147,4 +147,49 @@ def ship(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | P
     return card
 
 
-__all__ = ["answer_string", "held_out_answers", "ship", "slim_model_bytes"]
+def ship_general(run_dir: str | Path, name: str, result: EvaluationResult, dest: str | Path, *, reproduce: str,
+                 summary: str = "", limits: str = "", references: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """:func:`ship` for a general run (:mod:`guessgym.training.general`: ``summary.json``, ``config.json``,
+    ``model.zip``): the card's game is the run's reference list, its training the DAgger iterations."""
+    from .numerics import describe_numerics, pin_numerics
+
+    run_dir, dest = Path(run_dir), Path(dest)
+    done = json.loads((run_dir / "summary.json").read_text())
+    config = json.loads((run_dir / "config.json").read_text())
+    if "numerics" not in done:  # a run's own record; else the same pinned paths described here
+        pin_numerics(config["numerics"])
+    numerics = done.get("numerics") or describe_numerics(config["numerics"])
+    data, model = slim_model_bytes(run_dir / "model.zip")
+    game: Game = model.policy.game
+    if result.n_games != len(game.answers):
+        raise ValueError(f"the card needs the evaluation over every answer ({len(game.answers)}), got {result.n_games}")
+    card: dict[str, Any] = {
+        "name": name, "summary": summary, "env_id": "guessgym/Wordle-v1",
+        "env_kwargs": {"word_list": config["reference_list"]}, "game": game.name, "fingerprint": game.fingerprint,
+        "hard_mode": False, "algorithm": algorithm_name(model), "parameters": count_parameters(model.policy),
+        "model_sha256": hashlib.sha256(data).hexdigest(), "model_bytes": len(data),
+        "evaluation": {"games": result.n_games, "win_rate": result.win_rate, "mean_guesses": result.mean_guesses,
+                       "max_guesses": result.max_guesses,
+                       "distribution": {str(k): v for k, v in result.distribution.items()},
+                       "answer_guesses": answer_string(result, game)},
+        "references": references or [],
+        "training": {
+            "config": config, "steps": 0, "wall_time_s": done["wall_time_s"], "steps_per_s": 0.0, "cloning": None,
+            "general": {k: done[k] for k in ("iterations", "games", "states")},
+            "stopped": "every iteration done",
+            "hardware": f"{numerics.get('cpu', platform.processor())}, {config['torch_threads']} torch thread(s) "
+                        f"({numerics.get('machine', platform.machine())})",
+            "numerics": f"{config['numerics']} (ATen {numerics.get('aten_cpu_capability', '?')}, "
+                        f"MKL_CBWR {numerics.get('mkl_cbwr', '?')})",
+            "versions": {"python": platform.python_version(),
+                         **{k: v for k, v in (numerics.get("libraries") or {}).items() if v}},
+        },
+        "reproduce": reproduce, "limits": limits, "changes": "",
+    }
+    dest.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(dest / f"{name}.zip", data)
+    atomic_write_text(dest / f"{name}.json", json.dumps(card, indent=1) + "\n")
+    return card
+
+
+__all__ = ["answer_string", "held_out_answers", "ship", "ship_general", "slim_model_bytes"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -74,6 +75,18 @@ def transfer_split(seed: int = DEFAULT_SEED, unseen_share: float = DEFAULT_UNSEE
                          tuple(a for a in answers if a in unseen))
 
 
+#: The greedy rules of the baselines that play Wordle (the results table's "best greedy rule" is the best of them).
+GREEDY = ("most-buckets", "expected-size", "pattern-entropy", "least-worst", "min-average", "position-entropy",
+          "clique")
+#: The shipped models compared on each list, by mode (hard mode: True); the first is the table's.
+SHIPPED = {False: ("pretrained:wordle-cloned", "pretrained:wordle"),
+           True: ("pretrained:wordle-hard-cloned", "pretrained:wordle-hard")}
+#: How many of the policy's best guesses its one step of lookahead compares.
+LOOKAHEAD_TOP_K = 5
+#: The markers of the results table in the documentation's transfer page.
+BEGIN, END = "<!-- results: scripts/transfer_results.py --page -->", "<!-- end of results -->"
+
+
 def unseen_games(split: TransferSplit) -> dict[str, Game]:
     """The evaluation lists made of unseen words only, by name: ``unseen`` (every unseen answer,
     every unseen word allowed as a guess), ``unseen-half`` (a seeded half of the unseen answers,
@@ -91,4 +104,46 @@ def unseen_games(split: TransferSplit) -> dict[str, Game]:
     return games
 
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_UNSEEN_SHARE", "SOURCE_LIST", "TransferSplit", "transfer_split", "unseen_games"]
+def results_table(data: dict[str, Any], model_sha: str) -> str:
+    """The Markdown table of ``results/transfer/results.json`` (``scripts/transfer_results.py``) for the
+    general policy with SHA-256 ``model_sha``: per list, the optimum, the best greedy rule, the shipped
+    cloned policy, the general policy pure and with lookahead, and its move analysis."""
+    general = f"general:{model_sha[:16]}"
+    lookahead = f"general-lookahead-{LOOKAHEAD_TOP_K}:{model_sha[:16]}"
+    rows = ["| list | answers | guesses | optimum | best greedy rule | shipped cloned | general policy | gap | "
+            "+ lookahead | gap | loss per move | best moves |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def total(figures: dict[str, Any] | None) -> str:
+        if not figures:
+            return "-"
+        lost = "" if figures["win_rate"] == 1 else f" ({100 * (1 - figures['win_rate']):.2f}% lost)"
+        return f"{figures['total']:,}{lost}"
+
+    def gap(figures: dict[str, Any] | None, best: int | None) -> str:
+        if not figures or best is None:
+            return "-"
+        return f"{100 * (figures['total'] - best) / best:+.2f}%"
+
+    for name, entry in data["lists"].items():
+        players = entry["players"]
+        optimum = entry["optimum"]
+        best = optimum.get("total")
+        shown = f"{best:,}" if best is not None else f">= {optimum['lower_bound']:,}"
+        if best is not None and not optimum.get("proven"):
+            shown += " (best known)"
+        greedy = {r: players[r] for r in GREEDY if r in players and "total" in players[r]}
+        rule = min(greedy, key=lambda r: greedy[r]["total"]) if greedy else None
+        shipped = players.get(SHIPPED[entry["hard_mode"]][0])
+        pure, ahead = players.get(general), players.get(lookahead)
+        analysis = (pure or {}).get("analysis")
+        rows.append(f"| `{name}` | {entry['answers']:,} | {entry['guesses']:,} | {shown} | "
+                    f"{'-' if rule is None else f'{rule} {total(greedy[rule])}'} | {total(shipped)} | {total(pure)} | "
+                    f"{gap(pure, best)} | {total(ahead)} | {gap(ahead, best)} | "
+                    f"{'-' if not analysis else format(analysis['mean_loss_per_move'], '.4f')} | "
+                    f"{'-' if not analysis else format(100 * analysis['best_move_share'], '.1f') + '%'} |")
+    return "\n".join(rows)
+
+
+__all__ = ["BEGIN", "DEFAULT_SEED", "DEFAULT_UNSEEN_SHARE", "END", "GREEDY", "LOOKAHEAD_TOP_K", "SHIPPED",
+           "SOURCE_LIST", "TransferSplit", "results_table", "transfer_split", "unseen_games"]

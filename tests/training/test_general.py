@@ -16,7 +16,7 @@ from guessgym.agents.rollout import play_batched
 from guessgym.baselines.move_values import StateValues
 from guessgym.cli import main
 from guessgym.training.general import GeneralConfig, load_general_config, train_general
-from guessgym.training.general_games import GameShape, Visits, draw_game, visit_game
+from guessgym.training.general_games import GameShape, Visits, draw_game, policy_logits, visit_game
 from guessgym.training.general_loop import GeneralRun
 from guessgym.training.transfer import transfer_split
 
@@ -78,6 +78,32 @@ def test_policy_rollouts_follow_the_rules_of_every_other_loop(split) -> None:
     assert visits.weights[0] == len(game.answers)  # every game starts at the root (weights per mode)
     back = Visits.from_arrays(visits.arrays("x_"), "x_")
     assert (back.masks == visits.masks).all() and (back.labels == visits.labels).all()  # type: ignore[operator]
+
+
+def test_a_large_game_is_opened_by_the_policy_and_only_what_follows_is_labelled(split) -> None:
+    shape = GameShape(10, 40, 120, 0.0, 0.0, large_share=1.0, large_max_answers=70, large_max_guesses=300)
+    draw = draw_game(np.random.default_rng(4), split, shape)
+    game = draw.game(split)
+    assert draw.large and 40 <= len(game.answers) <= 70 and len(game.guesses) <= 300
+    run = GeneralRun(GeneralConfig.from_dict({**TINY, "log_dir": "unused"}))
+    values = StateValues(game)
+    outcome = visit_game(run.policy, game, values, ("greedy", "sampled"), np.random.default_rng(0), 1.0,
+                         label_start=False)
+    run.policy.set_game(game)
+    opener = int(np.argmax(policy_logits(run.policy, _start(game))[0]))
+    visits = outcome.visits
+    assert visits.board.shape[0] == len(visits) and (visits.board[:, : game.length] > 0).all()  # none at the start
+    assert visits.weights.sum() < 2 * len(game.answers)  # the start's weight is not there
+    assert (visits.board[:, : game.length] - 1 == np.array(game.guess_codes[opener])).all()  # both modes open so
+    with pytest.raises(ValueError, match="opened by the policy"):
+        visit_game(None, game, values, ("expert",), np.random.default_rng(0), 1.0, label_start=False)
+
+
+def _start(game):
+    from guessgym.envs.vector import BatchedGuessEnv
+
+    obs, _ = BatchedGuessEnv(1, game=game, track_candidates=False).reset(seed=0, options={"answer": np.array([0])})
+    return obs
 
 
 def _sha(path: Path) -> str:
