@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import platform
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,7 +39,7 @@ from guessgym.agents.registry import make_agent
 from guessgym.envs.game import Game, wordle
 from guessgym.evaluation.analysis import analyze
 from guessgym.evaluation.evaluate import evaluate
-from guessgym.infra.atomic import atomic_write_text
+from guessgym.infra.atomic import atomic_write_text, file_lock
 from guessgym.infra.inputs import script_main
 from guessgym.training.transfer import (
     BEGIN,
@@ -191,10 +192,26 @@ def main() -> None:
                 model=args.model, model_sha256=model_sha)
     data.setdefault("lists", {})
 
-    def save() -> None:
-        atomic_write_text(OUT, json.dumps(data, indent=1) + "\n")
-
     games = protocol_lists()
+
+    def save() -> None:
+        """Merge this run's figures into the file under a lock (runs of other lists or players may
+        write it at the same time) and see theirs."""
+        with file_lock(Path(tempfile.gettempdir()) / "guessgym-transfer-results.lock"):
+            current = json.loads(OUT.read_text()) if OUT.is_file() else {}
+            lists = current.get("lists", {})
+            for name, entry in data["lists"].items():
+                theirs = lists.get(name, {})
+                players = dict(theirs.get("players", {})) if theirs.get("fingerprint") == entry["fingerprint"] else {}
+                players.update(entry["players"])
+                entry["players"] = players
+                if "optimum" not in entry and "optimum" in theirs:
+                    entry["optimum"] = theirs["optimum"]
+            merged = {**{n: e for n, e in lists.items() if n not in data["lists"]}, **data["lists"]}
+            order = list(games)
+            data["lists"] = {n: merged[n] for n in sorted(merged, key=lambda n: order.index(n) if n in order else 99)}
+            atomic_write_text(OUT, json.dumps(data, indent=1) + "\n")
+
     names = list(games) if args.lists is None else args.lists.split(",")
     unknown = sorted(set(names) - set(games))
     if unknown:
@@ -212,7 +229,6 @@ def main() -> None:
             entry["optimum"] = optimum_of(name, game)
             save()
         measure(name, game, entry, args.model, model_sha, only, save)
-    data["lists"] = {n: data["lists"][n] for n in games if n in data["lists"]}
     save()
     text = results_table(data, model_sha)
     print(text)

@@ -41,13 +41,13 @@ class GeneralRun:
     """One general run (see :mod:`guessgym.training.general`)."""
 
     def __init__(self, config: GeneralConfig, report: Callable[[str], None] | None = None) -> None:
-        from .numerics import pin_numerics
+        from .numerics import pin_numerics, pin_threads
 
         config.validate()
         self.config = config
         self.report = report
         pin_numerics(config.numerics)
-        th.set_num_threads(config.torch_threads)
+        pin_threads(config.torch_threads)
         self.split = transfer_split(config.split_seed, config.unseen_share)
         self.shape = GameShape(config.min_answers, config.max_answers, config.max_guesses, config.answers_only_share,
                                config.hard_share, config.large_share, config.large_max_answers,

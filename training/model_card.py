@@ -177,7 +177,8 @@ def ship_general(run_dir: str | Path, name: str, result: EvaluationResult, dest:
             "config": config, "steps": 0, "wall_time_s": done["wall_time_s"], "steps_per_s": 0.0, "cloning": None,
             "general": {k: done[k] for k in ("iterations", "games", "states")},
             "stopped": "every iteration done",
-            "hardware": f"{numerics.get('cpu', platform.processor())}, {config['torch_threads']} torch thread(s) "
+            "hardware": f"{numerics.get('cpu', platform.processor())}, "
+                        f"{numerics.get('torch_threads', config['torch_threads'])} torch thread(s) "
                         f"({numerics.get('machine', platform.machine())})",
             "numerics": f"{config['numerics']} (ATen {numerics.get('aten_cpu_capability', '?')}, "
                         f"MKL_CBWR {numerics.get('mkl_cbwr', '?')})",

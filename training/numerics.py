@@ -72,6 +72,23 @@ def pin_numerics(mode: str) -> dict[str, Any]:
     return describe_numerics(mode)
 
 
+def pin_threads(threads: int) -> None:
+    """Run torch on ``threads`` threads, and numba's parallel kernels too.
+
+    numba's OpenMP layer shares torch's OpenMP runtime: starting its thread pool (at the first
+    parallel kernel: a word list's split, a pattern matrix built) sets the runtime's thread count
+    to every core, and torch's matrix products then run on that many threads, which changes their
+    sums with the machine. So the pool is started here first, then both are pinned.
+    """
+    import numba
+    import torch
+    from numba.np.ufunc import parallel
+
+    parallel._launch_threads()  # what numba's first parallel kernel would do, later
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+
+
 def describe_numerics(mode: str) -> dict[str, Any]:
     """What decides the arithmetic of a run here: for ``final.json`` and the model cards."""
     import torch
@@ -117,4 +134,4 @@ def _cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-__all__ = ["NUMERICS", "PORTABLE_ENV", "describe_numerics", "pin_numerics"]
+__all__ = ["NUMERICS", "PORTABLE_ENV", "describe_numerics", "pin_numerics", "pin_threads"]

@@ -5,6 +5,9 @@ other loop, and a run is seeded and resumes to the same model as one never stopp
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -125,6 +128,26 @@ def test_a_run_resumes_to_the_same_model_as_one_never_stopped(tmp_path: Path) ->
     other = GeneralConfig.from_dict({**TINY, "log_dir": str(tmp_path / "b"), "seed": 1})
     with pytest.raises(ValueError, match="another configuration"):
         train_general(other)
+
+
+def test_building_games_leaves_torch_on_the_configured_threads(split) -> None:
+    """numba's parallel kernels (a pattern matrix built for each drawn game) share torch's OpenMP
+    runtime; the run pins both, so its products keep the configured thread count on any machine
+    (checked in a fresh process, where numba's pool starts)."""
+    code = ("import torch\n"
+            "from guessgym.training.general import GeneralConfig\n"
+            "from guessgym.training.general_loop import GeneralRun\n"
+            "from guessgym.training.general_games import GameShape, draw_game\n"
+            "import numpy as np\n"
+            "run = GeneralRun(GeneralConfig.from_dict({'log_dir': 'unused', 'net_arch': {'pi': [8], 'vf': [8]}}))\n"
+            "after = [torch.get_num_threads()]\n"
+            "draw_game(np.random.default_rng(9), run.split, GameShape(300, 300, 3000, 0.0, 0.0)).game(run.split)\n"
+            "after.append(torch.get_num_threads())\n"
+            "print(after)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "NUMBA_NUM_THREADS": "4"})  # as on a machine of four cores or more
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[1, 1]"
 
 
 def test_bad_configs_are_refused_in_one_line(tmp_path: Path, capsys) -> None:

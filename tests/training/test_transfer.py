@@ -3,14 +3,19 @@ the evaluation lists hold unseen words only, and their committed optima are what
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from guessgym.agents.learned import policy_actions
+from guessgym.agents.pretrained import load_pretrained, model_path
+from guessgym.agents.rollout import play_batched
 from guessgym.baselines.optimal import solve
 from guessgym.envs.game import wordle
-from guessgym.training.transfer import transfer_split, unseen_games
+from guessgym.training.transfer import BEGIN, END, results_table, transfer_split, unseen_games
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,3 +57,27 @@ def test_the_evaluation_lists_are_unseen_words_and_their_committed_optima_are_pr
     smallest = games["unseen-answers"]  # under a second: proven again here
     result = solve(smallest, proof=True)
     assert (result.total, result.proven) == (record["lists"]["unseen-answers"]["total"], True)
+
+
+def test_the_transfer_page_shows_the_committed_results_of_the_shipped_model() -> None:
+    data = json.loads((ROOT / "results/transfer/results.json").read_text())
+    assert data["model_sha256"] == hashlib.sha256(model_path("wordle-general").read_bytes()).hexdigest()
+    page = (ROOT / "docs/transfer.md").read_text()
+    assert f"{BEGIN}\n\n{results_table(data, data['model_sha256'])}\n\n{END}" in page
+    general = f"general:{data['model_sha256'][:16]}"
+    games = unseen_games(transfer_split())
+    assert set(games) <= set(data["lists"])
+    assert all(general in entry["players"] for entry in data["lists"].values())
+
+
+@pytest.mark.parametrize("name", ["unseen-half", "unseen-half-hard"])
+def test_the_shipped_general_policy_plays_an_unseen_list_as_recorded(name: str) -> None:
+    """An exact reproduction of two of the table's figures: the model never saw these words."""
+    data = json.loads((ROOT / "results/transfer/results.json").read_text())
+    game = unseen_games(transfer_split())[name]
+    agent = load_pretrained("wordle-general")
+    agent.begin(game)
+    guesses = play_batched(policy_actions(agent.policy), game)
+    recorded = data["lists"][name]["players"][f"general:{data['model_sha256'][:16]}"]
+    assert int(np.where(guesses > 0, guesses, game.max_attempts + 1).sum()) == recorded["total"]
+    assert float((guesses > 0).mean()) == recorded["win_rate"]
