@@ -1,9 +1,10 @@
 """One policy for every word list: DAgger on randomised games, labelled by the exact solver.
 
-The cloned policies learn one tree of one list. :func:`train_general` teaches the same guess
-policy (:mod:`guessgym.agents.policies`: no parameter belongs to a word) on many games at once,
-drawn from the training words of the transfer split (:mod:`guessgym.training.transfer`; an unseen
-word never appears in a training game): each iteration draws ``games_per_iteration`` games
+The cloned policies learn one tree of one list. A general run (its configuration here, its loop
+:func:`guessgym.training.general_loop.train_general`) teaches the same guess policy
+(:mod:`guessgym.agents.policies`: no parameter belongs to a word) on many games at once, drawn from
+the training words of the transfer split (:mod:`guessgym.training.transfer`; an unseen word never
+appears in a training game): each iteration draws ``games_per_iteration`` games
 (:func:`~guessgym.training.general_games.draw_game`), plays every answer of each with the policy,
 greedily and by drawing from its distribution (the first iteration with the solver, to start on the
 optimal trees' states), labels every state reached with the exact solver's best move, adds them to
@@ -23,8 +24,6 @@ the iteration). Torch's arithmetic is pinned as for every run (``numerics``, ``t
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,19 +182,4 @@ def load_general_config(path: str | Path) -> GeneralConfig:
         raise ValueError(f"{path}: {exc}") from None
 
 
-def train_general(config: GeneralConfig, *, report: Callable[[str], None] | None = None,
-                  stop_event: threading.Event | None = None) -> Path | None:
-    """Run (or resume) a general run (see the module docstring).
-
-    Returns:
-        The final model's path, or ``None`` when ``stop_event`` stopped the run after an iteration.
-
-    Raises:
-        CheckpointError: the run folder holds another configuration's run, or a damaged checkpoint.
-    """
-    from .general_loop import GeneralRun
-
-    return GeneralRun(config, report).run(stop_event)
-
-
-__all__ = ["CSV_COLUMNS", "GeneralConfig", "load_general_config", "train_general"]
+__all__ = ["CSV_COLUMNS", "GeneralConfig", "load_general_config"]

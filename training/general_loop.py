@@ -1,6 +1,6 @@
 """The loop of a general policy's run: draw games, play and label them, aggregate, fit, validate, save.
 
-:class:`GeneralRun` carries out :func:`guessgym.training.general.train_general` (the method and the
+:func:`train_general` runs a general run through :class:`GeneralRun` (the method and the
 run folder are described there).
 """
 
@@ -284,9 +284,22 @@ class GeneralRun:
             self.report(text)
 
 
+def train_general(config: GeneralConfig, *, report: Callable[[str], None] | None = None,
+                  stop_event: threading.Event | None = None) -> Path | None:
+    """Run (or resume) a general run (see the module docstring).
+
+    Returns:
+        The final model's path, or ``None`` when ``stop_event`` stopped the run after an iteration.
+
+    Raises:
+        CheckpointError: the run folder holds another configuration's run, or a damaged checkpoint.
+    """
+    return GeneralRun(config, report).run(stop_event)
+
+
 def _optimizer_state(optimizer: th.optim.Optimizer) -> dict[str, Any]:
     state = optimizer.state_dict()
     return {"state": {str(k): v for k, v in state["state"].items()}, "param_groups": state["param_groups"]}
 
 
-__all__ = ["GeneralRun"]
+__all__ = ["GeneralRun", "train_general"]

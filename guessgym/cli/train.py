@@ -1,5 +1,5 @@
 """``guessgym train`` and ``guessgym train-general``: the command-line fronts of
-:func:`guessgym.training.train.train` and :func:`guessgym.training.general.train_general`.
+:func:`guessgym.training.train.train` and :func:`guessgym.training.general_loop.train_general`.
 
 :func:`guessgym.cli.build_parser` calls :func:`register` with its subparsers; the sub-command stores its
 handler as ``func`` (``args.func(args)`` returns the exit code)::
@@ -83,7 +83,7 @@ def run_general(args: argparse.Namespace) -> int:
     except (OSError, ValueError, ImportError) as exc:
         print(f"guessgym train-general: {exc}", file=sys.stderr)
         return 2
-    from ..training.general import train_general
+    from ..training.general_loop import train_general
 
     stop = threading.Event()
     with _first_interrupt_stops(stop, "saving a checkpoint at the end of this iteration"):

@@ -18,9 +18,9 @@ from guessgym.agents.learned import policy_actions
 from guessgym.agents.rollout import play_batched
 from guessgym.baselines.move_values import StateValues
 from guessgym.cli import main
-from guessgym.training.general import GeneralConfig, load_general_config, train_general
+from guessgym.training.general import GeneralConfig, load_general_config
 from guessgym.training.general_games import GameShape, Visits, draw_game, policy_logits, visit_game
-from guessgym.training.general_loop import GeneralRun
+from guessgym.training.general_loop import GeneralRun, train_general
 from guessgym.training.transfer import transfer_split
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +136,7 @@ def test_building_games_leaves_torch_on_the_configured_threads(split) -> None:
     (checked in a fresh process, where numba's pool starts)."""
     code = ("import torch\n"
             "from guessgym.training.general import GeneralConfig\n"
-            "from guessgym.training.general_loop import GeneralRun\n"
+            "from guessgym.training.general_loop import GeneralRun, train_general\n"
             "from guessgym.training.general_games import GameShape, draw_game\n"
             "import numpy as np\n"
             "run = GeneralRun(GeneralConfig.from_dict({'log_dir': 'unused', 'net_arch': {'pi': [8], 'vf': [8]}}))\n"
