@@ -151,6 +151,18 @@ def decode_state(value: Any, arrays: dict[str, np.ndarray]) -> Any:
     raise ValueError(f"an object with the unknown tag(s) {tags}")
 
 
+def optimizer_state(optimizer: th.optim.Optimizer) -> dict[str, Any]:
+    """A torch optimizer's state for a checkpoint's ``state.json`` (keys as strings)."""
+    state = optimizer.state_dict()
+    return {"state": {str(k): v for k, v in state["state"].items()}, "param_groups": state["param_groups"]}
+
+
+def load_optimizer_state(optimizer: th.optim.Optimizer, saved: dict[str, Any]) -> None:
+    """Restore what :func:`optimizer_state` saved (JSON turned its keys into strings, its tuples into lists)."""
+    groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()} for g in saved["param_groups"]]
+    optimizer.load_state_dict({"state": {int(k): v for k, v in saved["state"].items()}, "param_groups": groups})
+
+
 def save_checkpoint(root: Path, model: BaseAlgorithm, state: dict[str, Any], keep: int,
                     name: str | None = None) -> Path:
     """Write ``model`` and ``state`` (without ``format``, which is added) as the checkpoint of
@@ -210,6 +222,8 @@ __all__ = [
     "checkpoint_dir_name",
     "latest_checkpoint",
     "load_checkpoint_state",
+    "load_optimizer_state",
+    "optimizer_state",
     "rng_state",
     "save_checkpoint",
     "set_rng_state",

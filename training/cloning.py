@@ -44,7 +44,14 @@ from ..agents.rollout import play_batched
 from ..envs.game import Game
 from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_write_bytes
-from .checkpoints import CheckpointError, latest_checkpoint, load_checkpoint_state, save_checkpoint
+from .checkpoints import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint_state,
+    load_optimizer_state,
+    optimizer_state,
+    save_checkpoint,
+)
 from .config import TrainConfig
 
 logger = logging.getLogger(__name__)
@@ -146,16 +153,6 @@ def greedy_guesses(model: BaseAlgorithm, game: Game, answers: np.ndarray) -> np.
     return play_batched(policy_actions(model.policy), game, answers)  # type: ignore[arg-type]
 
 
-def _optimizer_state(optimizer: th.optim.Optimizer) -> dict[str, Any]:
-    state = optimizer.state_dict()
-    return {"state": {str(k): v for k, v in state["state"].items()}, "param_groups": state["param_groups"]}
-
-
-def _load_optimizer(optimizer: th.optim.Optimizer, saved: dict[str, Any]) -> None:
-    groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()} for g in saved["param_groups"]]
-    optimizer.load_state_dict({"state": {int(k): v for k, v in saved["state"].items()}, "param_groups": groups})
-
-
 def clone(model: BaseAlgorithm, config: TrainConfig, game: Game, run_dir: Path, train_answers: np.ndarray,
           eval_answers: np.ndarray, held_out: np.ndarray, *, report: Callable[[str], None] | None = None,
           stop_event: threading.Event | None = None) -> bool:
@@ -185,7 +182,7 @@ def clone(model: BaseAlgorithm, config: TrainConfig, game: Game, run_dir: Path, 
         try:
             cloned = read_model(saved / "model.zip", game=game, device=config.device)
             policy.load_state_dict(cloned.policy.state_dict())
-            _load_optimizer(optimizer, state["optimizer"])
+            load_optimizer_state(optimizer, state["optimizer"])
             rng.bit_generator.state = state["rng"]
             rows, wall, start_epoch = list(state["rows"]), float(state["wall_time_s"]), int(state["epoch"])
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
@@ -215,7 +212,7 @@ def clone(model: BaseAlgorithm, config: TrainConfig, game: Game, run_dir: Path, 
                      round(value_loss, 6), round(hit, 6), len(eval_answers), round(float(won.mean()), 6),
                      round(mean, 6), round(elapsed, 3)])
         _write_csv(run_dir / "cloning.csv", rows)
-        save_checkpoint(folder, model, {"epoch": epoch, "optimizer": _optimizer_state(optimizer),
+        save_checkpoint(folder, model, {"epoch": epoch, "optimizer": optimizer_state(optimizer),
                                         "rng": rng.bit_generator.state, "rows": rows, "wall_time_s": elapsed,
                                         "config": config.to_dict()}, keep=2, name=f"epoch-{epoch:04d}")
         _say(report, f"cloning epoch {epoch}/{config.clone_epochs}: loss {policy_loss:.4f}, optimal move in "

@@ -28,7 +28,14 @@ from ..agents.rollout import play_batched
 from ..baselines.move_values import StateValues
 from ..envs.game import Game, wordle
 from ..infra.atomic import atomic_write_bytes
-from .checkpoints import CheckpointError, latest_checkpoint, load_checkpoint_state, save_checkpoint
+from .checkpoints import (
+    CheckpointError,
+    latest_checkpoint,
+    load_checkpoint_state,
+    load_optimizer_state,
+    optimizer_state,
+    save_checkpoint,
+)
 from .general import CSV_COLUMNS, GeneralConfig
 from .general_games import GameDraw, GameShape, Visits, draw_game, visit_game
 from .numerics import describe_numerics
@@ -101,10 +108,7 @@ class GeneralRun:
         try:
             model = read_model(saved / "model.zip", game=self.reference)
             self.model.policy.load_state_dict(model.policy.state_dict())
-            saved_opt = state["optimizer"]
-            groups = [{k: (tuple(v) if k == "betas" else v) for k, v in g.items()} for g in saved_opt["param_groups"]]
-            self.optimizer.load_state_dict({"state": {int(k): v for k, v in saved_opt["state"].items()},
-                                            "param_groups": groups})
+            load_optimizer_state(self.optimizer, state["optimizer"])
             self.rows, self.wall, done = list(state["rows"]), float(state["wall_time_s"]), int(state["iteration"])
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise CheckpointError(f"{saved}: not a checkpoint of this run ({exc})") from None
@@ -252,7 +256,7 @@ class GeneralRun:
             self._write_csv()
             self.policy.set_game(self.reference)
             save_checkpoint(self.folder / "iterations", self.model,
-                            {"iteration": iteration, "optimizer": _optimizer_state(self.optimizer), "rows": self.rows,
+                            {"iteration": iteration, "optimizer": optimizer_state(self.optimizer), "rows": self.rows,
                              "wall_time_s": elapsed, "config": c.to_dict()}, keep=2, name=f"iter-{iteration:04d}")
             played = ("played by the solver" if np.isnan(agreement) else
                       f"the policy already played the solver's move in {100 * agreement:.1f}%")
@@ -295,11 +299,6 @@ def train_general(config: GeneralConfig, *, report: Callable[[str], None] | None
         CheckpointError: the run folder holds another configuration's run, or a damaged checkpoint.
     """
     return GeneralRun(config, report).run(stop_event)
-
-
-def _optimizer_state(optimizer: th.optim.Optimizer) -> dict[str, Any]:
-    state = optimizer.state_dict()
-    return {"state": {str(k): v for k, v in state["state"].items()}, "param_groups": state["param_groups"]}
 
 
 __all__ = ["GeneralRun", "train_general"]
