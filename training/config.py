@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ..envs.engine import REWARD_KEYS
 from ..envs.game import GAME_KEYS
@@ -323,8 +323,16 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def apply_overrides(config: TrainConfig, assignments: list[str]) -> TrainConfig:
-    """A copy of ``config`` with ``key=value`` assignments applied (dotted keys for nested dicts)."""
+class _Config(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+ConfigT = TypeVar("ConfigT", bound=_Config)
+
+
+def apply_overrides(config: ConfigT, assignments: list[str]) -> ConfigT:
+    """A copy of ``config`` (a :class:`TrainConfig`, or any config with ``to_dict`` and ``from_dict``,
+    such as a general run's) with ``key=value`` assignments applied (dotted keys for nested dicts)."""
     data = config.to_dict()
     for item in assignments:
         if "=" not in item:
@@ -340,7 +348,7 @@ def apply_overrides(config: TrainConfig, assignments: list[str]) -> TrainConfig:
                 raise ValueError(f"--set {key}: {part!r} is not a dictionary field")
             target = target[part]
         target[path[-1]] = parse_value(raw)
-    return TrainConfig.from_dict(data)
+    return type(config).from_dict(data)  # type: ignore[attr-defined]
 
 
 __all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config", "parse_value", "read_config_table",

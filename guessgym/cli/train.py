@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..infra.optional import require_extra
-from ..training.config import TrainConfig, apply_overrides, load_config, parse_value
+from ..training.config import TrainConfig, apply_overrides, load_config
 from .common import add_override_option
 
 
@@ -67,18 +67,10 @@ def register_general(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_general(args: argparse.Namespace) -> int:
     """Handle ``guessgym train-general``; returns the process exit code."""
-    from ..training.general import GeneralConfig, load_general_config
+    from ..training.general import load_general_config
 
     try:
-        config = load_general_config(args.config)
-        if args.overrides:
-            data = config.to_dict()
-            for item in args.overrides:
-                key, sep, raw = item.partition("=")
-                if not sep:
-                    raise ValueError(f"--set expects key=value, got {item!r}")
-                data[key.strip()] = parse_value(raw)
-            config = GeneralConfig.from_dict(data)
+        config = apply_overrides(load_general_config(args.config), list(args.overrides))
         require_extra("train", "training")
     except (OSError, ValueError, ImportError) as exc:
         print(f"guessgym train-general: {exc}", file=sys.stderr)
