@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..envs.chat.env import ChatGuessEnv, ChatKind
+from ..envs.chat.env import ChatFamily, ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
 
@@ -83,7 +83,7 @@ def _make_class() -> type:
             super().__init__()
             extras = dict(extras or {})
             env_id, options = _config(env_config)
-            self.env = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+            self.env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
             spec = extras.get("reward_spec") or {}
             info = extras.get("extra_info") or {}
             self.answer = spec.get("ground_truth") if hasattr(spec, "get") else None
@@ -142,7 +142,7 @@ def skyrl_dataset(env_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     ``reward_spec.ground_truth``, and ``extra_info`` (its index, the seed, the id)."""
     from ..evaluation.games import select_answers
 
-    env = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, env_kwargs))
+    env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, env_kwargs))
     return [{"prompt": messages, "env_class": env_class, "reward_spec": {"method": "rule", "ground_truth": answer},
              "extra_info": {"answer_index": index, "seed": seed, "env_id": env_id}}
             for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]

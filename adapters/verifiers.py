@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..envs.chat.env import ChatGuessEnv, ChatKind
+from ..envs.chat.env import ChatFamily, ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
 
@@ -72,7 +72,7 @@ def _make_class() -> type:
 
         def __init__(self, env_id: str = DEFAULT_ENV_ID, env_kwargs: dict[str, Any] | None = None,
                      **kwargs: Any) -> None:
-            self.chat_kwargs = ChatKind.chat_kwargs(env_id, env_kwargs)
+            self.chat_kwargs = ChatFamily.chat_kwargs(env_id, env_kwargs)
             probe = ChatGuessEnv(**self.chat_kwargs)
             rubric = vf.Rubric(funcs=[game_return], weights=[1.0])
             for metric in (won, guesses, invalid_replies):
@@ -161,7 +161,7 @@ def load_environment(gym_id: str = DEFAULT_ENV_ID, preset: str | None = None, nu
     options = dict(env_kwargs or {})
     if preset is not None:
         options["preset"] = preset
-    probe = ChatGuessEnv(**ChatKind.chat_kwargs(gym_id, options))
+    probe = ChatGuessEnv(**ChatFamily.chat_kwargs(gym_id, options))
     train, test = split_answers(range(len(probe.game.answers)), split, seed)
     train = _take(train, num_train_examples, "num_train_examples", "training")
     test = _take(test, num_eval_examples, "num_eval_examples", "evaluation")

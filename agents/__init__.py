@@ -4,7 +4,7 @@
   (:mod:`guessgym.agents.base`): the protocol and the base of the deterministic solvers;
 * :func:`make_agent`, :func:`register` (:mod:`guessgym.agents.registry`): agents by name,
   ``model:PATH`` or ``module:Class``;
-* players: decision trees (:mod:`~guessgym.agents.trees`), the known optima
+* players: decision trees (:mod:`~guessgym.agents.decision_tree`), the known optima
   (:mod:`~guessgym.agents.optima`), text agents (:mod:`~guessgym.agents.text`), language models
   (:mod:`~guessgym.agents.llm`, the ``llm`` extra), learned policies (:mod:`~guessgym.agents.learned`,
   the ``train`` extra; not imported here) and their lookahead (:mod:`~guessgym.agents.lookahead`);

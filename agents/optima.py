@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any
 
 from ..envs.game import Game
-from .trees import DecisionTree
+from .decision_tree import DecisionTree
 
 
 @dataclass(frozen=True)

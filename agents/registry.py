@@ -44,7 +44,7 @@ from .text import TextAgent
 AgentFactory = Callable[..., "Agent | TextAgent"]
 
 #: Modules whose import registers the built-in agents (imported on the first lookup).
-BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.trees", "guessgym.agents.lookahead")
+BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.decision_tree", "guessgym.agents.lookahead")
 
 _REGISTRY: dict[str, AgentFactory] = {}
 _loaded = False

@@ -2,7 +2,7 @@
 
 ``solve(game)`` searches for the tree minimising the total number of guesses over every answer,
 within the game's attempt limit (and hard mode's rule when it is set), and returns it as a
-:class:`~guessgym.agents.trees.DecisionTree` with its total. The search over candidate sets is
+:class:`~guessgym.agents.decision_tree.DecisionTree` with its total. The search over candidate sets is
 the numba kernel of :mod:`guessgym.baselines.search_kernels` (branch and bound with admissible
 lower bounds, memoisation, move ordering and collapsing of identical splits); this module chooses
 the openers, drives the kernel over the first guess's buckets, applies the time budget and reads
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..agents.base import UnsupportedGameError
-from ..agents.trees import DecisionTree
+from ..agents.decision_tree import DecisionTree
 from ..envs import matrix
 from ..envs.candidates import hard_filter
 from ..envs.equations import commutative_form

@@ -24,8 +24,8 @@ import logging
 from typing import Any
 
 from ..agents.base import SolverState
+from ..agents.decision_tree import DecisionTree
 from ..agents.optima import known_optimum
-from ..agents.trees import DecisionTree
 from ..envs.game import Game
 from ..infra.cache import cache_dir
 from .common import BaselineAgent

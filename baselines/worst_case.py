@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.trees import DecisionTree
+from ..agents.decision_tree import DecisionTree
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
@@ -131,7 +131,7 @@ class WorstCaseResult:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def tree(self, game: Game) -> DecisionTree:
-        """The strategy as a :class:`~guessgym.agents.trees.DecisionTree` (``adversary="any"``:
+        """The strategy as a :class:`~guessgym.agents.decision_tree.DecisionTree` (``adversary="any"``:
         every answer's path), to save, show, verify or play like any other tree.
 
         Raises:

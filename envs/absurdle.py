@@ -14,10 +14,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..infra.deprecation import RenamedAttribute
 from .engine import ATTEMPT, COUNT, DONE, GameEngine, RewardConfig, host_choice
 from .env import check_render_mode, observation_space
+from .families import EnvFamily, GameSetup, registered_kwargs, take_cache_option
 from .game import GAME_KEYS, Game, make_game
-from .kinds import GameKind, GameSetup, registered_kwargs, take_cache_option
 from .mask_pool import ConstantMasks
 from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
 
@@ -76,8 +77,10 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
-    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
-    kind: ClassVar[GameKind]
+    #: The description of this kind of game (:mod:`guessgym.envs.families`).
+    family: ClassVar[EnvFamily]
+    #: Deprecated name of :attr:`family` (until 0.3).
+    kind = RenamedAttribute("family")
 
     def __init__(self, render_mode: str | None = None, *, max_attempts: int | None = None, rows: int = DEFAULT_ROWS,
                  win_reward: float = 1.0, loss_reward: float = 0.0, step_penalty: float = 0.0,
@@ -182,7 +185,7 @@ class AbsurdleEnv(gym.Env[dict[str, np.ndarray], int]):
 PLAY_OPTIONS = ("win_reward", "loss_reward", "step_penalty", "rows")
 
 
-class AbsurdleKind(GameKind):
+class AbsurdleFamily(EnvFamily):
     """Absurdle: the host keeps every answer possible, so an evaluation plays seeded game numbers
     (one is enough for a deterministic agent); the record's answer is the one the host conceded."""
 
@@ -190,7 +193,7 @@ class AbsurdleKind(GameKind):
     summary = "the host keeps the most answers"
     description = "Absurdle ids (guessgym/Absurdle-v0)"
     plays_answers = False
-    commands = frozenset({"evaluate", "worst-case"})
+    adversarial = True
     #: Guesses after which an uncapped game is counted as lost (an agent may never win).
     max_guesses = 100
     no_answers = ("has no answers to choose: the host keeps every answer possible; give sample=N (games; one "
@@ -224,7 +227,7 @@ class AbsurdleKind(GameKind):
         return answer, len(played), bool(info.get("answer"))
 
 
-AbsurdleEnv.kind = AbsurdleKind()
+AbsurdleEnv.family = AbsurdleFamily()
 
 
-__all__ = ["DEFAULT_ROWS", "PLAY_OPTIONS", "AbsurdleEnv", "AbsurdleKind", "host_choice"]
+__all__ = ["DEFAULT_ROWS", "PLAY_OPTIONS", "AbsurdleEnv", "AbsurdleFamily", "host_choice"]

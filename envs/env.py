@@ -8,10 +8,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..infra.deprecation import RenamedAttribute
 from .answer_stream import AnswerStream
 from .engine import ANSWER, ATTEMPT, COUNT, REWARD_KEYS, GameEngine, RewardConfig
+from .families import EnvFamily, GameSetup
 from .game import GAME_KEYS, Game, make_game, split_env_options
-from .kinds import GameKind, GameSetup
 from .mask_pool import ConstantMasks
 from .options import check_action, check_bool, check_reset_options
 
@@ -139,8 +140,10 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
-    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
-    kind: ClassVar[GameKind]
+    #: The description of this kind of game (:mod:`guessgym.envs.families`).
+    family: ClassVar[EnvFamily]
+    #: Deprecated name of :attr:`family` (until 0.3).
+    kind = RenamedAttribute("family")
 
     def __init__(self, render_mode: str | None = None, **options: Any) -> None:
         check_render_mode(render_mode, self.metadata["render_modes"])
@@ -271,12 +274,12 @@ class GuessEnv(EngineViews, gym.Env[dict[str, np.ndarray], int]):
         self._tiles = self.engine.tiles[0]
 
 
-class PlainKind(GameKind):
+class PlainFamily(EnvFamily):
     """Single-board Wordle and Nerdle: the evaluation plays each chosen answer once."""
 
     name = "plain"
     description = "single-board Wordle and Nerdle ids (guessgym/Wordle-v1, guessgym/Nerdle-v1, ...)"
-    commands = frozenset({"evaluate", "play", "tree", "solve", "worst-case", "analyze", "export-demos"})
+    fixed_answer = True
 
     def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
                 max_attempts: int | None = None) -> GameSetup:
@@ -320,7 +323,7 @@ class PlainKind(GameKind):
         return game.answers[index], len(played), int(info["pattern"]) == game.solved_pattern
 
 
-GuessEnv.kind = PlainKind()
+GuessEnv.family = PlainFamily()
 
 
 def observation_space(game: Game) -> spaces.Dict:
@@ -341,5 +344,5 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
         raise ValueError(f"render_mode {render_mode!r} is not supported; choose one of {allowed} or None")
 
 
-__all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "PlainKind", "check_render_mode",
+__all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "PlainFamily", "check_render_mode",
            "observation_space"]

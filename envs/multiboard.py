@@ -9,11 +9,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ..infra.deprecation import RenamedAttribute
 from .answer_stream import AnswerStream
 from .engine import COUNT, GameEngine
 from .env import check_render_mode
+from .families import EnvFamily, GameSetup, registered_kwargs, take_cache_option
 from .game import GAME_KEYS, Game
-from .kinds import GameKind, GameSetup, registered_kwargs, take_cache_option
 from .mask_pool import ConstantMasks
 from .options import check_action, check_can_step, check_int, check_number, check_penalty, check_reset_options
 
@@ -96,8 +97,10 @@ class MultiBoardEnv(gym.Env[dict[str, np.ndarray], int]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
-    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
-    kind: ClassVar[GameKind]
+    #: The description of this kind of game (:mod:`guessgym.envs.families`).
+    family: ClassVar[EnvFamily]
+    #: Deprecated name of :attr:`family` (until 0.3).
+    kind = RenamedAttribute("family")
 
     def __init__(self, render_mode: str | None = None, *, boards: int = 4, max_attempts: int | None = None,
                  board_reward: float = 0.0, win_reward: float = 1.0, loss_reward: float = 0.0,
@@ -248,7 +251,7 @@ def board_answers(n_answers: int, boards: int, seed: int) -> np.ndarray:
     return rng.choice(n_answers, size=boards, replace=False).astype(np.int64)
 
 
-class MultiBoardKind(GameKind):
+class MultiBoardFamily(EnvFamily):
     """Several boards, one guess for all: an evaluation plays seeded game numbers, each game's
     answers drawn from its own seed; the record's answer is the boards' answers joined by ``+``."""
 
@@ -256,7 +259,6 @@ class MultiBoardKind(GameKind):
     summary = "one guess, every board"
     description = "multi-board ids (guessgym/Quordle-v0, guessgym/DoubleNerdle-v0, ...)"
     plays_answers = False
-    commands = frozenset({"evaluate"})
     no_answers = "draws each game's answers from its own seed; give sample=N (the number of games), not answers"
 
     def resolve(self, env_id: str, env_kwargs: dict[str, Any] | None = None,
@@ -297,8 +299,8 @@ class MultiBoardKind(GameKind):
                 "(multi-expected-size, or an Agent with multiboard = True)")
 
 
-MultiBoardEnv.kind = MultiBoardKind()
+MultiBoardEnv.family = MultiBoardFamily()
 
 
-__all__ = ["MULTIBOARD_DEFAULTS", "REWARD_OPTIONS", "MultiBoardEnv", "MultiBoardKind", "board_answers",
+__all__ = ["MULTIBOARD_DEFAULTS", "REWARD_OPTIONS", "MultiBoardEnv", "MultiBoardFamily", "board_answers",
            "default_attempts", "draw_distinct_answers"]

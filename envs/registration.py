@@ -6,44 +6,69 @@ guessgym`` registers every id without loading numba or the word lists.
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
+
 import gymnasium as gym
 
-#: The registered ids and the keyword arguments each one fixes (the rest are GuessEnv defaults).
-ENV_SPECS: dict[str, dict[str, object]] = {
-    "guessgym/Wordle-v1": {"kind": "wordle", "length": 5},
-    "guessgym/WordleHard-v1": {"kind": "wordle", "length": 5, "hard_mode": True},
-    "guessgym/Nerdle-v1": {"kind": "nerdle", "length": 8},
-    "guessgym/MidiNerdle-v1": {"kind": "nerdle", "length": 7},
-    "guessgym/MiniNerdle-v1": {"kind": "nerdle", "length": 6},
-    "guessgym/MicroNerdle-v1": {"kind": "nerdle", "length": 5},
+
+@dataclass(frozen=True)
+class EntryPoints:
+    """Where Gymnasium finds one family's environment class (and its batched version), as strings
+    so that registering imports nothing."""
+
+    env: str
+    vector: str | None = None
+
+
+#: Each family of environment (:mod:`guessgym.envs.families`) and its entry points.
+FAMILY_ENTRY_POINTS: dict[str, EntryPoints] = {
+    "plain": EntryPoints("guessgym.envs.env:GuessEnv", "guessgym.envs.vector:make_batched"),
+    "chat": EntryPoints("guessgym.envs.chat.env:ChatGuessEnv"),
+    "multiboard": EntryPoints("guessgym.envs.multiboard:MultiBoardEnv",
+                              "guessgym.envs.multiboard_vector:make_batched_multiboard"),
+    "absurdle": EntryPoints("guessgym.envs.absurdle:AbsurdleEnv"),
 }
 
-#: The chat ids (language-model agents: text in, text out) and the keyword arguments each fixes;
-#: every size of either game, hard mode and every list are keyword arguments of these two.
-CHAT_ENV_SPECS: dict[str, dict[str, object]] = {
-    "guessgym/WordleChat-v0": {"kind": "wordle", "length": 5},
-    "guessgym/NerdleChat-v0": {"kind": "nerdle", "length": 8},
+#: Every registered id: its family and the keyword arguments it fixes (the rest are the env class's
+#: defaults). Chat ids play every size of either game, hard mode and every list through keyword
+#: arguments; multi-board ids default to boards + 5 attempts, as in the real games; Absurdle's host
+#: keeps the largest set of answers (no attempt limit by default).
+REGISTRY: dict[str, tuple[str, dict[str, object]]] = {
+    "guessgym/Wordle-v1": ("plain", {"kind": "wordle", "length": 5}),
+    "guessgym/WordleHard-v1": ("plain", {"kind": "wordle", "length": 5, "hard_mode": True}),
+    "guessgym/Nerdle-v1": ("plain", {"kind": "nerdle", "length": 8}),
+    "guessgym/MidiNerdle-v1": ("plain", {"kind": "nerdle", "length": 7}),
+    "guessgym/MiniNerdle-v1": ("plain", {"kind": "nerdle", "length": 6}),
+    "guessgym/MicroNerdle-v1": ("plain", {"kind": "nerdle", "length": 5}),
+    "guessgym/WordleChat-v0": ("chat", {"kind": "wordle", "length": 5}),
+    "guessgym/NerdleChat-v0": ("chat", {"kind": "nerdle", "length": 8}),
+    "guessgym/Dordle-v0": ("multiboard", {"kind": "wordle", "length": 5, "boards": 2}),
+    "guessgym/Quordle-v0": ("multiboard", {"kind": "wordle", "length": 5, "boards": 4}),
+    "guessgym/Octordle-v0": ("multiboard", {"kind": "wordle", "length": 5, "boards": 8}),
+    "guessgym/Sedecordle-v0": ("multiboard", {"kind": "wordle", "length": 5, "boards": 16}),
+    "guessgym/DoubleNerdle-v0": ("multiboard", {"kind": "nerdle", "length": 8, "boards": 2}),
+    "guessgym/QuadNerdle-v0": ("multiboard", {"kind": "nerdle", "length": 8, "boards": 4}),
+    "guessgym/Absurdle-v0": ("absurdle", {"kind": "wordle", "length": 5}),
 }
-CHAT_ENTRY_POINT = "guessgym.envs.chat.env:ChatGuessEnv"
 
-#: The multi-board ids (one guess scored on every unsolved board) and what each fixes; attempts
-#: default to boards + 5, as in the real games.
-MULTIBOARD_ENV_SPECS: dict[str, dict[str, object]] = {
-    "guessgym/Dordle-v0": {"kind": "wordle", "length": 5, "boards": 2},
-    "guessgym/Quordle-v0": {"kind": "wordle", "length": 5, "boards": 4},
-    "guessgym/Octordle-v0": {"kind": "wordle", "length": 5, "boards": 8},
-    "guessgym/Sedecordle-v0": {"kind": "wordle", "length": 5, "boards": 16},
-    "guessgym/DoubleNerdle-v0": {"kind": "nerdle", "length": 8, "boards": 2},
-    "guessgym/QuadNerdle-v0": {"kind": "nerdle", "length": 8, "boards": 4},
-}
-MULTIBOARD_ENTRY_POINT = "guessgym.envs.multiboard:MultiBoardEnv"
-MULTIBOARD_VECTOR_ENTRY_POINT = "guessgym.envs.multiboard_vector:make_batched_multiboard"
 
-#: Adversarial games: the host keeps the largest set of answers (no attempt limit by default).
-ABSURDLE_ENV_SPECS: dict[str, dict[str, object]] = {
-    "guessgym/Absurdle-v0": {"kind": "wordle", "length": 5},
-}
-ABSURDLE_ENTRY_POINT = "guessgym.envs.absurdle:AbsurdleEnv"
+def specs_of(family: str) -> dict[str, dict[str, object]]:
+    """The ids of one family and the keyword arguments each fixes, in registration order."""
+    return {env_id: dict(kwargs) for env_id, (of, kwargs) in REGISTRY.items() if of == family}
+
+
+#: The views of :data:`REGISTRY` by family (the names the package had before the one table).
+ENV_SPECS = specs_of("plain")
+CHAT_ENV_SPECS = specs_of("chat")
+MULTIBOARD_ENV_SPECS = specs_of("multiboard")
+ABSURDLE_ENV_SPECS = specs_of("absurdle")
+ENTRY_POINT = FAMILY_ENTRY_POINTS["plain"].env
+VECTOR_ENTRY_POINT = FAMILY_ENTRY_POINTS["plain"].vector
+CHAT_ENTRY_POINT = FAMILY_ENTRY_POINTS["chat"].env
+MULTIBOARD_ENTRY_POINT = FAMILY_ENTRY_POINTS["multiboard"].env
+MULTIBOARD_VECTOR_ENTRY_POINT = FAMILY_ENTRY_POINTS["multiboard"].vector
+ABSURDLE_ENTRY_POINT = FAMILY_ENTRY_POINTS["absurdle"].env
 
 #: Why the ids are at v1 (Gymnasium's rule: a change to seeded episodes bumps the version).
 V1_CHANGE = (
@@ -55,32 +80,13 @@ V1_CHANGE = (
 #: ``DeprecatedEnv`` naming the new one; a saved evaluation of every answer carries over unchanged.
 SUPERSEDED: dict[str, str] = {env_id.replace("-v1", "-v0"): env_id for env_id in ENV_SPECS}
 
-#: The entry points every id is registered with.
-ENTRY_POINT = "guessgym.envs.env:GuessEnv"
-VECTOR_ENTRY_POINT = "guessgym.envs.vector:make_batched"
-
-
 def register_envs() -> None:
-    """Register every id of :data:`ENV_SPECS`, :data:`CHAT_ENV_SPECS`, :data:`MULTIBOARD_ENV_SPECS`
-    and :data:`ABSURDLE_ENV_SPECS` (ids already registered are left alone)."""
-    for env_id, kwargs in ENV_SPECS.items():
+    """Register every id of :data:`REGISTRY` with its family's entry points (ids already registered
+    are left alone)."""
+    for env_id, (family, kwargs) in REGISTRY.items():
         if env_id not in gym.registry:
-            gym.register(
-                id=env_id,
-                entry_point=ENTRY_POINT,
-                vector_entry_point=VECTOR_ENTRY_POINT,
-                kwargs=dict(kwargs),
-            )
-    for env_id, kwargs in CHAT_ENV_SPECS.items():
-        if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=CHAT_ENTRY_POINT, kwargs=dict(kwargs))
-    for env_id, kwargs in MULTIBOARD_ENV_SPECS.items():
-        if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=MULTIBOARD_ENTRY_POINT,
-                         vector_entry_point=MULTIBOARD_VECTOR_ENTRY_POINT, kwargs=dict(kwargs))
-    for env_id, kwargs in ABSURDLE_ENV_SPECS.items():
-        if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=ABSURDLE_ENTRY_POINT, kwargs=dict(kwargs))
+            points = FAMILY_ENTRY_POINTS[family]
+            gym.register(id=env_id, entry_point=points.env, vector_entry_point=points.vector, kwargs=dict(kwargs))
 
 
 def current_id(env_id: str) -> str:
@@ -88,40 +94,45 @@ def current_id(env_id: str) -> str:
     return SUPERSEDED.get(env_id, env_id)
 
 
-def _kind_name(env_id: str) -> str | None:
-    """The name of ``env_id``'s kind of game, from the entry point it is registered with (what the
-    game core asks without loading an env class; :func:`guessgym.envs.kinds.kind_of` gives the
-    kind's description itself)."""
+def family_name(env_id: str) -> str | None:
+    """The name of the family of ``env_id``, from the entry point it is registered with (``None``:
+    not registered with one of guessgym's classes). What the game core asks without loading an env
+    class; :func:`guessgym.envs.families.family_of` gives the family's description itself."""
     spec = gym.registry.get(env_id)
     entry = None if spec is None else spec.entry_point
-    return {ENTRY_POINT: "plain", CHAT_ENTRY_POINT: "chat", MULTIBOARD_ENTRY_POINT: "multiboard",
-            ABSURDLE_ENTRY_POINT: "absurdle"}.get(entry)  # type: ignore[arg-type]
+    return next((name for name, points in FAMILY_ENTRY_POINTS.items() if points.env == entry), None)
 
 
 def is_guessgym_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's own (single-board) environment class."""
-    return _kind_name(env_id) == "plain"
+    """Whether ``env_id`` is registered with guessgym's own (single-board, array) environment class."""
+    return family_name(env_id) == "plain"
 
 
 def is_chat_id(env_id: str) -> bool:
     """Whether ``env_id`` is registered with guessgym's chat environment class."""
-    return _kind_name(env_id) == "chat"
+    return family_name(env_id) == "chat"
+
+
+def _warn_renamed(old: str, new: str) -> None:
+    # Not infra.deprecation: registration imports nothing outside this package (``envs:`` ids).
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
 
 
 def is_multiboard_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's multi-board environment class."""
-    return _kind_name(env_id) == "multiboard"
+    """Deprecated: ``family_name(env_id) == "multiboard"``."""
+    _warn_renamed("is_multiboard_id(env_id)", 'family_name(env_id) == "multiboard"')
+    return family_name(env_id) == "multiboard"
 
 
 def is_absurdle_id(env_id: str) -> bool:
-    """Whether ``env_id`` is registered with guessgym's Absurdle environment class."""
-    return _kind_name(env_id) == "absurdle"
+    """Deprecated: ``family_name(env_id) == "absurdle"``."""
+    _warn_renamed("is_absurdle_id(env_id)", 'family_name(env_id) == "absurdle"')
+    return family_name(env_id) == "absurdle"
 
 
 __all__ = [
-    "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "is_absurdle_id",
-    "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS",
-    "MULTIBOARD_VECTOR_ENTRY_POINT",
-    "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "current_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id",
-    "register_envs",
+    "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS",
+    "FAMILY_ENTRY_POINTS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS", "MULTIBOARD_VECTOR_ENTRY_POINT",
+    "REGISTRY", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "EntryPoints", "current_id", "family_name",
+    "is_absurdle_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id", "register_envs", "specs_of",
 ]

@@ -8,7 +8,7 @@
 * :class:`EvaluationResult`, :class:`GameRecord` (:mod:`guessgym.evaluation.results`): the data,
   statistics, JSON and Markdown of evaluations; :func:`leaderboard` and the plots
   (:mod:`guessgym.evaluation.report`) render several;
-* :func:`~guessgym.evaluation.trees.record_tree`, :func:`~guessgym.evaluation.trees.verify_tree`: the
+* :func:`~guessgym.evaluation.tree_checks.record_tree`, :func:`~guessgym.evaluation.tree_checks.verify_tree`: the
   tree an agent plays, and a tree checked against the environment.
 
 Examples:

@@ -22,7 +22,7 @@ from typing import Any
 import gymnasium as gym
 
 from ..agents.base import Agent
-from ..envs.kinds import GameSetup
+from ..envs.families import GameSetup
 from ..infra.pool import Backend, WorkerDied, run_tasks
 from .episodes import MAX_INVALID_ACTIONS, play_game
 from .results import GameRecord
@@ -37,7 +37,7 @@ class Job:
     Attributes:
         token: identifies the evaluation.
         agent: the agent to drive.
-        setup: the game, its kind and the env's options (:class:`~guessgym.envs.kinds.GameSetup`).
+        setup: the game, its kind and the env's options (:class:`~guessgym.envs.families.GameSetup`).
         record_guesses: keep the list of guesses of every game.
         seed: base seed; game ``i`` gets its own seed derived from it.
         max_invalid: rejected actions allowed in one game before it counts as a loss.

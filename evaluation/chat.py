@@ -37,7 +37,7 @@ from typing import Any
 
 from ..agents.optima import known_optimum
 from ..agents.text import TextAgent
-from ..envs.chat.env import CHAT_OPTIONS, ChatGuessEnv, ChatKind
+from ..envs.chat.env import CHAT_OPTIONS, ChatFamily, ChatGuessEnv
 from .conduct import conduct_summary
 from .episodes import play_chat_game
 from .games import progress_callback, select_answers
@@ -88,7 +88,7 @@ def evaluate_chat(
             how many games are saved); the underlying error is its ``__cause__``.
         ValueError: bad options, or a transcripts file of another evaluation.
     """
-    kwargs = ChatKind.chat_kwargs(env, env_kwargs, max_attempts)
+    kwargs = ChatFamily.chat_kwargs(env, env_kwargs, max_attempts)
     probe = ChatGuessEnv(**kwargs)
     game = probe.game
     indices = [int(i) for i in select_answers(game, answers, sample, seed)]

@@ -32,8 +32,8 @@ import numpy as np
 from ..agents.base import Agent
 from ..agents.text import ModelReply, TextAgent
 from ..envs.chat.env import ChatGuessEnv
+from ..envs.families import EnvFamily
 from ..envs.game import Game
-from ..envs.kinds import GameKind
 from .results import GameRecord
 
 #: Default cap on rejected actions in one game before it is declared lost.
@@ -54,32 +54,32 @@ def play_game(
     record_guesses: bool = False,
     max_invalid: int = MAX_INVALID_ACTIONS,
 ) -> GameRecord:
-    """Play game ``index`` (an answer index, or a game number for kinds that draw their games from
+    """Play game ``index`` (an answer index, or a game number for families that draw their games from
     a seed) to the end through ``env`` and return its record.
 
-    The env's kind of game (:mod:`guessgym.envs.kinds`) resets it for that game and reads what the
-    finished game records; the loop is the same for every kind. If the agent has a
+    The env's family (:mod:`guessgym.envs.families`) resets it for that game and reads what the
+    finished game records; the loop is the same for every family. If the agent has a
     ``seed_episode(seed: int)`` method it is called first with a seed that depends only on
     ``seed`` and ``index``, so a randomised agent plays each game identically whatever the
     backend or chunking. A game in which the agent's actions are rejected ``max_invalid`` times,
-    or that runs past its kind's ``max_guesses``, is lost, with a note saying why.
+    or that runs past its family's ``max_guesses``, is lost, with a note saying why.
     """
-    kind: GameKind = env.unwrapped.kind  # type: ignore[attr-defined]
+    family: EnvFamily = env.unwrapped.family  # type: ignore[attr-defined]
     game: Game = env.unwrapped.game  # type: ignore[attr-defined]
     game_seed = episode_seed(seed, index)
     start = time.perf_counter()
     seed_episode = getattr(agent, "seed_episode", None)
     if callable(seed_episode):
         seed_episode(game_seed)
-    obs, info = kind.reset(env, index, game_seed)
+    obs, info = family.reset(env, index, game_seed)
     played: list[str] = []
     invalid = 0
     note = ""
     try:
         agent.begin(game)
         while True:
-            if kind.max_guesses is not None and len(played) >= kind.max_guesses:
-                note = f"no win in {kind.max_guesses} guesses"
+            if family.max_guesses is not None and len(played) >= family.max_guesses:
+                note = f"no win in {family.max_guesses} guesses"
                 break
             obs, _, terminated, _, info = env.step(agent.act(obs, info))
             if info.get("invalid_action"):
@@ -93,11 +93,11 @@ def play_game(
                 break
     except Exception as exc:
         if sys.version_info >= (3, 11):  # add_note is new in 3.11
-            what = f"answer {game.answers[index]!r}" if kind.plays_answers else f"game {index}"
+            what = f"answer {game.answers[index]!r}" if family.plays_answers else f"game {index}"
             exc.add_note(f"while agent {getattr(agent, 'name', type(agent).__name__)!r} played {what} "
                          f"of {game.name} (after guesses {played})")
         raise
-    answer, guesses, solved = kind.outcome(env, index, info, played)
+    answer, guesses, solved = family.outcome(env, index, info, played)
     return GameRecord(
         answer=answer,
         guesses=guesses,
@@ -105,7 +105,7 @@ def play_game(
         played=tuple(played) if record_guesses else None,
         seconds=time.perf_counter() - start,
         note=note,
-        invalid={"hard_mode": invalid} if kind.name == "plain" else {},
+        invalid={"hard_mode": invalid} if family.plays_arrays_on_one_answer else {},
     )
 
 

@@ -2,7 +2,7 @@
 
 Every player, baseline or learned, is measured by :func:`evaluate`: for each chosen game (an
 answer, or a seeded game number for the kinds of game that draw their own) the game's kind
-(:mod:`guessgym.envs.kinds`) resets the env, then :func:`~guessgym.evaluation.episodes.play_game`
+(:mod:`guessgym.envs.families`) resets the env, then :func:`~guessgym.evaluation.episodes.play_game`
 calls ``agent.begin(game)`` and alternates ``agent.act(obs, info)`` and ``env.step(action)`` until
 the game ends. The result is an :class:`~guessgym.evaluation.results.EvaluationResult`
 (statistics, Markdown, JSON; plots in :mod:`guessgym.evaluation.report`).
@@ -139,7 +139,7 @@ def evaluate(
     agent_name = getattr(agent, "name", type(agent).__name__)
 
     # Fail fast, before any worker starts, if the agent cannot play this game.
-    problem = setup.kind.agent_problem(agent)
+    problem = setup.family.agent_problem(agent)
     if problem is not None:
         raise UnsupportedGameError(f"{agent_name} {problem} ({setup.env_id})")
     agent.begin(game)
@@ -169,10 +169,10 @@ def evaluate(
         "guess_vocabulary": game.guess_vocabulary,
     }
     meta.update(setup.meta)
-    optimum = known_optimum(game) if setup.kind.name == "plain" else None
+    optimum = known_optimum(game) if setup.family.fixed_answer else None
     if optimum is not None and len(records) == len(game.answers) == optimum.answers:
         meta["optimum"] = optimum.meta()
-    if record_guesses and setup.kind.name == "plain":
+    if record_guesses and setup.family.fixed_answer:
         meta["conduct"] = conduct_summary(game, records)
     describe = getattr(agent, "describe", None)
     return EvaluationResult(

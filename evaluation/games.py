@@ -2,13 +2,13 @@
 
 :func:`resolve_setup` turns what :func:`~guessgym.evaluation.evaluate.evaluate` was given (a
 registered id with keyword arguments, a :class:`~guessgym.envs.game.Game`, or a (wrapped)
-:class:`~guessgym.envs.env.GuessEnv`) into a :class:`~guessgym.envs.kinds.GameSetup`, asking the
-id's kind of game (:mod:`guessgym.envs.kinds`). :func:`select_games` says which games are played:
+:class:`~guessgym.envs.env.GuessEnv`) into a :class:`~guessgym.envs.families.GameSetup`, asking the
+id's kind of game (:mod:`guessgym.envs.families`). :func:`select_games` says which games are played:
 answers (:func:`select_answers`) or, for kinds that draw their games from a seed, game numbers.
 
 Examples:
     >>> setup = resolve_setup("guessgym/MicroNerdle-v1")
-    >>> setup.kind.name, setup.label
+    >>> setup.family.name, setup.label
     ('plain', 'micro-nerdle')
     >>> select_games(setup, None, 3, 0)[1]
     'sample'
@@ -24,12 +24,12 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs.engine import REWARD_KEYS
-from ..envs.env import GuessEnv, PlainKind
+from ..envs.env import GuessEnv, PlainFamily
+from ..envs.families import GameSetup, family_of, game_numbers
 from ..envs.game import Game
-from ..envs.kinds import GameSetup, game_numbers, kind_of
 
 #: The plain kind (the one :class:`~guessgym.envs.env.GuessEnv` carries): games given as objects are plain.
-PLAIN = cast(PlainKind, GuessEnv.kind)
+PLAIN = cast(PlainFamily, GuessEnv.family)
 
 
 def resolve_setup(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None = None,
@@ -49,12 +49,12 @@ def resolve_setup(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any
         ValueError: unknown id, bad keyword arguments, or an env that is not a GuessEnv.
     """
     if isinstance(env, str):
-        kind = kind_of(env)
-        if kind is None or kind.name == "chat":
+        family = family_of(env)
+        if family is None or family.text_actions:
             # Only plain ids reach here untested (a chat id needs a text agent): the plain kind's
             # message names an unknown id and the ids there are.
             return PLAIN.resolve(env, env_kwargs, max_attempts)
-        return kind.resolve(env, env_kwargs, max_attempts)
+        return family.resolve(env, env_kwargs, max_attempts)
     env_kwargs = dict(env_kwargs or {})
     options = PLAIN._common_options(env_kwargs)
     if isinstance(env, Game):
@@ -80,10 +80,10 @@ def select_games(setup: GameSetup, answers: Iterable[str | int] | None, sample: 
                  seed: int) -> tuple[np.ndarray, str]:
     """The games to play (answer indices, or game numbers for kinds that draw their games from a
     seed) and how they were chosen (``"all"``, ``"list"``, ``"sample"`` or ``"games"``)."""
-    if not setup.kind.plays_answers:
+    if not setup.family.plays_answers:
         if answers is not None:
-            raise ValueError(f"{setup.env_id} {setup.kind.no_answers}")
-        n_games = setup.kind.default_games(setup.game) if sample is None else int(sample)
+            raise ValueError(f"{setup.env_id} {setup.family.no_answers}")
+        n_games = setup.family.default_games(setup.game) if sample is None else int(sample)
         if n_games < 1:
             raise ValueError(f"sample must be a number of games >= 1, got {sample}")
         return game_numbers(n_games), "games"

@@ -20,8 +20,8 @@ from ..envs.chat.env import INVALID_POLICIES, MAX_RETRIES, REPEAT_POLICIES
 from ..envs.chat.feedback import FEEDBACK_STYLES
 from ..envs.chat.presets import PRESETS
 from ..envs.chat.replies import INVALID_KINDS, MAX_REPLY_CHARS_LIMIT, REPLY_FORMATS
+from ..envs.families import family_of
 from ..envs.game import GAME_KEYS, MAX_ATTEMPTS_LIMIT, Game
-from ..envs.kinds import kind_of
 from ..envs.rewards import REWARD_MODES
 from .results import EvaluationResult
 
@@ -79,8 +79,8 @@ def check_saved_game(env_id: Any, kwargs: Any, what: str = "saved file") -> None
     Raises:
         ValueError: naming the first option refused (and what is allowed).
     """
-    kind = kind_of(env_id) if isinstance(env_id, str) else None
-    if kind is None or kind.name not in ("chat", "plain"):
+    family = family_of(env_id) if isinstance(env_id, str) else None
+    if family is None or not family.fixed_answer:
         raise ValueError(f"env_id {str(env_id)[:60]!r} is not a registered guessgym id a text agent plays")
     if not isinstance(kwargs, dict):
         raise ValueError(f"its env_kwargs are not an object of options, got {_shown(kwargs)}")
@@ -106,14 +106,14 @@ def game_of_result(result: EvaluationResult) -> Game:
     """
     if result.env_id is None:
         raise ValueError("the result names no registered environment, so its game cannot be rebuilt")
-    kind = kind_of(result.env_id)
-    if kind is None or kind.name not in ("plain", "chat"):
-        what = kind.description if kind is not None else result.env_id
+    family = family_of(result.env_id)
+    if family is None or not family.fixed_answer:
+        what = family.description if family is not None else result.env_id
         raise UnsupportedGameError(f"move analysis is defined for single-board games with one answer, not {what}")
     kwargs = dict(result.meta.get("env_kwargs") or {})
-    if kind.name == "plain":  # a plain id played in conversation keeps its chat options beside the game's
+    if not family.text_actions:  # an array id played in conversation keeps its chat options beside the game's
         kwargs = {k: v for k, v in kwargs.items() if k in GAME_KEYS}
-    return kind.resolve(result.env_id, kwargs, result.max_attempts or None).game
+    return family.resolve(result.env_id, kwargs, result.max_attempts or None).game
 
 
 def check_saved_result(result: EvaluationResult, where: str) -> None:
@@ -124,8 +124,8 @@ def check_saved_result(result: EvaluationResult, where: str) -> None:
     Raises:
         ValueError: one line naming the file and the first thing wrong.
     """
-    kind = kind_of(result.env_id) if result.env_id else None
-    if kind is None or kind.name not in ("plain", "chat"):
+    family = family_of(result.env_id) if result.env_id else None
+    if family is None or not family.fixed_answer:
         return
     try:
         check_saved_game(result.env_id, result.meta.get("env_kwargs") or {}, "saved result")

@@ -42,7 +42,7 @@ import guessgym  # noqa: F401
 from guessgym.baselines.opener_search import proof_progress, prove
 from guessgym.baselines.optimal import SolveResult, solve, static_lower_bound
 from guessgym.envs.game import Game
-from guessgym.evaluation.trees import verify_tree
+from guessgym.evaluation.tree_checks import verify_tree
 from guessgym.infra.atomic import atomic_write_text
 from guessgym.infra.cache import cache_dir
 from guessgym.infra.inputs import read_json, script_main

@@ -17,8 +17,8 @@ from typing import Any
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 
-from ..envs.chat.env import ChatGuessEnv, ChatKind
-from ..envs.kinds import GameSetup
+from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.families import GameSetup
 from .models import GuessAction, GuessObservation, GuessState, observation_fields
 
 
@@ -40,7 +40,7 @@ class GameServer:
 
     def __post_init__(self) -> None:
         # resolving builds one chat environment: the id and every option are checked now, not in the first session
-        self.setup: GameSetup = ChatKind().resolve(self.env_id, dict(self.env_kwargs))
+        self.setup: GameSetup = ChatFamily().resolve(self.env_id, dict(self.env_kwargs))
 
     def make_env(self) -> ChatGuessEnv:
         """A new chat environment of the served game (sharing its :class:`Game`)."""

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.chat.env import ChatGuessEnv, ChatKind
+from ..envs.chat.env import ChatFamily, ChatGuessEnv
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
 from ..envs.game import Game, split_env_options
 from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text
@@ -258,7 +258,7 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}")
     if rationale_style not in RATIONALES:
         raise ValueError(f"rationale must be one of {', '.join(RATIONALES)}; got {rationale_style!r}")
-    kwargs = ChatKind.chat_kwargs(env_id, env_kwargs)
+    kwargs = ChatFamily.chat_kwargs(env_id, env_kwargs)
     if "withheld" in kwargs:
         raise ValueError("withheld is set by the export itself (the test answers); leave it out")
     if datasets:

@@ -36,7 +36,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..envs.kinds import kind_of
+from ..envs.families import family_of
 from ..envs.rewards import REWARD_KEYS
 from ..infra.optional import require_extra
 from .demos import replay_steps
@@ -122,8 +122,8 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
     from ..evaluation.evaluate import evaluate
     from ..evaluation.games import select_answers
 
-    kind = kind_of(env_id) if isinstance(env_id, str) else None
-    if kind is None or kind.name != "plain":
+    family = family_of(env_id) if isinstance(env_id, str) else None
+    if family is None or not family.plays_arrays_on_one_answer:
         raise ValueError(f"a Minari dataset is made of an array game of one board (guessgym/Wordle-v1, "
                          f"guessgym/Nerdle-v1, ...), not {env_id!r}")
     if data_format not in DATA_FORMATS:

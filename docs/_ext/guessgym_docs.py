@@ -28,7 +28,7 @@ import numpy as np
 from sphinx.application import Sphinx
 
 import guessgym
-from guessgym.envs.kinds import guessgym_ids, kind_of
+from guessgym.envs.families import family_of, guessgym_ids
 
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
@@ -114,18 +114,18 @@ def opener(game: Any) -> str | None:
 def next_action(base: Any, obs: Any, first: bool) -> Any:
     """The demo player: the optimum's opener, then the first answer still consistent with the
     tiles (of the board with the fewest left); an index, or for a chat game the reply that plays it."""
-    kind = base.kind.name
+    family = base.family
     game = base.game
     word = opener(game) if first else None
     if word is None:
-        if kind == "chat":
+        if family.text_actions:
             word = game.answers[int(base.env.candidates[0])]
-        elif kind == "multiboard":
+        elif not (family.fixed_answer or family.adversarial):  # several boards
             left = [c for c, solved in zip(base.candidates, obs["solved"]) if not solved]
             word = game.answers[int(min(left, key=len)[0])]  # the board closest to solved
         else:
             word = game.answers[int(base.candidates[0])]
-    return f"I play [{word}]" if kind == "chat" else int(game.guess_index[word])
+    return f"I play [{word}]" if family.text_actions else int(game.guess_index[word])
 
 
 def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str]]:
@@ -171,8 +171,8 @@ def save_gif(frames: list[np.ndarray], path: Path) -> None:
 def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
     """The MyST page of one registered id."""
     spec = gym.spec(env_id)
-    kind = kind_of(env_id)
-    assert kind is not None
+    family = family_of(env_id)
+    assert family is not None
     env = gym.make(env_id)
     base = env.unwrapped
     cls = type(base)
@@ -186,7 +186,7 @@ def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
         ("import", f'`gymnasium.make("{env_id}")`'),
         ("Entry point", "{py:class}`" + entry + "`" + (f" with `{kwargs}`" if kwargs else "")),
         ("Game", f"{game.name}: {answers} answers, {len(game.guesses):,} guesses, length {game.length}"),
-        ("Kind of game", f"{kind.name} ({kind.summary})" if kind.summary else kind.name),
+        ("Family", f"{family.name} ({family.summary})" if family.summary else family.name),
         ("Render modes", ", ".join(f"`{m}`" for m in cls.metadata["render_modes"])),
     ]
     env.close()
@@ -195,7 +195,7 @@ def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
              f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "",
              f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each guess "
              f"after the opener is the first answer still consistent with the tiles"
-             f"{' of the board with the fewest left' if kind.name == 'multiboard' else ''}: "
+             f"{' of the board with the fewest left' if not (family.fixed_answer or family.adversarial) else ''}: "
              f"{', '.join(f'`{g}`' for g in guesses)}.",
              "```", ""]
     for title, body in docstring_sections(cls):
@@ -221,12 +221,12 @@ def registered_toctree(names: list[str]) -> str:
     """The table and toctree of every registered id."""
     lines = ["# Every registered id", "",
              "One page per id, generated from its environment class when the site builds.", "",
-             "| id | kind of game | game |", "|---|---|---|"]
+             "| id | family | game |", "|---|---|---|"]
     for env_id, name in zip(guessgym_ids(), names):
-        kind = kind_of(env_id)
+        family = family_of(env_id)
         spec = gym.spec(env_id)
         detail = ", ".join(f"{k}={v}" for k, v in spec.kwargs.items())
-        lines.append(f"| [{env_id}]({name}.md) | {kind.name if kind else ''} | {detail} |")
+        lines.append(f"| [{env_id}]({name}.md) | {family.name if family else ''} | {detail} |")
     lines += ["", "```{toctree}", ":hidden:", "", *names, "```", ""]
     return "\n".join(lines)
 

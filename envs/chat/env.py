@@ -10,10 +10,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from ...infra.deprecation import RenamedAttribute
 from ..engine import ANSWER
 from ..env import GuessEnv, check_render_mode
+from ..families import EnvFamily, GameSetup, family_of
 from ..game import GAME_KEYS
-from ..kinds import GameKind, GameSetup, kind_of
 from ..options import check_can_step, check_choice, check_int, check_penalty
 from ..rewards import REWARD_KEYS
 from .feedback import FEEDBACK_STYLES, TileFeedback
@@ -153,8 +154,10 @@ class ChatGuessEnv(gym.Env[str, str]):
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
-    #: The description of this kind of game (:mod:`guessgym.envs.kinds`).
-    kind: ClassVar[GameKind]
+    #: The description of this kind of game (:mod:`guessgym.envs.families`).
+    family: ClassVar[EnvFamily]
+    #: Deprecated name of :attr:`family` (until 0.3).
+    kind = RenamedAttribute("family")
 
     def __init__(
         self,
@@ -399,14 +402,15 @@ class ChatGuessEnv(gym.Env[str, str]):
         }
 
 
-class ChatKind(GameKind):
+class ChatFamily(EnvFamily):
     """A game in conversation, for text agents (language models): an evaluation plays each chosen
     answer once; a plain id's game can be played in conversation too (:meth:`chat_kwargs`)."""
 
     name = "chat"
     summary = "text in, text out"
     description = "chat ids (guessgym/WordleChat-v0, guessgym/NerdleChat-v0)"
-    commands = frozenset({"evaluate", "export-demos"})
+    text_actions = True
+    fixed_answer = True
 
     @staticmethod
     def chat_kwargs(env_id: str, env_kwargs: dict[str, Any] | None = None,
@@ -417,12 +421,12 @@ class ChatKind(GameKind):
         Raises:
             ValueError: ``env_id`` is neither (the message lists the ids that are).
         """
-        kind = kind_of(env_id) if isinstance(env_id, str) else None
-        if kind is None or kind.name not in ("chat", "plain"):
-            known = sorted(k for k in gym.registry if (c := kind_of(k)) is not None and c.name in ("chat", "plain"))
+        family = family_of(env_id) if isinstance(env_id, str) else None
+        if family is None or not family.fixed_answer:
+            known = sorted(k for k in gym.registry if (c := family_of(k)) is not None and c.fixed_answer)
             raise ValueError(f"a text agent plays a registered guessgym id, got {env_id!r}; ids: {', '.join(known)}")
         spec = gym.registry[env_id]
-        base = {k: v for k, v in spec.kwargs.items() if kind.name == "chat" or k in GAME_KEYS}
+        base = {k: v for k, v in spec.kwargs.items() if family.text_actions or k in GAME_KEYS}
         kwargs = {**base, **(env_kwargs or {})}
         if max_attempts is not None:
             kwargs["max_attempts"] = max_attempts
@@ -444,7 +448,7 @@ class ChatKind(GameKind):
         return base.game.answers[index], int(info["attempt"]), bool(info["won"])
 
 
-ChatGuessEnv.kind = ChatKind()
+ChatGuessEnv.family = ChatFamily()
 
 
 def _invalid_policy(invalid: Any) -> dict[str, str]:
@@ -466,4 +470,4 @@ def _format(message: dict[str, str]) -> str:
 
 
 __all__ = ["CHAT_OPTIONS", "DEFAULT_MAX_REPLY_CHARS", "INVALID_POLICIES", "REPEAT_POLICIES", "AnyText", "ChatGuessEnv",
-           "ChatKind"]
+           "ChatFamily"]

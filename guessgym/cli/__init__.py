@@ -13,7 +13,7 @@ Subcommands::
 
 Modules: :mod:`~guessgym.cli.common` (what the commands share), :mod:`~guessgym.cli.evaluate`
 (evaluate, compare), :mod:`~guessgym.cli.analyze` (analyze), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
-:mod:`~guessgym.cli.trees` (tree, solve, worst-case), :mod:`~guessgym.cli.info` (list, pretrained,
+:mod:`~guessgym.cli.tree_commands` (tree, solve, worst-case), :mod:`~guessgym.cli.info` (list, pretrained,
 cache), :mod:`~guessgym.cli.train` (train; imported only when asked for, as it imports torch).
 
 Bad input (unknown environment or agent, malformed keyword arguments, unknown answers) prints one
@@ -30,15 +30,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..infra.deprecation import moved_names
 from ..infra.optional import DependencyNotInstalled
-from . import analyze, demos, evaluate, games, info, serve, trees
-from .common import PROG, OneLineParser, UsageError, make_agent, parse_answers, parse_kwargs
+from . import analyze, demos, evaluate, games, info, serve, tree_commands
+from .common import PROG, OneLineParser, UsageError, agent_from_spec, parse_answers, parse_kwargs
 
 #: The commands of :mod:`guessgym.cli.train`, whose parser is built only when one is asked for.
 TRAINING_COMMANDS = ("train", "train-general")
 
-#: The command families, in the order their commands are listed.
-FAMILIES = (evaluate, analyze, demos, games, trees, serve, info)
+#: The modules of commands, in the order their commands are listed.
+COMMAND_MODULES = (evaluate, analyze, demos, games, tree_commands, serve, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
@@ -48,8 +49,8 @@ def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
                                      "evaluate and compare agents, get help with a real game, or play.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for family in FAMILIES:
-        family.register(sub)
+    for module in COMMAND_MODULES:
+        module.register(sub)
     if with_training:
         try:
             module = importlib.import_module("guessgym.cli.train")
@@ -131,4 +132,7 @@ def _silence_stdout() -> None:
         pass
 
 
-__all__ = ["UsageError", "build_parser", "main", "make_agent", "parse_answers", "parse_kwargs"]
+__all__ = ["UsageError", "agent_from_spec", "build_parser", "main", "parse_answers", "parse_kwargs"]
+
+#: ``make_agent`` here shared its name with :func:`guessgym.agents.registry.make_agent` (another signature).
+__getattr__ = moved_names(__name__, {"make_agent": "guessgym.cli.common:agent_from_spec"})

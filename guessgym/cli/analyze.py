@@ -12,7 +12,7 @@ from typing import Any
 from .common import (
     UsageError,
     add_env_options,
-    check_kind,
+    check_family,
     check_output_file,
     parse_kwargs,
     positive_seconds,
@@ -46,9 +46,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             finally:
                 close()
         else:
-            kind = check_kind("analyze", args.env)
+            family = check_family("analyze", args.env)
             kwargs = parse_kwargs(args.env_kwargs, "--env-kwargs")
-            game = kind.resolve(args.env, kwargs).game
+            game = family.resolve(args.env, kwargs).game
             check_analysable(game)
             from ..baselines.move_values import StateValues
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..infra.optional import DependencyNotInstalled
 
 if TYPE_CHECKING:
-    from ..envs.kinds import GameKind
+    from ..envs.families import EnvFamily
 
 PROG = "guessgym"
 
@@ -140,8 +140,9 @@ def parse_answers(text: str | None) -> tuple[list[str] | None, int | None]:
     return words, None
 
 
-def make_agent(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
-    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``) through the agent registry.
+def agent_from_spec(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
+    """Build an agent from a command-line spec (see ``AGENT_SPEC_HELP``) through the agent registry
+    (:func:`guessgym.agents.registry.make_agent`), its errors as one-line usage errors.
 
     Raises:
         UsageError: unknown name (with the list of known ones), bad kwargs, missing file, or a
@@ -168,18 +169,37 @@ def check_env_id(env_id: str) -> None:
         raise UsageError(f"unknown environment {env_id!r}; known: {known}")
 
 
-def check_kind(command: str, env_id: str) -> GameKind:
-    """The kind of game of ``env_id`` (:mod:`guessgym.envs.kinds`), if ``command`` plays it; else a
-    one-line refusal naming the kinds it does."""
-    from ..envs.kinds import kind_of, registered_kinds
+#: What each command needs of an id's family (:mod:`guessgym.envs.families`): asked of the family,
+#: never its name. The exact solver, trees and move analysis play array actions on one fixed answer;
+#: the worst case is also Absurdle's game; demonstrations come from the plain and the chat games.
+COMMAND_NEEDS: dict[str, Callable[[EnvFamily], bool]] = {
+    "evaluate": lambda family: True,
+    "play": lambda family: family.plays_arrays_on_one_answer,
+    "tree": lambda family: family.plays_arrays_on_one_answer,
+    "solve": lambda family: family.plays_arrays_on_one_answer,
+    "analyze": lambda family: family.plays_arrays_on_one_answer,
+    "worst-case": lambda family: family.plays_arrays_on_one_answer or family.adversarial,
+    "export-demos": lambda family: family.fixed_answer,
+}
+
+
+def plays(command: str, family: EnvFamily | None) -> bool:
+    """Whether ``command`` plays the ids of ``family`` (``None``: not a guessgym id)."""
+    return family is not None and COMMAND_NEEDS[command](family)
+
+
+def check_family(command: str, env_id: str) -> EnvFamily:
+    """The family of ``env_id`` (:mod:`guessgym.envs.families`), if ``command`` plays it; else a
+    one-line refusal naming the families it does."""
+    from ..envs.families import family_of, registered_families
 
     check_env_id(env_id)
-    kind = kind_of(env_id)
-    if kind is None or command not in kind.commands:
-        supported = [k.description for k in registered_kinds().values() if command in k.commands]
-        what = f"one of the {kind.description}" if kind else "not a guessgym id"
+    family = family_of(env_id)
+    if family is None or not plays(command, family):
+        supported = [f.description for f in registered_families().values() if plays(command, f)]
+        what = f"one of the {family.description}" if family else "not a guessgym id"
         raise UsageError(f"{command} plays the {' and the '.join(supported)}; {env_id} is {what}")
-    return kind
+    return family
 
 
 def progress_bar(desc: str) -> tuple[Callable[[int, int], None], Callable[[], None]]:
@@ -326,7 +346,8 @@ def add_seed_option(p: argparse.ArgumentParser, seed_help: str | None = None, de
     p.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=default, help=seed_help)
 
 
-__all__ = ["AGENT_SPEC_HELP", "DEFAULT_ENV", "MAX_JOBS", "PROG", "OneLineParser", "UsageError", "add_agent_options",
-           "add_env_options", "add_override_option", "add_seed_option", "agent_slug", "check_env_id", "check_kind",
-           "check_output_dir", "check_output_file", "connect_ray_or_fail", "make_agent", "make_env", "parse_answers",
-           "parse_kwargs", "positive_seconds", "progress_bar", "save_result", "slug", "whole_number"]
+__all__ = ["AGENT_SPEC_HELP", "COMMAND_NEEDS", "DEFAULT_ENV", "MAX_JOBS", "PROG", "OneLineParser", "UsageError",
+           "add_agent_options", "add_env_options", "add_override_option", "add_seed_option", "agent_from_spec",
+           "agent_slug", "check_env_id", "check_family", "check_output_dir", "check_output_file",
+           "connect_ray_or_fail", "make_env", "parse_answers", "parse_kwargs", "plays", "positive_seconds",
+           "progress_bar", "save_result", "slug", "whole_number"]

@@ -13,7 +13,7 @@ from .common import (
     UsageError,
     add_env_options,
     add_seed_option,
-    check_kind,
+    check_family,
     check_output_dir,
     parse_kwargs,
     progress_bar,
@@ -28,7 +28,7 @@ def cmd_export_demos(args: argparse.Namespace) -> int:
     from ..infra.cache import cache_dir
     from ..training.demos import export_demos
 
-    check_kind("export-demos", args.env)
+    check_family("export-demos", args.env)
     out = Path(args.out)
     check_output_dir(out, "--out")
     if args.format == "minari":

@@ -20,12 +20,12 @@ from .common import (
     add_agent_options,
     add_env_options,
     add_seed_option,
+    agent_from_spec,
     agent_slug,
-    check_kind,
+    check_family,
     check_output_dir,
     check_output_file,
     connect_ray_or_fail,
-    make_agent,
     parse_answers,
     parse_kwargs,
     progress_bar,
@@ -46,10 +46,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.env is None:  # a shipped model plays the game of its card unless told otherwise
         args.env, env_kwargs = _default_env(args.agent, env_kwargs)
-    kind = check_kind("evaluate", args.env)
+    family = check_family("evaluate", args.env)
     agent_kwargs = parse_kwargs(args.agent_kwargs, "agent-kwargs")
     answers, sample = parse_answers(args.answers)
-    text_agent = args.agent.startswith("llm:") or kind.name == "chat"
+    text_agent = args.agent.startswith("llm:") or family.text_actions
     if args.agent.startswith("llm:"):
         if args.base_url:
             agent_kwargs.setdefault("base_url", args.base_url)
@@ -58,12 +58,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--base-url is for language-model agents (--agent llm:MODEL)")
     try:  # validate the cheap things before building a possibly slow agent
         if text_agent:
-            from ..envs.chat.env import ChatGuessEnv, ChatKind
+            from ..envs.chat.env import ChatFamily, ChatGuessEnv
 
-            game = ChatGuessEnv(**ChatKind.chat_kwargs(args.env, env_kwargs, args.max_attempts)).game
+            game = ChatGuessEnv(**ChatFamily.chat_kwargs(args.env, env_kwargs, args.max_attempts)).game
             select_answers(game, answers, sample, args.seed)
         else:
-            if answers is not None and not kind.plays_answers:
+            if answers is not None and not family.plays_answers:
                 raise UsageError(f"{args.env} chooses the answers itself: give --answers N (a number of games)")
             setup = resolve_setup(args.env, env_kwargs, args.max_attempts)
             select_games(setup, answers, sample, args.seed)
@@ -75,7 +75,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     if backend == "ray":
         connect_ray_or_fail(args.address, args.jobs)
-    agent = make_agent(args.agent, agent_kwargs)
+    agent = agent_from_spec(args.agent, agent_kwargs)
     from ..agents.text import TextAgent
 
     transcripts = None

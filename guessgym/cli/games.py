@@ -12,9 +12,9 @@ from .common import (
     UsageError,
     add_env_options,
     add_seed_option,
+    agent_from_spec,
     check_env_id,
-    check_kind,
-    make_agent,
+    check_family,
     parse_kwargs,
     positive_seconds,
     whole_number,
@@ -55,7 +55,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
 
     def make_solver(name: str) -> Any:
         try:
-            return make_agent(name, kwargs if name == args.solver else {})
+            return agent_from_spec(name, kwargs if name == args.solver else {})
         except UsageError as exc:
             raise AssistError(str(exc)) from None
 
@@ -69,7 +69,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     from guessgym.play import run_play
 
-    check_kind("play", args.env)
+    check_family("play", args.env)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     color = None if args.color == "auto" else args.color == "always"
     try:

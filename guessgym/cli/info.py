@@ -15,12 +15,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     from .. import envs  # noqa: F401  (registers the ids)
     from ..agents.registry import describe, registered
-    from ..envs.kinds import guessgym_ids, kind_of
+    from ..envs.families import family_of, guessgym_ids
     from ..main_job import MAIN_JOB
 
     print("Environments:")
     envs_rows = [(env_id, " ".join(f"{k}={v}" for k, v in gym.registry[env_id].kwargs.items()),
-                  getattr(kind_of(env_id), "summary", "")) for env_id in guessgym_ids()]
+                  getattr(family_of(env_id), "summary", "")) for env_id in guessgym_ids()]
     print(_table(envs_rows))
     print("Agents:")
     from ..agents.pretrained import available

@@ -40,7 +40,7 @@ from responses_api_agents.gymnasium_agent.app import (
 from guessgym.adapters.nemo_gym import GuessgymResourcesServer, GuessgymResourcesServerConfig, nemo_gym_rows
 from guessgym.agents.llm.scripted_server import ScriptedSolver
 from guessgym.envs.chat import ChatGuessEnv
-from guessgym.envs.chat.env import ChatKind
+from guessgym.envs.chat.env import ChatFamily
 
 CONFIGS = [("guessgym/WordleChat-v0", {}), ("guessgym/WordleChat-v0", {"preset": "nemo", "hard_mode": True}),
            ("guessgym/NerdleChat-v0", {"length": 6})]
@@ -92,7 +92,7 @@ def policy_app(solver: ScriptedSolver, rng: random.Random, replies: list[str]) -
 @pytest.mark.parametrize(("env_id", "options"), CONFIGS, ids=[f"{e.split('/')[1]}-{o}" for e, o in CONFIGS])
 def test_nemo_gyms_agent_plays_the_in_process_game(env_id: str, options: dict[str, Any],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    reference = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+    reference = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
     config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
                                            gym_id=env_id, env_kwargs=options)
     resources = GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))

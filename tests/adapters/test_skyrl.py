@@ -15,7 +15,7 @@ omegaconf = pytest.importorskip("omegaconf")
 from guessgym.adapters.skyrl import ENV_CLASS, GuessgymTextEnv, register, skyrl_dataset  # noqa: E402
 from guessgym.agents.llm.scripted_server import ScriptedSolver  # noqa: E402
 from guessgym.envs.chat import ChatGuessEnv  # noqa: E402
-from guessgym.envs.chat.env import ChatKind  # noqa: E402
+from guessgym.envs.chat.env import ChatFamily  # noqa: E402
 
 CONFIGS = [("guessgym/WordleChat-v0", {}), ("guessgym/WordleChat-v0", {"preset": "verifiers"}),
            ("guessgym/WordleChat-v0", {"preset": "nemo", "hard_mode": True}), ("guessgym/NerdleChat-v0", {"length": 6})]
@@ -27,7 +27,7 @@ def test_skyrl_plays_the_in_process_game(env_id: str, options: dict[str, Any]) -
     register()  # a second registration changes nothing
     config = omegaconf.DictConfig({"env_id": env_id, "env_kwargs": options})  # SkyRL's config section
     rows = skyrl_dataset(env_id, games=25, seed=4, env_kwargs=options)
-    reference = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+    reference = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
     solver = ScriptedSolver(reference.game, "least-worst")
     rng = random.Random(1)
     metrics = []

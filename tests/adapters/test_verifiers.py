@@ -10,7 +10,7 @@ import pytest
 
 from guessgym.agents.llm.scripted_server import ScriptedServer
 from guessgym.envs.chat import ChatGuessEnv
-from guessgym.envs.chat.env import ChatKind
+from guessgym.envs.chat.env import ChatFamily
 from guessgym.training.demos import split_answers
 
 vf = pytest.importorskip("verifiers", reason="the verifiers extra (in the test extra)")
@@ -25,7 +25,7 @@ CONFIGS = [("guessgym/WordleChat-v0", None, {}), ("guessgym/WordleChat-v0", "ver
 def replay(env_id: str, options: dict[str, Any], answer: str, seed: int,
            completion: list[dict[str, Any]]) -> tuple[float, list[dict[str, str]], dict[str, Any]]:
     """The in-process chat game given the rollout's replies: its return, messages and last info."""
-    env = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+    env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
     _, info = env.reset(seed=seed, options={"answer": answer})
     total = 0.0
     for message in completion:
@@ -43,7 +43,7 @@ def test_verifiers_evaluation_plays_the_in_process_game(env_id: str, preset: str
                               num_train_examples=5, num_eval_examples=12, seed=3)
     assert isinstance(env, vf.MultiTurnEnv) and env.env_id == MODULE
     chat_options = {**options, **({"preset": preset} if preset else {})}
-    game = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, chat_options)).game
+    game = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, chat_options)).game
     with ScriptedServer(game) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
         results = env.evaluate_sync(client, model="solver", num_examples=12, max_concurrent=4)
@@ -63,7 +63,7 @@ def test_verifiers_evaluation_plays_the_in_process_game(env_id: str, preset: str
 def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt() -> None:
     env = vf.load_environment(MODULE, gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6}, seed=5)
     train, evaluation = env.get_dataset(), env.get_eval_dataset()
-    game = ChatGuessEnv(**ChatKind.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
+    game = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
     expected_train, expected_eval = split_answers(range(len(game.answers)), 0.9, 5)
     assert [r["info"]["answer_index"] for r in train] == expected_train
     assert [r["info"]["answer_index"] for r in evaluation] == expected_eval
@@ -74,11 +74,11 @@ def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt() -> Non
 def test_a_rollout_cut_short_counts_as_lost() -> None:
     env = vf.load_environment(MODULE, gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6},
                               num_eval_examples=3, max_turns=1)
-    game = ChatGuessEnv(**ChatKind.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
+    game = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
     with ScriptedServer(game) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
         outputs = env.evaluate_sync(client, model="rambler", num_examples=3)["outputs"]
-    loss = ChatGuessEnv(**ChatKind.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).env.rewards.loss_reward
+    loss = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).env.rewards.loss_reward
     assert [o["reward"] for o in outputs] == [pytest.approx(loss)] * 3
 
 

@@ -17,7 +17,7 @@ from guessgym.envs.registration import ENV_SPECS
 from guessgym.evaluation.evaluate import evaluate
 from guessgym.evaluation.report import leaderboard
 from guessgym.evaluation.results import EvaluationResult
-from guessgym.evaluation.trees import verify_tree
+from guessgym.evaluation.tree_checks import verify_tree
 
 
 def test_every_registered_id_has_a_shipped_optimum() -> None:

@@ -12,12 +12,12 @@ import gymnasium as gym
 import pytest
 
 import guessgym  # noqa: F401
+from guessgym.agents.decision_tree import DecisionTree, TreeAgent, show_tree
 from guessgym.agents.registry import make_agent
-from guessgym.agents.trees import DecisionTree, TreeAgent, show_tree
 from guessgym.cli import main
 from guessgym.envs.game import nerdle, wordle
 from guessgym.evaluation.evaluate import evaluate
-from guessgym.evaluation.trees import record_tree, verify_tree
+from guessgym.evaluation.tree_checks import record_tree, verify_tree
 
 MICRO = "guessgym/MicroNerdle-v1"
 

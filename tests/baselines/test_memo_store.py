@@ -13,7 +13,7 @@ from guessgym.baselines.memo_store import MemoStore
 from guessgym.baselines.opener_search import prove
 from guessgym.baselines.optimal import INF, ExactSearch, SearchKernel, solve
 from guessgym.envs.game import nerdle, wordle
-from guessgym.evaluation.trees import verify_tree
+from guessgym.evaluation.tree_checks import verify_tree
 from guessgym.infra.cache import cache_files
 
 MIDI_OPENER = "5+26=31"

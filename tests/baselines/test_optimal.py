@@ -11,8 +11,8 @@ import pytest
 
 import guessgym  # noqa: F401
 from guessgym.agents.base import UnsupportedGameError
+from guessgym.agents.decision_tree import DecisionTree
 from guessgym.agents.registry import make_agent
-from guessgym.agents.trees import DecisionTree
 from guessgym.baselines.optimal import INF, SolveResult, solve
 from guessgym.baselines.optimal_agent import OptimalAgent
 from guessgym.cli import main
@@ -21,7 +21,7 @@ from guessgym.envs.equations import commutative_form
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, score
 from guessgym.evaluation.evaluate import evaluate
-from guessgym.evaluation.trees import record_tree, verify_tree
+from guessgym.evaluation.tree_checks import record_tree, verify_tree
 
 
 def brute_force(game: Game, max_attempts: int) -> int:

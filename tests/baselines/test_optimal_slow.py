@@ -10,7 +10,7 @@ import pytest
 
 import guessgym  # noqa: F401
 from guessgym.baselines.optimal import solve
-from guessgym.evaluation.trees import verify_tree
+from guessgym.evaluation.tree_checks import verify_tree
 
 PUBLISHED: list[tuple[str, dict[str, Any], str, int, int]] = [
     ("guessgym/Wordle-v1", {}, "salet", 7897, 5),

@@ -14,7 +14,7 @@ import numpy as np
 from PIL import Image
 
 from guessgym.cli import build_parser
-from guessgym.envs.kinds import guessgym_ids
+from guessgym.envs.families import guessgym_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))

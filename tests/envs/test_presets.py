@@ -246,10 +246,10 @@ GAMES = [("guessgym/WordleChat-v0", {}, "optimal"), ("guessgym/WordleChat-v0", {
 def test_a_preset_plays_every_chat_id_or_refuses_it_at_make(preset: str, env_id: str, kwargs: dict, agent: str,
                                                             tmp_path) -> None:  # type: ignore[no-untyped-def]
     from guessgym.cli import main
-    from guessgym.envs.chat.env import ChatKind
+    from guessgym.envs.chat.env import ChatFamily
     from guessgym.training.demos import export_demos
 
-    options = {**ChatKind.chat_kwargs(env_id, kwargs), "preset": preset}
+    options = {**ChatFamily.chat_kwargs(env_id, kwargs), "preset": preset}
     game = wordle() if "Wordle" in env_id else None
     refusal = PRESETS[preset].refusal(ChatGuessEnv(**{k: v for k, v in options.items() if k != "preset"}).game)
     if refusal is not None:

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from fuzzing import fuzz_file, mutate_bytes, mutate_json, mutate_jsonl, mutate_lines
 
+from guessgym.agents.decision_tree import DecisionTree
 from guessgym.agents.registry import make_agent
 from guessgym.agents.text import ModelReply, TextAgent
-from guessgym.agents.trees import DecisionTree
 from guessgym.baselines.opener_search import Checkpoint, _header, search_openers
 from guessgym.baselines.worst_case import solve_worst_case
 from guessgym.envs.chat import ChatGuessEnv
@@ -29,7 +29,7 @@ from guessgym.envs.game import nerdle, wordle
 from guessgym.evaluation.chat import evaluate_chat
 from guessgym.evaluation.results import EvaluationResult
 from guessgym.evaluation.transcripts import TranscriptLog, read_transcripts, replay_check
-from guessgym.evaluation.trees import record_tree
+from guessgym.evaluation.tree_checks import record_tree
 from guessgym.infra.resumable_log import LogError
 
 ROUNDS = 2000

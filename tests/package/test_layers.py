@@ -31,8 +31,8 @@ PACKAGE = Path(guessgym.__file__).parent
 #: Lowest first.
 LAYERS = ("infra", "envs", "agents", "baselines", "evaluation", "training", "adapters", "serving")
 #: The modules of ``envs`` that make the game core (they must not import the env classes).
-GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "game", "hosts", "kinds", "mask_pool",
-             "matrix", "options", "registration", "rewards", "scoring", "wordlists")
+GAME_CORE = ("answer_stream", "buckets", "candidates", "engine", "equations", "families", "game", "hosts", "kinds",
+             "mask_pool", "matrix", "options", "registration", "rewards", "scoring", "wordlists")
 
 
 def _modules() -> dict[str, Path]:
@@ -96,7 +96,7 @@ def test_the_graph_is_read_from_the_whole_package() -> None:
     for module in ("guessgym.envs.engine", "guessgym.evaluation.evaluate", "guessgym.infra.pool",
                    "guessgym.cli.common", "guessgym.agents.llm.client"):
         assert module in GRAPH
-    assert "guessgym.envs.kinds" in GRAPH["guessgym.envs.env"]
+    assert "guessgym.envs.families" in GRAPH["guessgym.envs.env"]
     assert "guessgym.infra.pool" in GRAPH["guessgym.evaluation.backends"]
 
 

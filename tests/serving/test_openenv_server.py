@@ -27,7 +27,7 @@ from websockets.sync.client import connect
 
 from guessgym.agents.llm.scripted_server import ScriptedSolver
 from guessgym.envs.chat import ChatGuessEnv
-from guessgym.envs.chat.env import ChatKind
+from guessgym.envs.chat.env import ChatFamily
 from guessgym.envs.chat.presets import PRESETS
 from guessgym.serving.app import make_app, serving
 from guessgym.serving.client import GuessgymClient
@@ -74,7 +74,7 @@ def in_process(info: dict[str, Any], reward: float, done: bool) -> tuple[Any, ..
 @pytest.mark.parametrize(("env_id", "options"), GAMES, ids=[f"{e.split('/')[1]}-{o}" for e, o in GAMES])
 def test_every_game_over_the_socket_is_the_in_process_game(env_id: str, options: dict[str, Any]) -> None:
     games = 30
-    reference = ChatGuessEnv(**ChatKind.chat_kwargs(env_id, options))
+    reference = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
     solver = ScriptedSolver(reference.game, "least-worst")
     rng = random.Random(7)
     played = 0
@@ -98,14 +98,14 @@ def test_every_game_over_the_socket_is_the_in_process_game(env_id: str, options:
 
 def test_sessions_are_isolated_and_games_run_side_by_side() -> None:
     """Sixteen clients play at once, each its own game: every one ends as the in-process game does."""
-    reference = ChatGuessEnv(**ChatKind.chat_kwargs(WORDLE))
+    reference = ChatGuessEnv(**ChatFamily.chat_kwargs(WORDLE))
     solver = ScriptedSolver(reference.game, "least-worst")
     outcomes: dict[int, Any] = {}
     errors: list[BaseException] = []
 
     def play(url: str, seed: int) -> None:
         try:
-            env = ChatGuessEnv(**ChatKind.chat_kwargs(WORDLE))
+            env = ChatGuessEnv(**ChatFamily.chat_kwargs(WORDLE))
             with GuessgymClient(base_url=url).sync() as remote:
                 remote.reset(seed=seed)
                 env.reset(seed=seed)
@@ -143,7 +143,7 @@ def ask(ws: Any, message: Any) -> dict[str, Any]:
 def test_bad_input_is_an_error_of_that_session_alone() -> None:
     import httpx
 
-    reference = ChatGuessEnv(**ChatKind.chat_kwargs(WORDLE))
+    reference = ChatGuessEnv(**ChatFamily.chat_kwargs(WORDLE))
     with serving(make_app(WORDLE, max_sessions=8)) as url:
         with raw(url) as good, raw(url) as bad:
             first = ask(good, {"type": "reset", "data": {"seed": 3}})

@@ -15,7 +15,7 @@ from tiny_lm import byte_tokenizer, tiny_qwen
 from guessgym.agents.registry import make_agent
 from guessgym.cli import main
 from guessgym.envs.chat import ChatGuessEnv
-from guessgym.envs.chat.env import ChatKind
+from guessgym.envs.chat.env import ChatFamily
 from guessgym.envs.chat.tools import GuessToolEnv
 from guessgym.evaluation import evaluate
 from guessgym.training.demos import GUESS_TOOL, export_demos, split_answers
@@ -40,7 +40,7 @@ def optimal_games() -> dict[str, tuple[str, ...]]:
 def test_every_message_demo_replays_to_the_trees_win(tmp_path: Path, rationale: str,
                                                        optimal_games: dict[str, tuple[str, ...]]) -> None:
     manifest = export_demos(MINI, tmp_path, rationale_style=rationale)
-    env = ChatGuessEnv(**ChatKind.chat_kwargs(MINI))
+    env = ChatGuessEnv(**ChatFamily.chat_kwargs(MINI))
     seen = 0
     for name in ("train", "test"):
         for row in rows(tmp_path / f"{name}.jsonl"):
@@ -196,7 +196,7 @@ def test_no_text_a_training_game_is_given_names_a_test_answer(tmp_path: Path, en
     kind = "wordle" if "Wordle" in env_id else "nerdle"
     test = {row["answer"] for row in rows(tmp_path / "test.jsonl")}
     assert len(test) == manifest["counts"]["test"]["games"] > 0
-    options = ChatKind.chat_kwargs(env_id)
+    options = ChatFamily.chat_kwargs(env_id)
     prose = ChatGuessEnv(**options, withheld=ChatGuessEnv(**options).game.answers)  # no example can be an answer
     prose_words = _words(prose.system_prompt + prose.first_turn, kind)
     for row in rows(tmp_path / "train.jsonl"):

@@ -15,22 +15,23 @@ from .common import (
     MAX_JOBS,
     UsageError,
     add_env_options,
-    check_kind,
+    agent_from_spec,
+    check_family,
     check_output_file,
-    make_agent,
     make_env,
     parse_kwargs,
+    plays,
     progress_bar,
     whole_number,
 )
 
 if TYPE_CHECKING:
-    from ..agents.trees import DecisionTree
+    from ..agents.decision_tree import DecisionTree
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-    from ..agents.trees import DecisionTree, TreeMismatch, show_tree
-    from ..evaluation.trees import record_tree, verify_tree
+    from ..agents.decision_tree import DecisionTree, TreeMismatch, show_tree
+    from ..evaluation.tree_checks import record_tree, verify_tree
 
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     if args.action != "record" and not args.file:
@@ -41,14 +42,14 @@ def cmd_tree(args: argparse.Namespace) -> int:
             args.env = DEFAULT_ENV
         else:
             args.env, inferred = game_of_tree(args.file, env_kwargs)
-    check_kind("tree", args.env)
+    check_family("tree", args.env)
     env, game = make_env(args.env, env_kwargs)
     if args.action == "record":
         if not args.agent or not args.out:
             raise UsageError("tree record needs --agent and --out")
         check_output_file(Path(args.out), "--out")
         try:
-            tree = record_tree(make_agent(args.agent, parse_kwargs(args.agent_kwargs, "agent-kwargs")), game)
+            tree = record_tree(agent_from_spec(args.agent, parse_kwargs(args.agent_kwargs, "agent-kwargs")), game)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         tree.save(args.out, game)
@@ -79,14 +80,13 @@ def game_of_tree(path: str, env_kwargs: dict[str, Any]) -> tuple[str, DecisionTr
     Raises:
         UsageError: the file is not a tree, or no registered game plays it (pass ``--env``).
     """
-    from ..agents.trees import DecisionTree, TreeMismatch
+    from ..agents.decision_tree import DecisionTree, TreeMismatch
+    from ..envs.families import family_of, guessgym_ids
     from ..envs.game import make_game, split_env_options
-    from ..envs.kinds import guessgym_ids, kind_of
 
     game_kwargs, _ = split_env_options(env_kwargs)
     for env_id in guessgym_ids():
-        kind = kind_of(env_id)
-        if kind is None or "tree" not in kind.commands:
+        if not plays("tree", family_of(env_id)):
             continue
         try:
             tree = DecisionTree.load(path, make_game(env_id, **game_kwargs))
@@ -103,10 +103,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     from ..baselines.opener_search import prove
     from ..baselines.optimal import ExactSearch
-    from ..evaluation.trees import verify_tree
+    from ..evaluation.tree_checks import verify_tree
     from ..infra.cache import cache_dir
 
-    check_kind("solve", args.env)
+    check_family("solve", args.env)
     check_output_file(Path(args.out), "--out", {"the proof's checkpoint (--checkpoint)": args.checkpoint})
     if args.proof and (args.opener or args.openers or args.beam or args.time_budget):
         raise UsageError("--proof searches every opener exactly: leave out --opener, --openers, --beam and "
@@ -160,12 +160,12 @@ def cmd_worst_case(args: argparse.Namespace) -> int:
     from ..baselines.worst_case import WorstCaseTimeout, solve_worst_case
     from ..infra.atomic import atomic_write_text
 
-    kind = check_kind("worst-case", args.env)
+    family = check_family("worst-case", args.env)
     if args.out:
         check_output_file(Path(args.out), "--out", {"the checkpoint (--checkpoint)": args.checkpoint})
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
     env, game = make_env(args.env, env_kwargs)
-    adversary = args.adversary or ("absurdle" if kind.name == "absurdle" else "any")
+    adversary = args.adversary or ("absurdle" if family.adversarial else "any")
     update, close = progress_bar("openers")
     timed_out: WorstCaseTimeout | None = None
     try:
