@@ -5,9 +5,10 @@
   (:mod:`~guessgym.evaluation.backends`); text agents play in conversation
   (:mod:`~guessgym.evaluation.chat`);
 * :mod:`guessgym.evaluation.episodes`: the episode loops;
-* :class:`EvaluationResult`, :class:`GameRecord` (:mod:`guessgym.evaluation.results`): the data,
-  statistics, JSON and Markdown of evaluations; :func:`leaderboard` and the plots
-  (:mod:`guessgym.evaluation.report`) render several;
+* :class:`EvaluationResult`, :class:`GameRecord` (:mod:`guessgym.evaluation.results`,
+  :mod:`~guessgym.evaluation.records`): the data, statistics and JSON of evaluations;
+  :func:`result_markdown`, :func:`gap_text`, :func:`leaderboard` and the plots
+  (:mod:`guessgym.evaluation.report`) render them;
 * :func:`~guessgym.evaluation.tree_checks.record_tree`, :func:`~guessgym.evaluation.tree_checks.verify_tree`: the
   tree an agent plays, and a tree checked against the environment.
 
@@ -22,8 +23,8 @@ from __future__ import annotations
 
 from .analysis import analyze
 from .evaluate import evaluate
-from .report import leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves
+from .report import gap_text, leaderboard, plot_histogram, plot_leaderboard, plot_win_rate_curves, result_markdown
 from .results import EvaluationResult, GameRecord
 
-__all__ = ["EvaluationResult", "GameRecord", "analyze", "evaluate", "leaderboard", "plot_histogram", "plot_leaderboard",
-           "plot_win_rate_curves"]
+__all__ = ["EvaluationResult", "GameRecord", "analyze", "evaluate", "gap_text", "leaderboard", "plot_histogram",
+           "plot_leaderboard", "plot_win_rate_curves", "result_markdown"]

@@ -38,8 +38,8 @@ from ..envs.candidates import HardModeRule
 from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
 
-if TYPE_CHECKING:  # results.py reports these metrics, so this module must not import it
-    from .results import GameRecord
+if TYPE_CHECKING:
+    from .records import GameRecord
 
 #: The per-guess counts, in the order they are reported.
 COUNTS = ("repeated", "ignores_hints", "excluded", "impossible")

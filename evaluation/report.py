@@ -1,8 +1,9 @@
 """Reports of evaluation results: plots and tables.
 
-The data (:class:`~guessgym.evaluation.results.EvaluationResult`, its statistics, its JSON and its
-one-result Markdown) lives in :mod:`guessgym.evaluation.results`; this module draws one result
-(:func:`plot_histogram`) and renders several (:func:`leaderboard`, :func:`plot_leaderboard`,
+The data (:class:`~guessgym.evaluation.results.EvaluationResult`, its statistics and its JSON)
+lives in :mod:`guessgym.evaluation.results`; this module renders it: one result as Markdown
+(:func:`result_markdown`; :func:`gap_text`, the *vs optimum* cell) or as a picture
+(:func:`plot_histogram`), and several (:func:`leaderboard`, :func:`plot_leaderboard`,
 :func:`plot_win_rate_curves`).
 
 Plots use matplotlib with the Agg backend and are optional (the ``plots`` extra): a missing
@@ -25,7 +26,8 @@ from typing import Any
 
 from ..infra.atomic import atomic_path
 from ..infra.optional import require
-from .results import FAIL, EvaluationResult, format_number, format_percent, format_seconds
+from .conduct import saved_conduct_line
+from .results import FAIL, EvaluationResult, format_number, format_percent, format_seconds, register_text
 
 # Colours of the real games' statistics pages.
 _BAR_GREEN = "#6aaa64"
@@ -34,6 +36,97 @@ _BAR_FAIL = "#b0413e"
 
 
 # ---- one result --------------------------------------------------------------------------------
+def gap_text(result: EvaluationResult) -> str:
+    """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
+    sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
+    gap = result.gap_to_optimum
+    if gap is None:
+        return "-"
+    star = "" if result.optimum.get("proven") else "*"
+    return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
+
+def optimum_note(result: EvaluationResult) -> str:
+    """What the "vs optimum" figure is measured against (the tree, its opener, proven or not)."""
+    o = result.optimum
+    status = "proven optimal over every tree" if o.get("proven") else (
+        f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
+    tree = "the optimal tree" if o.get("proven") else "the best known tree"
+    return (f"vs optimum on {result.game}: total guesses minus {o['total']:,}, {tree}'s total "
+            f"(opener {o['opener']}, {status}).")
+
+def compact_distribution(result: EvaluationResult) -> str:
+    """The distribution on one line, e.g. ``"2:131 3:999 4:1162 5:17 X:0"`` (zeros before
+    the first non-zero bucket omitted, the failure bucket always shown)."""
+    return _compact(result.distribution)
+
+def result_markdown(result: EvaluationResult, hardest: int = 10) -> str:
+    """One result as Markdown: a one-row table, the distribution, the hardest answers, and the notes
+    (accounting, conduct, what *vs optimum* is measured against, games lost for another reason)."""
+    lines = [f"### {result.label} on {result.game}", ""]
+    if result.description:
+        lines += [result.description, ""]
+    # A game without an attempt limit (uncapped Absurdle) has no "X = m + 1" to count a loss as.
+    uncapped = result.meta.get("absurdle", {}).get("max_attempts", 0) is None
+    with_failures = math.nan if uncapped and result.n_failed else result.mean_guesses_with_failures
+    lines += [
+        "| agent | game | games | win % | mean (solved) | "
+        + ("mean (all; no attempt limit)" if uncapped else f"mean (X = {result.max_attempts + 1})")
+        + " | std | max | s/game |" + (" vs optimum |" if result.gap_to_optimum is not None else ""),
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if result.gap_to_optimum is not None else ""),
+        f"| {result.label} | {result.game} | {result.n_games} | {format_percent(result.win_rate)} | "
+        f"{format_number(result.mean_guesses, 4)} | {format_number(with_failures, 4)} | "
+        f"{format_number(result.std_guesses, 3)} | {result.max_guesses if result.max_guesses is not None else '-'} | "
+        f"{format_seconds(result.seconds_per_game)} |" + (f" {gap_text(result)} |" if result.gap_to_optimum is not None
+                                                        else ""),
+        "",
+        "| guesses | " + " | ".join(str(k) for k in result.distribution) + " |",
+        "|---|" + "---:|" * len(result.distribution),
+        "| games | " + " | ".join(str(v) for v in result.distribution.values()) + " |",
+    ]
+    if hardest and result.records:
+        worst = result.hardest(hardest)
+        shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
+        lines += ["", f"Hardest answers: {shown}"]
+    accounting = accounting_line(result)
+    if accounting:
+        lines += ["", accounting]
+    conduct = saved_conduct_line(result.meta)
+    if conduct:
+        lines += ["", conduct]
+    if result.gap_to_optimum is not None:
+        lines += ["", optimum_note(result)]
+    notes = sorted({r.note for r in result.records if r.note})
+    if notes:
+        lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
+    return "\n".join(lines)
+
+def accounting_line(result: EvaluationResult) -> str:
+    """Invalid moves by kind, turns, lost turns, tokens and latency per game, when there is any
+    to report (``""`` for an agent that never made an invalid move and calls no model)."""
+    parts = []
+    kinds = result.invalid_by_kind
+    tokens = result.tokens_per_game
+    latency = result.latency_per_game
+    if kinds or tokens is not None or latency is not None:
+        by_kind = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items()) or "none"
+        parts.append(f"Invalid moves: {result.invalid_per_game:.3f} per game ({by_kind}); "
+                     f"turns per game {result.turns_per_game:.3f}, retries included; turns lost {result.n_forfeits:,}")
+    if tokens is not None:
+        parts.append(f"tokens per game: {tokens['prompt']:,.0f} prompt, {tokens['completion']:,.0f} completion")
+    if latency is not None:
+        parts.append(f"model latency per game: {latency:.2f} s")
+    return "; ".join(parts) + ("." if parts else "")
+
+
+
+def _compact(dist: dict[int | str, int]) -> str:
+    items = list(dist.items())
+    start = 0
+    while start < len(items) - 1 and items[start][1] == 0:
+        start += 1
+    return " ".join(f"{k}:{v}" for k, v in items[start:])
+
+
 def plot_histogram(result: EvaluationResult, path: str | os.PathLike[str]) -> Path:
     """Save a PNG guess distribution in the style of the game's statistics page.
 
@@ -145,10 +238,10 @@ def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -
                 f"| {i} | {r.label} | {r.game} | {r.n_games} | {format_percent(r.win_rate)} | "
                 f"{format_number(r.mean_guesses, 4)} | {format_number(r.mean_guesses_with_failures, 4)} | "
                 f"{format_number(r.std_guesses, 3)} | {r.max_guesses if r.max_guesses is not None else '-'} | "
-                f"{r.compact_distribution()} | {r.gap_text()} | " + (f"{analysis_text(r)} | " if analysed else "")
+                f"{compact_distribution(r)} | {gap_text(r)} | " + (f"{analysis_text(r)} | " if analysed else "")
                 + f"{format_seconds(r.seconds_per_game)} |"
             )
-    notes = [r.optimum_note() for r in results if r.gap_to_optimum is not None]
+    notes = [optimum_note(r) for r in results if r.gap_to_optimum is not None]
     notes = list(dict.fromkeys(notes))
     table = header + ("\n" + "\n".join(rows) if rows else "")
     return table + ("\n\n" + "\n".join(f"- {n}" for n in notes) if notes else "")
@@ -245,7 +338,7 @@ def plot_leaderboard(results: Sequence[EvaluationResult], path: str | os.PathLik
 
 def _row_label(r: EvaluationResult) -> str:
     return (f"{r.label}  ·  {format_percent(r.win_rate)}%  ·  {format_number(r.mean_guesses, 3)}"
-            + (f"  ·  {r.gap_text()} vs opt." if r.gap_to_optimum is not None else ""))
+            + (f"  ·  {gap_text(r)} vs opt." if r.gap_to_optimum is not None else ""))
 
 
 def leaderboard_figure(results: Sequence[EvaluationResult]) -> Any:
@@ -476,6 +569,9 @@ def _save(fig: Any, path: str | os.PathLike[str], dpi: float | None = None) -> P
 
 
 __all__ = [
+    "accounting_line",
+    "compact_distribution",
+    "gap_text",
     "leaderboard",
     "leaderboard_report",
     "plot_histogram",
@@ -484,5 +580,10 @@ __all__ = [
     "plot_training_time",
     "plot_win_rate_curves",
     "curve_styles",
+    "optimum_note",
     "rank",
+    "result_markdown",
 ]
+
+register_text(to_markdown=result_markdown, gap_text=gap_text, optimum_note=optimum_note,
+              compact_distribution=compact_distribution, accounting_line=accounting_line)

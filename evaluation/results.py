@@ -1,4 +1,4 @@
-"""The result of an evaluation, its statistics, and its renderings (Markdown, JSON, plots).
+"""The result of an evaluation: its records, its statistics and its JSON.
 
 :func:`guessgym.evaluation.evaluate.evaluate` returns an :class:`EvaluationResult`: one :class:`GameRecord`
 per answer played, plus what was played (agent, game, attempt limit). Every figure in a report is
@@ -16,7 +16,8 @@ Conventions, stated once because reports differ on them:
 * time is wall-clock time per game measured by the evaluation loop (``time.perf_counter``), and
   includes the agent's thinking; with memoising solvers the first games pay for the later ones.
 
-Plots use matplotlib with the Agg backend and are optional (the ``plots`` extra).
+Its text and pictures are :mod:`guessgym.evaluation.report`'s (:func:`~guessgym.evaluation.report.result_markdown`,
+:func:`~guessgym.evaluation.report.gap_text`, :func:`~guessgym.evaluation.report.plot_histogram`).
 
 Examples:
     >>> r = EvaluationResult("demo", "plays the first candidate", "guessgym/X-v1", "x", 6,
@@ -33,8 +34,8 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,11 @@ import numpy as np
 from ..agents.optima import updated_optimum
 from ..envs.game import Game
 from ..infra.atomic import atomic_write_text
+from ..infra.deprecation import warn_renamed
 from ..infra.inputs import read_input
 from .formatting import format_number, format_percent, format_seconds
 from .record_checks import check_counts
+from .records import GameRecord, records_from_columns, records_to_columns
 
 #: Version of the JSON layout written by :meth:`EvaluationResult.to_json`.
 JSON_FORMAT = 1
@@ -53,82 +56,15 @@ FAIL = "X"
 
 
 
-@dataclass(frozen=True)
-class GameRecord:
-    """One game of an evaluation.
-
-    Attributes:
-        answer: the hidden answer.
-        guesses: attempts used (the winning guess included): valid guesses, plus turns lost to
-            an invalid reply (chat games with ``invalid="forfeit"`` or after the retries); for a
-            lost game, the attempts used before the game ended.
-        solved: whether the last guess was all green within the attempt limit.
-        played: the guesses in order, when the evaluation recorded them (``record_guesses``).
-        seconds: wall-clock time of the game (not compared: two runs of the same games are
-            equal records even though they took different times).
-        note: why a game was lost other than by running out of attempts (e.g. the agent kept
-            choosing actions the rules reject), ``""`` otherwise.
-        invalid: invalid actions or replies by kind (``"hard_mode"`` for a rejected action of an
-            index agent; ``"format"``, ``"length"``, ``"unknown"``, ``"hard_mode"`` for a chat
-            reply); kinds that did not occur are left out.
-        turns: actions or replies submitted, invalid ones included (``guesses - forfeits +
-            sum(invalid)`` unless given).
-        forfeits: turns lost to an invalid reply (each used an attempt without tiles).
-        prompt_tokens, completion_tokens: tokens of the game's model requests, when the server
-            reported them (``None`` otherwise).
-        latency: seconds spent waiting for the model over the game (``None`` for agents that do
-            not call one; not compared).
-    """
-
-    answer: str
-    guesses: int
-    solved: bool
-    played: tuple[str, ...] | None = None
-    seconds: float = field(default=0.0, compare=False)
-    note: str = ""
-    invalid: dict[str, int] = field(default_factory=dict, hash=False)
-    turns: int = -1
-    forfeits: int = 0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latency: float | None = field(default=None, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "invalid", {k: int(v) for k, v in self.invalid.items() if v})
-        if self.turns < 0:
-            object.__setattr__(self, "turns", self.guesses - self.forfeits + sum(self.invalid.values()))
-
-    @property
-    def n_invalid(self) -> int:
-        """Invalid actions or replies of every kind."""
-        return sum(self.invalid.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["played"] = list(self.played) if self.played is not None else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameRecord:
-        played = d.get("played")
-        return cls(
-            answer=str(d["answer"]),
-            guesses=int(d["guesses"]),
-            solved=bool(d["solved"]),
-            played=tuple(played) if played is not None else None,
-            seconds=float(d.get("seconds", 0.0)),
-            note=str(d.get("note", "")),
-            invalid={str(k): int(v) for k, v in (d.get("invalid") or {}).items()},
-            turns=int(d.get("turns", -1)),
-            forfeits=int(d.get("forfeits", 0)),
-            prompt_tokens=_optional_int(d.get("prompt_tokens")),
-            completion_tokens=_optional_int(d.get("completion_tokens")),
-            latency=None if d.get("latency") is None else float(d["latency"]),
-        )
+#: The text renderings of :mod:`guessgym.evaluation.report`, which registers them when imported
+#: (``import guessgym.evaluation`` does): the deprecated methods of :class:`EvaluationResult` call
+#: them, so that this module need not import the one that renders it.
+_TEXT: dict[str, Callable[..., str]] = {}
 
 
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
+def register_text(**renderings: Callable[..., str]) -> None:
+    """Register the functions behind the deprecated text methods (called by the report module)."""
+    _TEXT.update(renderings)
 
 
 @dataclass
@@ -293,24 +229,6 @@ class EvaluationResult:
         extra = self.total_guesses - int(optimum["total"])
         return extra, 100.0 * extra / int(optimum["total"])
 
-    def gap_text(self) -> str:
-        """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
-        sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
-        gap = self.gap_to_optimum
-        if gap is None:
-            return "-"
-        star = "" if self.optimum.get("proven") else "*"
-        return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
-
-    def optimum_note(self) -> str:
-        """What the "vs optimum" figure is measured against (the tree, its opener, proven or not)."""
-        o = self.optimum
-        status = "proven optimal over every tree" if o.get("proven") else (
-            f"the best tree over {o['scope']}; not proven optimal (*): every tree needs at least {o['lower_bound']:,}")
-        tree = "the optimal tree" if o.get("proven") else "the best known tree"
-        return (f"vs optimum on {self.game}: total guesses minus {o['total']:,}, {tree}'s total "
-                f"(opener {o['opener']}, {status}).")
-
     # ---- accounting: invalid moves, turns, tokens, latency --------------------------------------
     @property
     def invalid_by_kind(self) -> dict[str, int]:
@@ -381,70 +299,30 @@ class EvaluationResult:
             **accounting,
         }
 
-    # ---- text ----------------------------------------------------------------------------------
-    def compact_distribution(self) -> str:
-        """The distribution on one line, e.g. ``"2:131 3:999 4:1162 5:17 X:0"`` (zeros before
-        the first non-zero bucket omitted, the failure bucket always shown)."""
-        return _compact(self.distribution)
+    # ---- text: deprecated, now guessgym.evaluation.report's ------------------------------------
+    def _text(self, method: str, function: str, *args: Any) -> str:
+        warn_renamed(f"EvaluationResult.{method}()", f"guessgym.evaluation.report.{function}(result)", stacklevel=4)
+        return _TEXT[method](self, *args)
 
     def to_markdown(self, hardest: int = 10) -> str:
-        """A one-row Markdown table, the distribution, and the hardest answers."""
-        lines = [f"### {self.label} on {self.game}", ""]
-        if self.description:
-            lines += [self.description, ""]
-        # A game without an attempt limit (uncapped Absurdle) has no "X = m + 1" to count a loss as.
-        uncapped = self.meta.get("absurdle", {}).get("max_attempts", 0) is None
-        with_failures = math.nan if uncapped and self.n_failed else self.mean_guesses_with_failures
-        lines += [
-            "| agent | game | games | win % | mean (solved) | "
-            + ("mean (all; no attempt limit)" if uncapped else f"mean (X = {self.max_attempts + 1})")
-            + " | std | max | s/game |" + (" vs optimum |" if self.gap_to_optimum is not None else ""),
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if self.gap_to_optimum is not None else ""),
-            f"| {self.label} | {self.game} | {self.n_games} | {format_percent(self.win_rate)} | "
-            f"{format_number(self.mean_guesses, 4)} | {format_number(with_failures, 4)} | "
-            f"{format_number(self.std_guesses, 3)} | {self.max_guesses if self.max_guesses is not None else '-'} | "
-            f"{format_seconds(self.seconds_per_game)} |" + (f" {self.gap_text()} |" if self.gap_to_optimum is not None
-                                                            else ""),
-            "",
-            "| guesses | " + " | ".join(str(k) for k in self.distribution) + " |",
-            "|---|" + "---:|" * len(self.distribution),
-            "| games | " + " | ".join(str(v) for v in self.distribution.values()) + " |",
-        ]
-        if hardest and self.records:
-            worst = self.hardest(hardest)
-            shown = ", ".join(f"{r.answer} ({r.guesses if r.solved else FAIL})" for r in worst)
-            lines += ["", f"Hardest answers: {shown}"]
-        accounting = self.accounting_line()
-        if accounting:
-            lines += ["", accounting]
-        from .conduct import saved_conduct_line
+        """Deprecated: :func:`guessgym.evaluation.report.result_markdown`."""
+        return self._text("to_markdown", "result_markdown", hardest)
 
-        conduct = saved_conduct_line(self.meta)
-        if conduct:
-            lines += ["", conduct]
-        if self.gap_to_optimum is not None:
-            lines += ["", self.optimum_note()]
-        notes = sorted({r.note for r in self.records if r.note})
-        if notes:
-            lines += ["", "Games lost for another reason than the attempt limit: " + "; ".join(notes)]
-        return "\n".join(lines)
+    def gap_text(self) -> str:
+        """Deprecated: :func:`guessgym.evaluation.report.gap_text`."""
+        return self._text("gap_text", "gap_text")
+
+    def optimum_note(self) -> str:
+        """Deprecated: :func:`guessgym.evaluation.report.optimum_note`."""
+        return self._text("optimum_note", "optimum_note")
+
+    def compact_distribution(self) -> str:
+        """Deprecated: :func:`guessgym.evaluation.report.compact_distribution`."""
+        return self._text("compact_distribution", "compact_distribution")
 
     def accounting_line(self) -> str:
-        """Invalid moves by kind, turns, lost turns, tokens and latency per game, when there is any
-        to report (``""`` for an agent that never made an invalid move and calls no model)."""
-        parts = []
-        kinds = self.invalid_by_kind
-        tokens = self.tokens_per_game
-        latency = self.latency_per_game
-        if kinds or tokens is not None or latency is not None:
-            by_kind = ", ".join(f"{kind} {n:,}" for kind, n in kinds.items()) or "none"
-            parts.append(f"Invalid moves: {self.invalid_per_game:.3f} per game ({by_kind}); "
-                         f"turns per game {self.turns_per_game:.3f}, retries included; turns lost {self.n_forfeits:,}")
-        if tokens is not None:
-            parts.append(f"tokens per game: {tokens['prompt']:,.0f} prompt, {tokens['completion']:,.0f} completion")
-        if latency is not None:
-            parts.append(f"model latency per game: {latency:.2f} s")
-        return "; ".join(parts) + ("." if parts else "")
+        """Deprecated: :func:`guessgym.evaluation.report.accounting_line`."""
+        return self._text("accounting_line", "accounting_line")
 
     # ---- JSON ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -521,81 +399,6 @@ class EvaluationResult:
             raise ValueError(f"{where}: not an evaluation result ({type(exc).__name__}: {message})") from None
 
 
-def records_to_columns(records: Sequence[GameRecord]) -> dict[str, Any]:
-    """Records as columns; ``played`` only if some game recorded its guesses, ``notes`` as
-    ``[[position, note], ...]`` for the games that have one."""
-    columns: dict[str, Any] = {
-        "answer": [r.answer for r in records],
-        "guesses": [r.guesses for r in records],
-        "solved": [int(r.solved) for r in records],
-        "seconds": [round(r.seconds, 6) for r in records],
-    }
-    if any(r.played is not None for r in records):
-        columns["played"] = [list(r.played) if r.played is not None else None for r in records]
-    notes = [[i, r.note] for i, r in enumerate(records) if r.note]
-    if notes:
-        columns["notes"] = notes
-    kinds = sorted({kind for r in records for kind in r.invalid})
-    if kinds:
-        columns["invalid"] = {kind: [r.invalid.get(kind, 0) for r in records] for kind in kinds}
-    if any(r.turns != r.guesses - r.forfeits + r.n_invalid for r in records):
-        columns["turns"] = [r.turns for r in records]
-    if any(r.forfeits for r in records):
-        columns["forfeits"] = [r.forfeits for r in records]
-    for key in ("prompt_tokens", "completion_tokens"):
-        if any(getattr(r, key) is not None for r in records):
-            columns[key] = [getattr(r, key) for r in records]
-    if any(r.latency is not None for r in records):
-        columns["latency"] = [None if r.latency is None else round(r.latency, 6) for r in records]
-    return columns
-
-
-def records_from_columns(data: dict[str, Any] | list[dict[str, Any]]) -> list[GameRecord]:
-    """Inverse of :func:`records_to_columns` (also reads a plain list of record dicts)."""
-    if isinstance(data, list):
-        return [GameRecord.from_dict(r) for r in data]
-    n = len(data["answer"])
-    for key in ("guesses", "solved", "seconds"):
-        if len(data.get(key, ())) != n:
-            raise ValueError(f"records column {key!r} has {len(data.get(key, ()))} entries, expected {n}")
-    played = data.get("played") or [None] * n
-    notes = {int(i): str(note) for i, note in data.get("notes", [])}
-    invalid: dict[str, list[int]] = data.get("invalid", {})
-    optional: dict[str, list[Any]] = {}
-    for key in ("turns", "forfeits", "prompt_tokens", "completion_tokens", "latency", *invalid):
-        column = data.get(key) if key not in invalid else invalid[key]
-        if column is not None:
-            if len(column) != n:
-                raise ValueError(f"records column {key!r} has {len(column)} entries, expected {n}")
-            optional[key] = column
-    none = [None] * n
-    return [
-        GameRecord(
-            answer=str(data["answer"][i]),
-            guesses=int(data["guesses"][i]),
-            solved=bool(data["solved"][i]),
-            played=tuple(played[i]) if played[i] is not None else None,
-            seconds=float(data["seconds"][i]),
-            note=notes.get(i, ""),
-            invalid={kind: int(counts[i]) for kind, counts in invalid.items()},
-            turns=int(optional.get("turns", [-1] * n)[i]),
-            forfeits=int(optional.get("forfeits", [0] * n)[i]),
-            prompt_tokens=_optional_int(optional.get("prompt_tokens", none)[i]),
-            completion_tokens=_optional_int(optional.get("completion_tokens", none)[i]),
-            latency=None if optional.get("latency", none)[i] is None else float(optional["latency"][i]),
-        )
-        for i in range(n)
-    ]
-
-
-def _compact(dist: dict[int | str, int]) -> str:
-    items = list(dist.items())
-    start = 0
-    while start < len(items) - 1 and items[start][1] == 0:
-        start += 1
-    return " ".join(f"{k}:{v}" for k, v in items[start:])
-
-
 def _json_safe(value: Any) -> Any:
     """Replace NaN by None (JSON has no NaN) and make keys strings."""
     if isinstance(value, float) and math.isnan(value):
@@ -608,4 +411,4 @@ def _json_safe(value: Any) -> Any:
 
 
 __all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "format_number", "format_percent", "format_seconds",
-           "records_from_columns", "records_to_columns"]
+           "records_from_columns", "records_to_columns", "register_text"]

@@ -27,6 +27,7 @@ from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_text
 from .analysis import Analysis, game_of_result
 from .conduct import saved_conduct_line
+from .report import gap_text
 from .results import EvaluationResult
 from .transcripts import Turn
 
@@ -48,7 +49,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
         entry: dict[str, Any] = {
             "label": result.label, "env": result.env_id or "", "game": result.game,
             "games": result.n_games, "win_rate": result.win_rate, "mean": result.mean_guesses,
-            "gap": result.gap_text(), "max_attempts": result.max_attempts,
+            "gap": gap_text(result), "max_attempts": result.max_attempts,
             "distribution": {str(k): v for k, v in summary["distribution"].items()},
             "analysis": None, "loss_by_move": None, "records": [],
             "conduct": saved_conduct_line(result.meta),

@@ -123,7 +123,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if args.max_attempts is not None:
             stem += f"__m{args.max_attempts}"
         saved = save_result(result, Path(args.out), stem)
-    print(result.to_markdown())
+    from ..evaluation.report import result_markdown
+
+    print(result_markdown(result))
     if saved:
         print(f"\n{saved}")
     return 0

@@ -24,6 +24,7 @@ from guessgym.cli import main
 from guessgym.envs.game import nerdle, wordle
 from guessgym.evaluation.chat import EvaluationStopped, evaluate_chat
 from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.report import result_markdown
 
 MINI = "guessgym/MiniNerdle-v1"
 
@@ -62,7 +63,7 @@ def test_the_solver_model_plays_exactly_its_baseline_with_games_in_flight(tmp_pa
         assert line["record"]["prompt_tokens"] == sum(sent)
         assert line["transcript"]["answer"] in messages[-1]["content"]
     assert result.tokens_per_game["games"] == 40 and result.latency_per_game > 0
-    assert "tokens per game" in result.to_markdown()
+    assert "tokens per game" in result_markdown(result)
 
 
 @pytest.mark.parametrize("invalid", ["retry", "forfeit"])
@@ -92,7 +93,7 @@ def test_a_model_that_never_follows_the_format_loses_every_game_and_the_run_ends
     assert result.win_rate == 0.0 and result.n_failed == 4
     assert all(r.invalid == {"format": replies} and r.turns == replies and r.forfeits == 6 and r.guesses == 6
                for r in result.records)
-    assert "turns lost 24" in result.to_markdown()
+    assert "turns lost 24" in result_markdown(result)
 
 
 def test_transient_errors_are_retried_and_change_nothing(mini_server: ScriptedServer) -> None:

@@ -18,6 +18,7 @@ from guessgym.envs.absurdle import AbsurdleEnv, host_choice
 from guessgym.envs.game import wordle
 from guessgym.envs.scoring import pattern_to_tiles, score, tiles_to_pattern
 from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.report import result_markdown
 
 WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "plane", "spare"]
 
@@ -156,7 +157,7 @@ def test_one_penalty_convention_for_every_env(env_id: str) -> None:
 def test_the_table_of_an_uncapped_game_counts_no_loss_as_limit_plus_one() -> None:
     """Issue 24: Absurdle's table said "mean (X = 6)" for a game with no attempt limit."""
     uncapped = evaluate(make_agent("least-worst"), "guessgym/Absurdle-v0", env_kwargs={"answers": WORDS})
-    assert "no attempt limit" in uncapped.to_markdown() and "(X = " not in uncapped.to_markdown()
+    assert "no attempt limit" in result_markdown(uncapped) and "(X = " not in result_markdown(uncapped)
     capped = evaluate(make_agent("least-worst"), "guessgym/Absurdle-v0", env_kwargs={"answers": WORDS},
                       max_attempts=6)
-    assert "mean (X = 7)" in capped.to_markdown()
+    assert "mean (X = 7)" in result_markdown(capped)

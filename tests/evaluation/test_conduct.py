@@ -13,6 +13,7 @@ from guessgym.envs.game import Game
 from guessgym.envs.scoring import pattern_to_tiles
 from guessgym.evaluation import analyze, evaluate
 from guessgym.evaluation.conduct import conduct_summary, game_conduct
+from guessgym.evaluation.report import result_markdown
 from guessgym.evaluation.results import GameRecord
 
 MINI = make_game("guessgym/MiniNerdle-v1")
@@ -73,7 +74,7 @@ def test_the_summary_and_where_it_appears() -> None:
     kept = evaluate(make_agent("random-consistent"), MINI, sample=20, record_guesses=True)
     assert kept.meta["conduct"]["impossible"] == 0 and kept.meta["conduct"]["ignores_hints"] == 0  # candidates only
     assert kept.meta["conduct"]["excluded"] == 0
-    assert "Play: of " in kept.to_markdown()
+    assert "Play: of " in result_markdown(kept)
 
 
 def test_clembench_scores_as_its_scorer_computes_them() -> None:

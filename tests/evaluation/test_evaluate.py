@@ -21,6 +21,7 @@ from guessgym.envs.scoring import all_green, score
 from guessgym.evaluation.backends import WorkerDied
 from guessgym.evaluation.evaluate import evaluate
 from guessgym.evaluation.games import select_answers
+from guessgym.evaluation.report import result_markdown
 
 WORDS = ("crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share")
 EXTRA = ("zzzzz", "lucky", "stomp")
@@ -213,7 +214,7 @@ def test_agent_stuck_on_refused_actions_loses_with_reason() -> None:
     assert crane.solved and crane.guesses == 1 and crane.note == ""
     assert not crate.solved and crate.guesses == 1
     assert "5 rejected actions" in crate.note and "hard mode" in crate.note
-    assert "rejected actions" in result.to_markdown()
+    assert "rejected actions" in result_markdown(result)
 
 
 def test_out_of_space_action_error_names_the_game() -> None:
@@ -333,8 +334,8 @@ def test_the_one_result_table_shows_the_gap_to_the_optimum() -> None:
     """Issue 24: ``guessgym evaluate`` printed no vs-optimum column although the JSON had it."""
     result = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1")
     optimum = result.meta["optimum"]["total"]
-    table = result.to_markdown()
+    table = result_markdown(result)
     assert "| vs optimum |" in table and f"| {result.total_guesses - optimum:+,} (" in table
     assert f"total guesses minus {optimum:,}" in table  # what the figure is measured against
     sample = evaluate(make_agent("least-worst"), "guessgym/MicroNerdle-v1", sample=10)
-    assert "vs optimum" not in sample.to_markdown()  # a sample has no optimum to compare with
+    assert "vs optimum" not in result_markdown(sample)  # a sample has no optimum to compare with

@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 
 from guessgym.evaluation.report import (
+    compact_distribution,
+    gap_text,
     leaderboard,
     leaderboard_report,
+    optimum_note,
     plot_histogram,
     plot_leaderboard,
     plot_win_rate_curves,
     rank,
+    result_markdown,
 )
 from guessgym.evaluation.results import EvaluationResult, GameRecord
 
@@ -56,7 +60,7 @@ def test_statistics_hand_computed(result: EvaluationResult) -> None:
     assert [(r.answer, r.guesses, r.solved) for r in result.hardest(4)] == [
         ("w02", 6, False), ("w05", 6, True), ("w01", 4, True), ("w04", 4, True),
     ]
-    assert result.compact_distribution() == "2:1 3:2 4:3 5:0 6:1 X:1"
+    assert compact_distribution(result) == "2:1 3:2 4:3 5:0 6:1 X:1"
 
 
 def test_empty_and_all_failed_results() -> None:
@@ -65,7 +69,7 @@ def test_empty_and_all_failed_results() -> None:
     failed = make("fail", [None, None])
     assert failed.win_rate == 0 and math.isnan(failed.mean_guesses) and math.isnan(failed.std_guesses)
     assert failed.mean_guesses_with_failures == 7
-    assert "| - |" in failed.to_markdown()
+    assert "| - |" in result_markdown(failed)
     assert EvaluationResult.from_json(failed.to_json()).records == failed.records  # NaN-free JSON
 
 
@@ -75,7 +79,7 @@ def test_records_equal_regardless_of_time() -> None:
 
 
 def test_markdown_contains_the_figures(result: EvaluationResult) -> None:
-    md = result.to_markdown()
+    md = result_markdown(result)
     assert "### demo on toy" in md and "demo plays" in md
     assert "| demo | toy | 8 | 87.50 | 3.7143 | 4.1250 |" in md
     assert "| games | 0 | 1 | 2 | 3 | 0 | 1 | 1 |" in md
@@ -260,11 +264,11 @@ def test_a_result_saved_before_a_proof_reads_as_proven_once_the_shipped_optimum_
     assert saved.optimum["proven"] and saved.optimum["lower_bound"] == known.total
     assert saved.gap_to_optimum == (3 * known.answers - known.total, pytest.approx(
         100 * (3 * known.answers - known.total) / known.total))
-    assert "*" not in saved.gap_text() and "proven optimal over every tree" in saved.optimum_note()
+    assert "*" not in gap_text(saved) and "proven optimal over every tree" in optimum_note(saved)
     assert saved.meta["optimum"] == stale  # the saved record itself is left as it was
     other = {**stale, "opener": "1+2=3"}  # not the shipped tree: nothing is known about it
     unknown = EvaluationResult("old", "", "guessgym/Nerdle-v1", "nerdle", 6, records, meta={"optimum": other})
-    assert unknown.gap_text().endswith("*") and "at least" in unknown.optimum_note()
+    assert gap_text(unknown).endswith("*") and "at least" in optimum_note(unknown)
     chat = EvaluationResult("old", "", "guessgym/NerdleChat-v0", "nerdle", 6, records,
                             meta={"optimum": stale, "hard_mode": False})  # another env of the same game
     assert chat.optimum["proven"]

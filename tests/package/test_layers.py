@@ -15,8 +15,9 @@ it, and itself)::
 
 Inside ``envs`` the game core (rules, scoring, matrices, candidates, the engine) imports none of
 the Gymnasium classes. The graph is read from the source with :mod:`ast` (every ``import``, at
-module level or inside a function, except those under ``if TYPE_CHECKING:``), as the package is
-laid out, so a circle that only a lazy import hides still fails.
+module level, inside a function, or under ``if TYPE_CHECKING:``: a type a module names is a
+dependency as real as a call), as the package is laid out, so a circle that only a lazy or a
+type-checking import hides still fails.
 """
 
 from __future__ import annotations
@@ -52,12 +53,6 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(name: str, path: Path) -> set[str]:
     """The package's modules that ``name`` imports."""
     is_package = path.name == "__init__.py"
@@ -65,10 +60,6 @@ def _imports(name: str, path: Path) -> set[str]:
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             module = ".".join(base + ([node.module] if node.module else []))

@@ -85,3 +85,15 @@ def test_no_module_spells_a_family_name() -> None:
     spelled = [f"{name}:{n}" for name, path in MODULES.items()
                for n, line in enumerate(path.read_text().splitlines(), 1) if SPELLED.search(line)]
     assert spelled == [], spelled
+
+
+def test_result_text_methods_warn_and_render_as_the_report() -> None:
+    from guessgym.evaluation import report
+    from guessgym.evaluation.results import EvaluationResult, GameRecord
+
+    result = EvaluationResult("demo", "", None, "x", 6, [GameRecord("aa", 2, True), GameRecord("ab", 6, False)])
+    for method, function in [("to_markdown", report.result_markdown), ("gap_text", report.gap_text),
+                             ("compact_distribution", report.compact_distribution),
+                             ("accounting_line", report.accounting_line)]:
+        with pytest.warns(DeprecationWarning, match=rf"EvaluationResult\.{method}\(\) is renamed"):
+            assert getattr(result, method)() == function(result)
