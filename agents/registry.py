@@ -3,9 +3,10 @@
 The command line, :func:`~guessgym.evaluation.evaluate.evaluate` and training all resolve agents here.
 A spec is one of:
 
-* a registered name (``"least-worst"``): the baselines register themselves when
-  :mod:`guessgym.baselines` is imported, which :func:`make_agent` does on first use (the way
-  ``gymnasium.make`` imports an environment's module); :func:`register` adds your own;
+* a registered name (``"least-worst"``): agents register themselves when their module is imported;
+  on its first lookup the registry imports every module of the ``guessgym.agents`` entry-point
+  group (:data:`ENTRY_POINT_GROUP`: guessgym's baselines, tree and lookahead players, and any
+  installed package's), so this layer names no module above it; :func:`register` adds your own;
 * ``"model:PATH"``: a trained stable-baselines3 agent (a ``.zip``, checkpoint or run directory;
   needs the ``train`` extra);
 * ``"pretrained:NAME"``: a model shipped with guessgym (:mod:`guessgym.agents.pretrained`;
@@ -30,9 +31,11 @@ Examples:
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import inspect
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,8 +46,8 @@ from .text import TextAgent
 
 AgentFactory = Callable[..., "Agent | TextAgent"]
 
-#: Modules whose import registers the built-in agents (imported on the first lookup).
-BUILTIN_PROVIDERS = ("guessgym.baselines", "guessgym.agents.decision_tree", "guessgym.agents.lookahead")
+#: The entry-point group of modules that register agents when imported (``pyproject.toml``).
+ENTRY_POINT_GROUP = "guessgym.agents"
 
 _REGISTRY: dict[str, AgentFactory] = {}
 _loaded = False
@@ -86,12 +89,21 @@ def register(name: str, factory: AgentFactory, *, replace: bool = False) -> None
     _REGISTRY[name] = factory
 
 
+def providers() -> list[importlib.metadata.EntryPoint]:
+    """The installed modules that register agents (the :data:`ENTRY_POINT_GROUP` entry points)."""
+    return sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+
+
 def _load_builtins() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in BUILTIN_PROVIDERS:
-            importlib.import_module(module)
+        for entry in providers():
+            try:
+                entry.load()
+            except Exception as exc:  # another package's broken provider must not break guessgym's agents
+                warnings.warn(f"agent provider {entry.name!r} ({entry.value}) failed to load, its agents are "
+                              f"missing: {type(exc).__name__}: {str(exc)[:200]}", RuntimeWarning, stacklevel=3)
 
 
 def registered() -> dict[str, AgentFactory]:
@@ -214,8 +226,11 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
         else:
             factories = registered()
             if spec not in factories:
+                missing = "" if providers() else (
+                    f" (no {ENTRY_POINT_GROUP!r} entry points: guessgym runs uninstalled; `pip install -e .` "
+                    "registers its baselines)")
                 raise AgentSpecError(
-                    f"unknown agent {spec!r}; known agents: {', '.join(factories)}; "
+                    f"unknown agent {spec!r}; known agents: {', '.join(factories) or 'none'}{missing}; "
                     "or pretrained:NAME, model:PATH.zip, or module:Class"
                 )
             factory = factories[spec]
@@ -239,5 +254,5 @@ def make_agent(spec: str, **kwargs: Any) -> Agent | TextAgent:
     return agent
 
 
-__all__ = ["AgentSpecError", "BUILTIN_PROVIDERS", "agent_factory", "describe", "is_agent_factory", "make_agent",
-           "options_of", "register", "registered"]
+__all__ = ["AgentSpecError", "ENTRY_POINT_GROUP", "agent_factory", "describe", "is_agent_factory", "make_agent",
+           "options_of", "providers", "register", "registered"]
