@@ -9,19 +9,19 @@ and keyword-only constructor arguments with defaults.
 ============================ =================================================================
 name                          method (seed)
 ============================ =================================================================
-``"least-worst"``             smallest worst-case bucket (wordle_minimax_solver.txt; the
+``"least-worst"``             smallest worst-case bucket (Pawson 2023; the
                               generalised paper's greedy with ``pool="candidates",
                               tie_break="first", order="game"``)
-``"expected-size"``           smallest sum of squared buckets (wordle_minimax_solver.txt var. 2)
+``"expected-size"``           smallest sum of squared buckets (Pawson 2023 var. 2)
 ``"most-buckets"``            most buckets (not from a seed: the rule the learned policies
                               start from, see :mod:`guessgym.baselines.minimax`)
-``"min-average"``             expectimin depth 1 or 2 (nerdle_min_average_report.txt)
-``"pattern-entropy"``         largest feedback-pattern entropy (nerdle_entropy_blog.txt)
-``"position-entropy"``        largest per-position character entropy (nerdle_entropy_blog.txt)
+``"min-average"``             expectimin depth 1 or 2 (Jain et al. 2024)
+``"pattern-entropy"``         largest feedback-pattern entropy (the Nerdle entropy blog post)
+``"position-entropy"``        largest per-position character entropy (the Nerdle entropy blog post)
 ``"unique-chars"``            two fixed openers, then most distinct characters
-                              (nerdle_unique_chars_greedy.txt)
+                              (Luque, Jo and Warner 2022)
 ``"clique"``                  cliques of letter-disjoint words, then candidates
-                              (generalised_wordle_greedy_clique.txt; Wordle easy mode only)
+                              (Lahiri et al. 2023; Wordle easy mode only)
 ``"random-consistent"``       a random remaining candidate (the floor)
 ``"optimal"``                 the optimal decision tree: exact search, shipped for the
                               registered games (:mod:`guessgym.baselines.optimal`; the ceiling)

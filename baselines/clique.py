@@ -1,4 +1,4 @@
-"""The clique strategy of generalised_wordle_greedy_clique.txt, sections 6.2-6.6 (easy mode only).
+"""The clique strategy of Lahiri et al. 2023, sections 6.2-6.6 (easy mode only).
 
 Each round discards the words inconsistent with what is known, joins words that share no unseen
 letter (a "hard" graph, else a "soft" one sharing exactly one), finds the largest cliques (sizes
@@ -191,7 +191,7 @@ class Tracker:
 
 
 class CliqueAgent(BaselineAgent):
-    """Cliques of letter-disjoint words, then the candidates (generalised_wordle_greedy_clique.txt 6.2; easy mode).
+    """Cliques of letter-disjoint words, then the candidates (Lahiri et al. 2023 6.2; easy mode).
 
     Keyword arguments:
         distinct_letters_only: only words with distinct letters are graph vertices, as in the
@@ -212,7 +212,7 @@ class CliqueAgent(BaselineAgent):
         if game.hard_mode:
             raise UnsupportedGameError(
                 "clique plays easy mode only: its clique words deliberately ignore revealed hints, "
-                "which hard mode forbids (generalised_wordle_greedy_clique.txt 6.7)"
+                "which hard mode forbids (Lahiri et al. 2023 6.7)"
             )
         if game.kind != "wordle" or game.n_symbols != ALPHABET_SIZE:
             raise UnsupportedGameError(

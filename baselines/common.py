@@ -56,7 +56,7 @@ def guess_order(game: Game, order: GuessOrder) -> np.ndarray:
     """Guess indices in the order a fold visits them.
 
     * ``"answers-first"``: the answers in answer-list order, then the other guesses in guess-list
-      order (the ``ValidWords`` list of wordle_minimax_solver.txt: 2,309 answers followed by the
+      order (the ``ValidWords`` list of Pawson 2023: 2,309 answers followed by the
       other 10,638 words).
     * ``"game"``: the guess list as it is.
     """

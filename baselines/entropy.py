@@ -1,4 +1,4 @@
-"""Entropy solvers of nerdle_entropy_blog.txt: per-position character entropy and feedback-pattern entropy.
+"""Entropy solvers of the Nerdle entropy blog post: per-position character entropy and feedback-pattern entropy.
 
 First attempt of the blog ("position-entropy"). For a guess ``x`` drawn from the possible
 solution set ``N`` (``n = |N|``)::
@@ -81,7 +81,7 @@ def position_entropy_bits(codes: np.ndarray, n_symbols: int) -> np.ndarray:
 
 
 class PatternEntropyAgent(BaselineAgent):
-    """Largest feedback-pattern entropy, first maximum wins (nerdle_entropy_blog.txt, second attempt).
+    """Largest feedback-pattern entropy, first maximum wins (the Nerdle entropy blog post, second attempt).
 
     Keyword arguments:
         pool: ``"all"`` allowed guesses (default; hard mode: the legal ones) or the remaining
@@ -122,7 +122,7 @@ class PatternEntropyAgent(BaselineAgent):
 
 
 class PositionEntropyAgent(BaselineAgent):
-    """Largest per-position character entropy H(x) of a candidate (nerdle_entropy_blog.txt, first attempt)."""
+    """Largest per-position character entropy H(x) of a candidate (the Nerdle entropy blog post, first attempt)."""
 
     name = "position-entropy"
 

@@ -1,4 +1,4 @@
-"""Min-average (expectimin) search of nerdle_min_average_report.txt, sections 7 and 8.
+"""Min-average (expectimin) search of Jain et al. 2024, sections 7 and 8.
 
 A guess's value is the report's ``EXPECTIMIN`` backed up over ``depth`` levels (one user ply and
 one computer ply each): at depth 1 the integer ``sum(s^2)`` over its buckets ``s``; at depth 2
@@ -123,7 +123,7 @@ def depth1_values(matrix: Any, candidates: np.ndarray) -> np.ndarray:
 
 
 class MinAverageAgent(BaselineAgent):
-    """Min-average (expectimin) search over the candidates, depth 1 or 2 (nerdle_min_average_report.txt 7-8).
+    """Min-average (expectimin) search over the candidates, depth 1 or 2 (Jain et al. 2024 7-8).
 
     Keyword arguments:
         depth: search levels (user ply + computer ply): 1 (default) or 2.

@@ -1,7 +1,7 @@
 """Greedy bucket solvers: minimax ("least worst"), expected size, and most buckets.
 
-Seeds: wordle_minimax_solver.txt (the C# ``BestAttempt``/``BetterOf`` solver, its two variants and
-a hard-mode variant) and generalised_wordle_greedy_clique.txt section 6.1.
+Seeds: Pawson 2023 (the C# ``BestAttempt``/``BetterOf`` solver, its two variants and
+a hard-mode variant) and Lahiri et al. 2023 section 6.1.
 
 For every guess in a pool, split the remaining candidates by the feedback they would give and score
 the guess by its largest bucket (``"least-worst"``), the sum of the squared bucket sizes
@@ -92,7 +92,7 @@ class _GreedyBucketAgent(BaselineAgent):
 
 
 class LeastWorstAgent(_GreedyBucketAgent):
-    """Greedy minimax: smallest worst-case feedback bucket (wordle_minimax_solver.txt; generalised paper 6.1).
+    """Greedy minimax: smallest worst-case feedback bucket (Pawson 2023; Lahiri et al. 2023 6.1).
 
     Args:
         pool: ``"all"`` guesses (default) or the remaining ``"candidates"`` in easy mode.
@@ -109,7 +109,7 @@ class LeastWorstAgent(_GreedyBucketAgent):
 
 
 class ExpectedSizeAgent(_GreedyBucketAgent):
-    """Smallest sum of squared bucket sizes, i.e. expected candidates left (wordle_minimax_solver.txt variant 2).
+    """Smallest sum of squared bucket sizes, i.e. expected candidates left (Pawson 2023 variant 2).
 
     Same keyword arguments and defaults as :class:`LeastWorstAgent`; only the score differs
     (``Sum(g.Count() * g.Count())``).

@@ -1,7 +1,7 @@
 """A uniformly random remaining candidate: the floor every other solver should beat.
 
 Not from a seed: it is the "keep guessing something consistent" player that the seeds' players and
-interviews describe (wordle_minimax_solver.txt: "from the third attempt most players are always
+interviews describe (Pawson 2023: "from the third attempt most players are always
 selecting a word that could be the target"), without any choice among candidates.
 
 Determinism. The choice is drawn from a generator seeded by ``(seed, game fingerprint, history of

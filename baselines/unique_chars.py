@@ -1,4 +1,4 @@
-"""Most-unique-characters greedy of nerdle_unique_chars_greedy.txt.
+"""Most-unique-characters greedy of Luque, Jo and Warner 2022.
 
 The paper's engine always plays two hard-coded openers, ``9*8-7=65`` then ``0+12/3=4`` (together
 they use every symbol), whatever the first one revealed ("Besides the hard-coded guesses for
@@ -60,7 +60,7 @@ def distinct_symbols(codes: np.ndarray) -> np.ndarray:
 
 
 class UniqueCharsAgent(BaselineAgent):
-    """Openers 9*8-7=65, 0+12/3=4, then the most distinct characters (nerdle_unique_chars_greedy.txt).
+    """Openers 9*8-7=65, 0+12/3=4, then the most distinct characters (Luque, Jo and Warner 2022).
 
     Keyword arguments:
         openers: the hard-coded first guesses, played in order (default the paper's two). Each
@@ -86,7 +86,7 @@ class UniqueCharsAgent(BaselineAgent):
                 )
                 raise UnsupportedGameError(
                     f"unique-chars plays the fixed openers {', '.join(self.openers)} "
-                    f"(nerdle_unique_chars_greedy.txt), but {opener!r} cannot be played in "
+                    f"(Luque, Jo and Warner 2022), but {opener!r} cannot be played in "
                     f"{game.name}: {reason}.{hint}"
                 )
 

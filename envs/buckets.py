@@ -5,11 +5,11 @@ A guess ``g`` splits the remaining candidates ``C`` into *buckets*, one per feed
 (``PatternMatrix[g, c]`` for ``c`` in ``C``). Every seed method scores a guess from the sizes of
 those buckets:
 
-* the largest bucket (wordle_minimax_solver.txt "least worst", generalised_wordle_greedy_clique.txt
+* the largest bucket (Pawson 2023 "least worst", Lahiri et al. 2023
   6.1),
 * the sum of squared sizes (the report's "expected" variant; min-average depth 1 of
-  nerdle_min_average_report.txt is the same sum divided by ``|C|``),
-* ``sum(c * log2(c))`` (feedback-pattern entropy of nerdle_entropy_blog.txt:
+  Jain et al. 2024 is the same sum divided by ``|C|``),
+* ``sum(c * log2(c))`` (feedback-pattern entropy of the Nerdle entropy blog post:
   ``H = log2(n) - sum(c log2 c) / n``),
 * the number of buckets.
 
@@ -476,7 +476,7 @@ def first_min_float(values: np.ndarray, rel_tol: float = 1e-12) -> int:
 
 
 def betterof_fold(counts: np.ndarray, is_candidate: np.ndarray) -> int:
-    """Result of wordle_minimax_solver.txt's ``Aggregate(BetterOf)`` fold, without the loop.
+    """Result of Pawson 2023's ``Aggregate(BetterOf)`` fold, without the loop.
 
     ``BetterOf(best, next)`` keeps ``next`` when its count is strictly smaller, or equal *and*
     ``next`` is a remaining possible answer. Folding left to right over the list, the first word

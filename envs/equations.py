@@ -12,7 +12,7 @@ exactly):
 Generation is vectorised: for every split of the left side into numbers and every operator
 sequence, all operand values are enumerated at once as numpy arrays and evaluated exactly as
 integer fractions, so the 17,723 classic answers come out in a few tens of milliseconds instead of
-the 13.5 s of nerdle_min_average_report.txt section 9.1.
+the 13.5 s of Jain et al. 2024 section 9.1.
 
 Examples:
     >>> len(generate_equations(6))

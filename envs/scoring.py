@@ -9,9 +9,9 @@ it; every other copy is grey.
 Three textual forms are supported:
 
 * tiles: ``"G"`` green, ``"Y"`` yellow, ``"B"`` grey (``pattern_to_tiles``/``tiles_to_pattern``);
-* marks: ``"*"`` green, ``"+"`` yellow, ``"_"`` grey, as in wordle_minimax_solver.txt
+* marks: ``"*"`` green, ``"+"`` yellow, ``"_"`` grey, as in Pawson 2023
   (``pattern_to_marks``/``marks_to_pattern``);
-* digits: ``"2"`` green, ``"1"`` yellow, ``"0"`` grey, as in nerdle_unique_chars_greedy.txt.
+* digits: ``"2"`` green, ``"1"`` yellow, ``"0"`` grey, as in Luque, Jo and Warner 2022.
 
 Examples:
     >>> pattern_to_tiles(score("11+11=22", "32-21=11"), 8)
@@ -106,7 +106,7 @@ def pattern_to_tiles(pattern: int, length: int) -> str:
 
 
 def pattern_to_marks(pattern: int, length: int) -> str:
-    """Pattern as the ``*+_`` marks of wordle_minimax_solver.txt."""
+    """Pattern as the ``*+_`` marks of Pawson 2023."""
     return "".join(MARK_SYMBOLS[t] for t in pattern_to_list(pattern, length))
 
 
@@ -137,7 +137,7 @@ def tiles_to_pattern(text: str, length: int | None = None) -> int:
 
 
 def marks_to_pattern(marks: str) -> int:
-    """Parse ``*+_`` marks (wordle_minimax_solver.txt) into a pattern."""
+    """Parse ``*+_`` marks (Pawson 2023) into a pattern."""
     bad = [c for c in marks if c not in MARK_SYMBOLS]
     if bad:
         raise ValueError(f"marks {marks!r} contain {bad[0]!r}; allowed: '*' green, '+' yellow, '_' grey")

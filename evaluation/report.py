@@ -402,7 +402,7 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
     """Save a PNG of win rate against the number of allowed guesses ``m``, one line per result.
 
     The curve of :meth:`EvaluationResult.win_rate_at` (fraction solved within ``m`` guesses), as
-    in the win-rate-versus-m figure of generalised_wordle_greedy_clique.txt; one panel per game.
+    in the win-rate-versus-m figure of Lahiri et al. 2023; one panel per game.
     """
     plt = _pyplot()
     if not results:

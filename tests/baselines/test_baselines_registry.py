@@ -9,16 +9,11 @@ import pytest
 
 from guessgym.agents.base import Agent, CandidateAgent
 from guessgym.baselines import BASELINES, make_baseline
+from guessgym.baselines.sources import SOURCES
 from guessgym.envs.env import GuessEnv
 from guessgym.envs.game import nerdle, wordle
 
-SEED_FILES = (
-    "wordle_minimax_solver.txt",
-    "generalised_wordle_greedy_clique.txt",
-    "nerdle_min_average_report.txt",
-    "nerdle_entropy_blog.txt",
-    "nerdle_unique_chars_greedy.txt",
-)
+SOURCES_CITED = tuple(source.short for source in SOURCES.values())
 
 EXPECTED_NAMES = {
     "least-worst",
@@ -49,7 +44,7 @@ def test_docstring_first_line_names_the_method_and_its_seed(name: str) -> None:
     if name in ("random-consistent", "optimal", "most-buckets"):
         assert "no seed" in first
     else:
-        assert any(seed in first for seed in SEED_FILES), first
+        assert any(source in first for source in SOURCES_CITED), first
     agent = make_baseline(name)
     assert agent.describe() == first
 
