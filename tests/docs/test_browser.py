@@ -103,3 +103,17 @@ def test_search_finds_an_environment(browser: Any, served: str, tmp_path: Path) 
     assert not report["errors"], f"console errors on the search page: {report['errors']}"
     assert not report["failed"], report["failed"]
     assert check_links(browser, served, report["links"]) == []
+
+
+@pytest.mark.parametrize("path", ["reference/cli.html", "environments/WordleHard-v1.html"])
+def test_long_table_cells_wrap_instead_of_scrolling(browser: Any, served: str, path: str, tmp_path: Path) -> None:
+    """Option descriptions of hundreds of characters (the command-line reference), a long space in
+    code (an environment's table): each table fits the page's content column (no sideways
+    scrolling), and no cell is wider than a reading column."""
+    report = visit(browser, f"{served}/{path}", tmp_path / "page.png")
+    page = report["page"]
+    widest_cell = page.eval_on_selector_all("table.docutils td", "cells => Math.max(...cells.map(c => c.offsetWidth))")
+    overflowing = page.eval_on_selector_all(
+        ".table-wrapper", "ws => ws.filter(w => w.scrollWidth > w.clientWidth + 1).length")
+    assert widest_cell <= 36 * 16 + 40
+    assert overflowing == 0
