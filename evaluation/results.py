@@ -410,5 +410,6 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "GameRecord", "format_number", "format_percent", "format_seconds",
-           "records_from_columns", "records_to_columns", "register_text"]
+# GameRecord and the column layout are guessgym.evaluation.records' (imported here for older code).
+__all__ = ["FAIL", "JSON_FORMAT", "EvaluationResult", "format_number", "format_percent", "format_seconds",
+           "register_text"]

@@ -31,7 +31,7 @@ PAGES = {"index.png": "index.html", "wordle-v1.png": "environments/Wordle-v1.htm
 
 
 def board() -> Path:
-    frames, guesses = guessgym_docs.demo_frames("guessgym/Wordle-v1")
+    frames, guesses, _ = guessgym_docs.demo_frames("guessgym/Wordle-v1")
     out = STATIC / "wordle-game.gif"
     guessgym_docs.save_gif(frames, out)
     print(f"{out.relative_to(ROOT)}: {len(frames)} frames, guesses {' '.join(guesses)}")

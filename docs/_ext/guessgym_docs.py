@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import pkgutil
 import re
 from pathlib import Path
@@ -128,21 +129,92 @@ def next_action(base: Any, obs: Any, first: bool) -> Any:
     return f"I play [{word}]" if family.text_actions else int(game.guess_index[word])
 
 
-def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str]]:
-    """Play one game of ``env_id`` (seed :data:`DEMO_SEED`) and return the frames its ``rgb_array``
-    render drew, the first before any guess, and the guesses."""
+def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str], dict[str, str]]:
+    """Play one game of ``env_id`` (seed :data:`DEMO_SEED`) and return the frames of its picture, the
+    guesses, and what the page says about the game besides (``"refused"``: in hard mode, the guess
+    the rules refused and why; ``"exchange"``: for a chat game, the text after two turns).
+
+    The frames are the environment's own ``rgb_array`` render, the first before any guess; a chat
+    game is drawn as its conversation, turn by turn (its board would be the plain game's); in hard
+    mode, after the opener the player tries a guess the rule forbids, and that frame says so."""
     env = gym.make(env_id, render_mode="rgb_array")
     base = env.unwrapped
-    obs, _ = env.reset(seed=DEMO_SEED)
-    frames, guesses = [env.render()], []
+    obs, info = env.reset(seed=DEMO_SEED)
+    text = base.family.text_actions
+    frames, guesses, notes = [conversation_frame(obs) if text else env.render()], [], {}
     done = False
     while not done:
+        if guesses and getattr(base.game, "hard_mode", False) and "refused" not in notes:
+            refused = int(np.flatnonzero(np.asarray(info["action_mask"]) == 0)[0])
+            _, _, _, _, verdict = env.step(refused)
+            notes["refused"] = verdict["invalid_reason"]
+            frames.append(captioned(env.render(), f"refused, {notes['refused']}"))
+            continue
         action = next_action(base, obs, first=not guesses)
         obs, _, done, _, info = env.step(action)
-        frames.append(env.render())
+        frames.append(conversation_frame(obs) if text else env.render())
         guesses.append(info["guess"])
+        if text and len(guesses) == 2:
+            notes["exchange"] = obs
     env.close()
-    return frames, guesses
+    return frames, guesses, notes
+
+
+_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+
+
+def _font(size: int) -> Any:
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.truetype(_FONT, size)
+    except OSError:  # another system's fonts: Pillow's own
+        return ImageFont.load_default(size=size)
+
+
+def conversation_frame(transcript: str, width: int = 96) -> np.ndarray:
+    """A chat game's conversation so far as a picture: the system prompt, then each turn, the
+    model's replies on blue, wrapped at ``width`` characters (tile emoji left out: the letters
+    ``G Y B`` beside them say the same)."""
+    import textwrap
+
+    from PIL import Image, ImageDraw
+
+    rows: list[tuple[str, str]] = []
+    role = "system"
+    for line in transcript.splitlines():
+        if line.startswith("### "):
+            role = line[4:].strip()
+            rows.append((role, line[4:].upper()))
+            continue
+        line = "".join(ch for ch in line if ord(ch) < 0x2000).rstrip()
+        rows += [(role, part) for part in (textwrap.wrap(line, width) or [""])]
+    font, step = _font(14), 18
+    image = Image.new("RGB", (width * 9 + 24, step * len(rows) + 24), "white")
+    draw = ImageDraw.Draw(image)
+    shades = {"system": "#f3f3f3", "user": "#ffffff", "assistant": "#dbe9ff"}
+    for i, (role, line) in enumerate(rows):
+        y = 12 + i * step
+        draw.rectangle((0, y, image.width, y + step), fill=shades.get(role, "#ffffff"))
+        bold = line.isupper() and line.strip().lower() in shades
+        draw.text((12, y + 1), line, fill="#6a6a6a" if bold else "#111111", font=font)
+    return np.asarray(image)
+
+
+def captioned(frame: np.ndarray, caption: str) -> np.ndarray:
+    """``frame`` with ``caption`` in red on a band below it (wrapped to the frame's width)."""
+    import textwrap
+
+    from PIL import Image, ImageDraw
+
+    font, step = _font(15), 20
+    lines = textwrap.wrap(caption, max(20, frame.shape[1] // 9))
+    image = Image.new("RGB", (frame.shape[1], frame.shape[0] + step * len(lines) + 16), "white")
+    image.paste(Image.fromarray(frame), (0, 0))
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(lines):
+        draw.text((10, frame.shape[0] + 8 + i * step), line, fill="#b0413e", font=font)
+    return np.asarray(image)
 
 
 def save_gif(frames: list[np.ndarray], path: Path) -> None:
@@ -168,7 +240,7 @@ def save_gif(frames: list[np.ndarray], path: Path) -> None:
 
 
 # ---- environment pages ------------------------------------------------------------------------------
-def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
+def environment_page(env_id: str, picture: str, guesses: list[str], notes: dict[str, str] | None = None) -> str:
     """The MyST page of one registered id."""
     spec = gym.spec(env_id)
     family = family_of(env_id)
@@ -192,15 +264,31 @@ def environment_page(env_id: str, picture: str, guesses: list[str]) -> str:
     env.close()
     lines = [f"# {env_id}", "", summary_line(cls), "",
              "| | |", "|---|---|", *[f"| {name} | {value} |" for name, value in rows], "",
-             f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "",
-             f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each guess "
-             f"after the opener is the first answer still consistent with the tiles"
-             f"{' of the board with the fewest left' if not (family.fixed_answer or family.adversarial) else ''}: "
-             f"{', '.join(f'`{g}`' for g in guesses)}.",
-             "```", ""]
+             *figure_lines(env_id, family, picture, guesses, notes or {})]
     for title, body in docstring_sections(cls):
         lines += [f"## {title}", "", body, ""]
     return "\n".join(lines)
+
+
+def figure_lines(env_id: str, family: Any, picture: str, guesses: list[str], notes: dict[str, str]) -> list[str]:
+    """The page's picture and what it shows: a game, a refused guess in hard mode, a conversation."""
+    played = ", ".join(f"`{g}`" for g in guesses)
+    boards = " of the board with the fewest left" if not (family.fixed_answer or family.adversarial) else ""
+    if family.text_actions:
+        drawn = (f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`) as the model reads it, turn by turn: the "
+                 f"system prompt, then each reply (blue) and the tiles it got; the replies play {played}.")
+    else:
+        drawn = (f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each "
+                 f"guess after the opener is the first answer still consistent with the tiles{boards}: {played}.")
+    if "refused" in notes:
+        drawn += (f" After the opener the player tries a guess the hard-mode rule forbids: the environment refuses "
+                  f"it without using an attempt (`info[\"invalid_action\"]`), giving the reason in "
+                  f"`info[\"invalid_reason\"]`: {notes['refused']}.")
+    lines = [f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "", drawn, "```", ""]
+    if "exchange" in notes:
+        lines += ["The observation after two turns (the text the next reply answers):", "",
+                  "````text", notes["exchange"], "````", ""]
+    return lines
 
 
 def generate_environment_pages() -> list[str]:
@@ -208,10 +296,10 @@ def generate_environment_pages() -> list[str]:
     names = []
     for env_id in guessgym_ids():
         name = page_name(env_id)
-        frames, guesses = demo_frames(env_id)
+        frames, guesses, notes = demo_frames(env_id)
         save_gif(frames, DOCS / "environments" / "_pictures" / f"{name}.gif")
         write_if_changed(DOCS / "environments" / f"{name}.md",
-                         environment_page(env_id, f"_pictures/{name}.gif", guesses))
+                         environment_page(env_id, f"_pictures/{name}.gif", guesses, notes))
         names.append(name)
     write_if_changed(DOCS / "environments" / "registered.md", registered_toctree(names))
     return names
@@ -440,11 +528,48 @@ def headings_to_rubrics(app: Sphinx, what: str, name: str, obj: Any, options: An
     lines[:] = converted
 
 
+# ---- links to repository files ----------------------------------------------------------------------
+def repository_pages() -> dict[str, str]:
+    """The repository files (and folders) the site shows as a page it generates: repository path ->
+    page (under ``docs/``). The committed pages link to the file a generated page is made from, which
+    a reader of the sources can open; the site links to the page (:func:`link_to_site_pages`)."""
+    pages = {source: f"results/imported/{target}" for source, target in IMPORTED_RESULTS}
+    pages["results/benchmarks"] = "results/imported/benchmark-outputs.md"
+    pages["envs/registration.py"] = "environments/registered.md"  # the table of every registered id
+    pages["guessgym/cli"] = "reference/cli.md"  # the parser the reference is walked from
+    return pages
+
+
+def link_to_site_pages(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Rewrite a page's links to repository files that the site shows as pages into links to those
+    pages (connected to ``source-read``)."""
+    here = (DOCS / docname).parent
+    pages = repository_pages()
+
+    def relink(match: re.Match[str]) -> str:
+        bang, text, href = match.groups()
+        if bang or re.match(r"^[a-z]+:", href) or href.startswith("#"):
+            return match.group(0)
+        path, _, anchor = href.partition("#")
+        try:
+            repo_path = (here / path).resolve().relative_to(ROOT).as_posix().rstrip("/")
+        except ValueError:
+            return match.group(0)
+        page = pages.get(repo_path)
+        if page is None:
+            return match.group(0)
+        relative = os.path.relpath(DOCS / page, here).replace(os.sep, "/")
+        return f"[{text}]({relative}{'#' + anchor if anchor else ''})"
+
+    source[0] = _LINK.sub(relink, source[0])
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     # Before Sphinx checks that html_favicon exists (its own check runs at the default priority, 500).
     app.connect("config-inited", lambda app, config: generate_favicon(), priority=400)
     app.connect("builder-inited", generate)
     app.connect("autodoc-process-docstring", headings_to_rubrics)
+    app.connect("source-read", link_to_site_pages)
     return {"version": guessgym.__version__, "parallel_read_safe": True, "parallel_write_safe": True}
 
 

@@ -62,6 +62,20 @@ def test_every_registered_id_has_a_page_with_a_picture_of_a_game(site: Path) -> 
             assert len(colours) > 3  # coloured tiles, not a blank frame
 
 
+def test_each_page_shows_its_own_game(site: Path) -> None:
+    """No two ids share a picture; the chat page shows a conversation, the hard-mode page a refused guess."""
+    pictures = {}
+    for env_id in guessgym_ids():
+        page = site / "environments" / f"{env_id.split('/', 1)[1]}.html"
+        gif = next(src for src in parse(page).images if src.endswith(".gif"))
+        pictures[env_id] = (page.parent / gif).resolve().read_bytes()
+    assert len(set(pictures.values())) == len(pictures)
+    chat = (site / "environments" / "WordleChat-v0.html").read_text(encoding="utf-8")
+    assert "### assistant" in chat and "I play [" in chat and "Guess 2 of 6" in chat
+    hard = (site / "environments" / "WordleHard-v1.html").read_text(encoding="utf-8")
+    assert "refuses" in hard and "is not allowed" in hard
+
+
 def subparsers(parser: argparse.ArgumentParser, prefix: str) -> list[tuple[str, argparse.ArgumentParser]]:
     found = [(prefix, parser)]
     for action in parser._actions:
@@ -127,3 +141,25 @@ def test_the_results_pages_show_the_committed_reports_and_their_pictures(site: P
     for output in sorted((ROOT / "results" / "benchmarks").glob("*.txt")):
         assert output.name in outputs
     assert re.search(r"53,512", (imported / "optimal.html").read_text(encoding="utf-8"))
+
+
+def test_committed_pages_link_only_to_files_of_the_repository() -> None:
+    """Read on their own (the repository view), the committed pages' links all lead somewhere: a
+    page the site generates is linked through the repository file it is made from."""
+    import subprocess
+
+    root = ROOT
+    tracked = set(subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
+                                 check=True).stdout.split())
+    folders = {str(Path(f).parent) for f in tracked} | {str(p) for f in tracked for p in Path(f).parents}
+    dead = []
+    for name in sorted(f for f in tracked if f.startswith("docs/") and f.endswith(".md")):
+        page = root / name
+        for href in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            path = href.split("#", 1)[0]
+            if not path or re.match(r"^[a-z]+:", path):
+                continue
+            target = (page.parent / path).resolve().relative_to(root.resolve()).as_posix().rstrip("/")
+            if target not in tracked and target not in folders:
+                dead.append(f"{name}: {href}")
+    assert dead == []
