@@ -400,26 +400,70 @@ def modules_of(package: str) -> list[str]:
     return sorted(names)
 
 
-def api_page(package: str) -> str:
-    """One package's page: its docstring, then each module's members (docstrings are reStructuredText,
-    so the directives sit in ``eval-rst`` blocks: in a MyST block they would be read as Markdown)."""
-    lines = [f"# `{package}`", "", "```{eval-rst}", f".. automodule:: {package}", "```", ""]
-    for module in modules_of(package):
+#: Modules that only the package's own modules use (kernels, caches, codecs, helpers): documented on
+#: a page of internals, apart from the public API, and free to change between releases.
+INTERNAL_MODULES = frozenset({
+    "guessgym.envs.answer_stream", "guessgym.envs.buckets", "guessgym.envs.candidates", "guessgym.envs.engine",
+    "guessgym.envs.hosts", "guessgym.envs.mask_pool", "guessgym.envs.matrix", "guessgym.envs.options",
+    "guessgym.agents.model_files", "guessgym.agents.rollout", "guessgym.agents.split_features",
+    "guessgym.agents.opener_values",
+    "guessgym.baselines.common", "guessgym.baselines.memo_store", "guessgym.baselines.memo_tables",
+    "guessgym.baselines.search_kernels", "guessgym.baselines.worst_case_kernels",
+    "guessgym.evaluation.backends", "guessgym.evaluation.episodes", "guessgym.evaluation.formatting",
+    "guessgym.evaluation.record_checks",
+    "guessgym.training.general_games", "guessgym.training.numerics", "guessgym.training.sb3_vec",
+    "guessgym.infra.checksum", "guessgym.infra.names", "guessgym.infra.resumable_log",
+})
+#: Old module names kept for one release (each warns and points to its new name): not documented.
+DEPRECATED_MODULES = frozenset({"guessgym.envs.kinds", "guessgym.agents.trees", "guessgym.evaluation.trees"})
+
+
+def _module_sections(modules: list[str]) -> list[str]:
+    lines: list[str] = []
+    for module in modules:
         lines += [f"## `{module}`", "", "```{eval-rst}", f".. automodule:: {module}", "   :members:",
                   "   :show-inheritance:", "```", ""]
-    return "\n".join(lines)
+    return lines
+
+
+def api_page(package: str) -> str:
+    """One package's page: its docstring, then each public module's members (docstrings are
+    reStructuredText, so the directives sit in ``eval-rst`` blocks: in a MyST block they would be
+    read as Markdown); its internal modules are named with a link to their page."""
+    modules = [m for m in modules_of(package) if m not in DEPRECATED_MODULES]
+    public = [m for m in modules if m not in INTERNAL_MODULES]
+    internal = [m for m in modules if m in INTERNAL_MODULES]
+    lines = [f"# `{package}`", "", "```{eval-rst}", f".. automodule:: {package}", "```", ""]
+    if internal:
+        lines += [f"Internal modules ({', '.join(f'`{m.rsplit(chr(46), 1)[1]}`' for m in internal)}) are on "
+                  f"[the page of internals](internals/{package}.md).", ""]
+    return "\n".join(lines + _module_sections(public))
+
+
+def internals_page(package: str) -> str:
+    """The internal modules of ``package``: what its own modules use, free to change between releases."""
+    internal = [m for m in modules_of(package) if m in INTERNAL_MODULES]
+    return "\n".join([f"# `{package}` internals", "",
+                      f"Used by [`{package}`](../{package}.md) itself; not a stable API: names here may change "
+                      "in any release without a deprecation period.", "", *_module_sections(internal)])
 
 
 def generate_api_pages() -> None:
-    names = []
+    names, internals = [], []
     for package in API_PACKAGES:
         write_if_changed(DOCS / "reference" / "api" / f"{package}.md", api_page(package))
         names.append(package)
+        if any(m in INTERNAL_MODULES for m in modules_of(package)):
+            write_if_changed(DOCS / "reference" / "api" / "internals" / f"{package}.md", internals_page(package))
+            internals.append(f"internals/{package}")
     write_if_changed(DOCS / "reference" / "api" / "index.md", "\n".join([
         "# API reference", "",
         "Generated from the docstrings when the site builds, one page per package, in the order of the layers "
-        "(each imports only those before it; see [the architecture](../../architecture.md)).", "",
-        "```{toctree}", ":maxdepth: 1", "", *names, "```", ""]))
+        "(each imports only those before it; see [the architecture](../../architecture.md)). Each page "
+        "shows the package's public modules; the modules it uses internally are on pages of their own, "
+        "under *Internals*.", "",
+        "```{toctree}", ":maxdepth: 1", "", *names, "```", "",
+        "```{toctree}", ":maxdepth: 1", ":caption: Internals", "", *internals, "```", ""]))
 
 
 # ---- results ----------------------------------------------------------------------------------------

@@ -97,12 +97,18 @@ def test_the_command_line_reference_has_every_command_and_every_option(site: Pat
 
 
 def test_the_api_reference_documents_every_module(site: Path) -> None:
-    from guessgym_docs import API_PACKAGES, modules_of
+    """Every module but the deprecated names, on its package's page or on the page of its internals."""
+    from guessgym_docs import API_PACKAGES, DEPRECATED_MODULES, INTERNAL_MODULES, modules_of
 
     for package in API_PACKAGES:
         html = (site / "reference" / "api" / f"{package}.html").read_text(encoding="utf-8")
+        internals = site / "reference" / "api" / "internals" / f"{package}.html"
+        if internals.is_file():
+            html += internals.read_text(encoding="utf-8")
         for module in [package, *modules_of(package)]:
-            assert f'id="module-{module}"' in html, f"{module} is not in the API reference"
+            if module not in DEPRECATED_MODULES:
+                assert f'id="module-{module}"' in html, f"{module} is not in the API reference"
+    assert all(m.rsplit(".", 1)[0] in API_PACKAGES for m in INTERNAL_MODULES | DEPRECATED_MODULES)
 
 
 def test_the_research_notes_left_the_module_docstrings(site: Path) -> None:
@@ -163,3 +169,13 @@ def test_committed_pages_link_only_to_files_of_the_repository() -> None:
             if target not in tracked and target not in folders:
                 dead.append(f"{name}: {href}")
     assert dead == []
+
+
+def test_the_api_reference_keeps_internals_apart(site: Path) -> None:
+    from guessgym_docs import INTERNAL_MODULES
+
+    public = (site / "reference" / "api" / "guessgym.envs.html").read_text(encoding="utf-8")
+    internals = (site / "reference" / "api" / "internals" / "guessgym.envs.html").read_text(encoding="utf-8")
+    for module in sorted(m for m in INTERNAL_MODULES if m.startswith("guessgym.envs.")):
+        assert f'id="module-{module}"' not in public and f'id="module-{module}"' in internals, module
+    assert 'id="module-guessgym.envs.env"' in public and "not a stable API" in internals
