@@ -61,6 +61,7 @@ class GameSetup:
         meta: what the result's metadata adds for this family (``{"boards": 4}``...).
         max_attempts: the attempt limit results are read against (``None``: no cap, as in
             uncapped Absurdle, where the most guesses a won game took is used instead).
+        env_kwargs: the keyword arguments it was resolved with, as given (what a result records).
     """
 
     family: EnvFamily
@@ -70,6 +71,7 @@ class GameSetup:
     label: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     max_attempts: int | None = None
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def make_env(self) -> gym.Env[Any, Any]:
         return self.family.make_env(self)

@@ -28,19 +28,17 @@ error says what happened and how many games are saved.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from ..agents.optima import known_optimum
 from ..agents.text import TextAgent
 from ..envs.chat.env import CHAT_OPTIONS, ChatFamily, ChatGuessEnv
-from .conduct import conduct_summary
 from .episodes import play_chat_game
-from .games import progress_callback, select_answers
+from .games import answers_label, progress_callback, select_answers
+from .meta import json_safe, result_meta
 from .results import EvaluationResult, GameRecord
 from .transcripts import TranscriptLog, replay_check
 
@@ -96,7 +94,7 @@ def evaluate_chat(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"concurrency must be an integer >= 1, got {workers!r}")
     chat_options = {k: v for k, v in kwargs.items() if k in CHAT_OPTIONS}
-    header = {"agent": agent.config(), "env_id": env, "env_kwargs": _jsonable(kwargs), "seed": int(seed),
+    header = {"agent": agent.config(), "env_id": env, "env_kwargs": json_safe(kwargs), "seed": int(seed),
               "game": game.name}
     log = (TranscriptLog(transcripts, header, replay_check(ChatGuessEnv(**kwargs), seed))
            if transcripts is not None else None)
@@ -151,20 +149,14 @@ def evaluate_chat(
     if failure is not None:
         raise EvaluationStopped(f"{failure}\n{_saved_message(len(done), len(indices), log, 'stopped')}") from failure
     records = [done[i] for i in indices]
-    meta: dict[str, Any] = {
-        "answers": "all" if answers is None and sample is None else ("sample" if sample is not None else "list"),
-        "answer_pool": len(game.answers), "seed": int(seed), "sample": sample, "backend": "threads",
-        "n_jobs": workers, "env_kwargs": _jsonable({k: v for k, v in kwargs.items() if k not in ("kind",)}),
-        "hard_mode": game.hard_mode, "guess_vocabulary": game.guess_vocabulary, "chat": _jsonable(chat_options),
-        "agent_config": agent.config(), "resumed_games": len(indices) - len(todo),
-        "base_url": getattr(getattr(agent, "client", None), "base_url", None),
-        "transcripts": None if transcripts is None else str(transcripts),
-    }
-    if record_guesses:
-        meta["conduct"] = conduct_summary(game, records)
-    optimum = known_optimum(game)
-    if optimum is not None and len(records) == len(game.answers) == optimum.answers:
-        meta["optimum"] = optimum.meta()
+    meta = result_meta(game, records, chosen=answers_label(answers, sample), seed=seed, sample=sample,
+                       backend="threads", n_jobs=workers,
+                       env_kwargs=json_safe({k: v for k, v in kwargs.items() if k not in ("kind",)}),
+                       fixed_answer=True, record_guesses=record_guesses,
+                       extra={"chat": json_safe(chat_options), "agent_config": agent.config(),
+                              "resumed_games": len(indices) - len(todo),
+                              "base_url": getattr(getattr(agent, "client", None), "base_url", None),
+                              "transcripts": None if transcripts is None else str(transcripts)})
     return EvaluationResult(agent=agent.name, description=agent.describe(), env_id=env, game=game.name,
                             max_attempts=game.max_attempts, records=records, meta=meta)
 
@@ -175,11 +167,6 @@ def _saved_message(finished: int, total: int, log: TranscriptLog | None, how: st
         return (f"{how}: {finished:,} of {total:,} games are saved in {log.path}; rerun the same evaluation "
                 "to resume")
     return f"{how}: {finished:,} of {total:,} games were played; give transcripts=PATH to keep them"
-
-
-def _jsonable(value: Any) -> Any:
-    """``value`` with anything JSON cannot hold shown by its ``repr``."""
-    return json.loads(json.dumps(value, default=repr))
 
 
 __all__ = ["EvaluationInterrupted", "EvaluationStopped", "evaluate_chat"]

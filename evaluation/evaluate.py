@@ -36,13 +36,13 @@ from typing import Any, Literal
 import gymnasium as gym
 
 from ..agents.base import Agent, UnsupportedGameError
-from ..agents.optima import known_optimum
 from ..agents.text import TextAgent
+from ..envs.families import GameSetup
 from ..envs.game import Game
 from ..infra.pool import check_not_bootstrapping
 from . import backends
-from .conduct import conduct_summary
 from .games import progress_callback, resolve_setup, select_games
+from .meta import is_json, result_meta
 from .results import EvaluationResult
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ BACKENDS = ("auto", "serial", "process", "ray")
 
 def evaluate(
     agent: Agent | TextAgent,
-    env: str | Game | gym.Env,
+    env: str | Game | gym.Env | GameSetup,
     *,
     answers: Iterable[str | int] | None = None,
     sample: int | None = None,
@@ -74,8 +74,10 @@ def evaluate(
 
     Args:
         agent: any :class:`~guessgym.agents.base.Agent` (picklable for the parallel backends).
-        env: a registered id (``"guessgym/Wordle-v1"``), a :class:`~guessgym.envs.game.Game`, or a
-            (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used.
+        env: a registered id (``"guessgym/Wordle-v1"``), a :class:`~guessgym.envs.game.Game`, a
+            (wrapped) :class:`~guessgym.envs.env.GuessEnv`, whose game and rules are used, or a
+            :class:`~guessgym.envs.families.GameSetup` already resolved
+            (:func:`~guessgym.evaluation.games.resolve_setup`).
         answers: play only these answers (strings or indices into ``game.answers``).
         sample: play a seeded random sample of this many answers (of ``answers`` if given).
         seed: seed of the sample and of every game (see :func:`guessgym.evaluation.episodes.episode_seed`).
@@ -156,24 +158,11 @@ def evaluate(
         close()
     wall = time.perf_counter() - started
     logger.info("%s on %s: %d games in %.1f s (%s backend)", agent_name, game.name, len(records), wall, backend)
-    meta: dict[str, Any] = {
-        "answers": chosen,
-        "answer_pool": len(game.answers),
-        "seed": int(seed),
-        "sample": sample,
-        "backend": backend,
-        "n_jobs": n_jobs if backend != "serial" else 1,
-        "wall_seconds": round(wall, 3),
-        "env_kwargs": {k: v for k, v in (env_kwargs or {}).items() if _jsonable(v)},
-        "hard_mode": game.hard_mode,
-        "guess_vocabulary": game.guess_vocabulary,
-    }
-    meta.update(setup.meta)
-    optimum = known_optimum(game) if setup.family.fixed_answer else None
-    if optimum is not None and len(records) == len(game.answers) == optimum.answers:
-        meta["optimum"] = optimum.meta()
-    if record_guesses and setup.family.fixed_answer:
-        meta["conduct"] = conduct_summary(game, records)
+    meta = result_meta(game, records, chosen=chosen, seed=seed, sample=sample, backend=backend,
+                       n_jobs=n_jobs if backend != "serial" else 1,
+                       env_kwargs={k: v for k, v in setup.env_kwargs.items() if is_json(v)},
+                       fixed_answer=setup.family.fixed_answer, record_guesses=record_guesses,
+                       extra={"wall_seconds": round(wall, 3), **setup.meta})
     describe = getattr(agent, "describe", None)
     return EvaluationResult(
         agent=agent_name,
@@ -192,16 +181,6 @@ def _attempt_limit(cap: int | None, records: list[Any]) -> int:
     if cap is not None:
         return int(cap)
     return max([r.guesses for r in records if r.solved] or [1])
-
-
-def _jsonable(value: Any) -> bool:
-    import json
-
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 __all__ = ["BACKENDS", "Backend", "evaluate"]

@@ -3,8 +3,8 @@
 :func:`resolve_setup` turns what :func:`~guessgym.evaluation.evaluate.evaluate` was given (a
 registered id with keyword arguments, a :class:`~guessgym.envs.game.Game`, or a (wrapped)
 :class:`~guessgym.envs.env.GuessEnv`) into a :class:`~guessgym.envs.families.GameSetup`, asking the
-id's kind of game (:mod:`guessgym.envs.families`). :func:`select_games` says which games are played:
-answers (:func:`select_answers`) or, for kinds that draw their games from a seed, game numbers.
+id's family (:mod:`guessgym.envs.families`). :func:`select_games` says which games are played:
+answers (:func:`select_answers`) or, for families that draw their games from a seed, game numbers.
 
 Examples:
     >>> setup = resolve_setup("guessgym/MicroNerdle-v1")
@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, cast
@@ -32,14 +33,15 @@ from ..envs.game import Game
 PLAIN = cast(PlainFamily, GuessEnv.family)
 
 
-def resolve_setup(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None = None,
+def resolve_setup(env: str | Game | gym.Env[Any, Any] | GameSetup, env_kwargs: dict[str, Any] | None = None,
                   max_attempts: int | None = None) -> GameSetup:
     """The setup of what an evaluation plays (see the module docstring).
 
     Args:
-        env: a registered id such as ``"guessgym/Wordle-v1"``, a :class:`~guessgym.envs.game.Game`, or a
+        env: a registered id such as ``"guessgym/Wordle-v1"``, a :class:`~guessgym.envs.game.Game`, a
             (possibly wrapped) :class:`~guessgym.envs.env.GuessEnv` whose game and rules are used (its
-            reward settings play no part in an evaluation).
+            reward settings play no part in an evaluation), or a setup already resolved (returned
+            as it is: the command line resolves once, to check its arguments before it builds the agent).
         env_kwargs: keyword arguments for the registered id (e.g. ``{"guesses": "all"}``); reward
             options are accepted and play no part in an evaluation; only ``matrix_cache`` (and
             reward options) are accepted with a Game or an env.
@@ -48,6 +50,15 @@ def resolve_setup(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any
     Raises:
         ValueError: unknown id, bad keyword arguments, or an env that is not a GuessEnv.
     """
+    if isinstance(env, GameSetup):
+        if env_kwargs or max_attempts is not None:
+            raise ValueError("a resolved GameSetup takes no env_kwargs or max_attempts (resolve it with them)")
+        return env
+    return dataclasses.replace(_resolve(env, env_kwargs, max_attempts), env_kwargs=dict(env_kwargs or {}))
+
+
+def _resolve(env: str | Game | gym.Env[Any, Any], env_kwargs: dict[str, Any] | None,
+             max_attempts: int | None) -> GameSetup:
     if isinstance(env, str):
         family = family_of(env)
         if family is None or family.text_actions:
@@ -76,6 +87,11 @@ def _only_cache(env_kwargs: dict[str, Any], what: str) -> None:
         raise ValueError(f"env_kwargs {extra} cannot be applied to {what}; build the game with them instead")
 
 
+def answers_label(answers: object, sample: int | None) -> str:
+    """How the answers were chosen: ``"all"``, a given ``"list"``, or a seeded ``"sample"``."""
+    return "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
+
+
 def select_games(setup: GameSetup, answers: Iterable[str | int] | None, sample: int | None,
                  seed: int) -> tuple[np.ndarray, str]:
     """The games to play (answer indices, or game numbers for kinds that draw their games from a
@@ -88,7 +104,7 @@ def select_games(setup: GameSetup, answers: Iterable[str | int] | None, sample: 
             raise ValueError(f"sample must be a number of games >= 1, got {sample}")
         return game_numbers(n_games), "games"
     indices = select_answers(setup.game, answers, sample, seed)
-    return indices, "all" if answers is None and sample is None else ("sample" if sample is not None else "list")
+    return indices, answers_label(answers, sample)
 
 
 def select_answers(
@@ -163,4 +179,4 @@ def progress_callback(
     return update, bar.close
 
 
-__all__ = ["progress_callback", "resolve_setup", "select_answers", "select_games"]
+__all__ = ["answers_label", "progress_callback", "resolve_setup", "select_answers", "select_games"]

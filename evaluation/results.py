@@ -46,6 +46,7 @@ from ..infra.atomic import atomic_write_text
 from ..infra.deprecation import warn_renamed
 from ..infra.inputs import read_input
 from .formatting import format_number, format_percent, format_seconds
+from .meta import json_safe
 from .record_checks import check_counts
 from .records import GameRecord, records_from_columns, records_to_columns
 
@@ -333,8 +334,8 @@ class EvaluationResult:
             "env_id": self.env_id,
             "game": self.game,
             "max_attempts": self.max_attempts,
-            "meta": _json_safe(self.meta),
-            "summary": _json_safe(self.summary()),
+            "meta": json_safe(self.meta),
+            "summary": json_safe(self.summary()),
             "records": records_to_columns(self.records),
         }
 
@@ -397,17 +398,6 @@ class EvaluationResult:
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
             message = str(exc).splitlines()[0][:200] if str(exc) else ""
             raise ValueError(f"{where}: not an evaluation result ({type(exc).__name__}: {message})") from None
-
-
-def _json_safe(value: Any) -> Any:
-    """Replace NaN by None (JSON has no NaN) and make keys strings."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 # GameRecord and the column layout are guessgym.evaluation.records' (imported here for older code).

@@ -9,6 +9,7 @@ prints ``SAME`` on every line.
 Usage (from the repository root)::
 
     python scripts/same_results.py --base 37b1102
+    python scripts/same_results.py --base 37b1102 --ignore description   # docstrings changed on purpose
 """
 
 from __future__ import annotations
@@ -59,6 +60,9 @@ def evaluate(root: Path, args: list[str], out: Path) -> dict[str, object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", required=True, help="the revision to compare with (a commit)")
+    parser.add_argument("--ignore", nargs="*", default=[], metavar="FIELD",
+                        help="top-level fields a change meant to alter (e.g. description, after an agent's docstring "
+                             "changed); each differing field is named either way")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "base"
@@ -71,9 +75,12 @@ def main() -> int:
                 outs = [Path(tmp) / f"{side}{i}" for side in ("base", "current")]
                 for out in outs:
                     out.mkdir()
-                same = evaluate(base_root, case, outs[0]) == evaluate(ROOT, case, outs[1])
+                before, after = evaluate(base_root, case, outs[0]), evaluate(ROOT, case, outs[1])
+                fields = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+                same = not set(fields) - set(args.ignore)
                 differ += not same
-                print(f"{'SAME' if same else 'DIFF'}  {' '.join(case)}", flush=True)
+                told = f"  (differs in {', '.join(fields)})" if fields else ""
+                print(f"{'SAME' if same else 'DIFF'}  {' '.join(case)}{told}", flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
     return 1 if differ else 0

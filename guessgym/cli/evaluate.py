@@ -56,6 +56,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         agent_kwargs.setdefault("concurrency", args.jobs)
     elif args.base_url:
         raise UsageError("--base-url is for language-model agents (--agent llm:MODEL)")
+    setup = None  # the game resolved once, here, and played as resolved
     try:  # validate the cheap things before building a possibly slow agent
         if text_agent:
             from ..envs.chat.env import ChatFamily, ChatGuessEnv
@@ -95,10 +96,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from ..evaluation.chat import EvaluationStopped
 
     try:
+        played = setup if setup is not None and not isinstance(agent, TextAgent) else args.env
+        resolved = played is setup
         result = evaluate(
-            agent, args.env, answers=answers, sample=sample, seed=args.seed, max_attempts=args.max_attempts,
+            agent, played, answers=answers, sample=sample, seed=args.seed,
+            max_attempts=None if resolved else args.max_attempts,
             record_guesses=args.guesses or isinstance(agent, TextAgent), n_jobs=args.jobs, backend=backend,
-            ray_address=args.address, progress=callback or False, env_kwargs=env_kwargs, transcripts=transcripts,
+            ray_address=args.address, progress=callback or False, env_kwargs=None if resolved else env_kwargs,
+            transcripts=transcripts,
         )
     except UnsupportedGameError as exc:
         raise UsageError(f"agent {args.agent!r} cannot play {game.name}: {exc}") from None
