@@ -27,6 +27,7 @@ from typing import Any
 from ..infra.atomic import atomic_path
 from ..infra.optional import require
 from .conduct import saved_conduct_line
+from .formatting import format_gap
 from .results import FAIL, EvaluationResult, format_number, format_percent, format_seconds, register_text
 
 # Colours of the real games' statistics pages.
@@ -37,13 +38,15 @@ _BAR_FAIL = "#b0413e"
 
 # ---- one result --------------------------------------------------------------------------------
 def gap_text(result: EvaluationResult) -> str:
-    """``+12 (+0.15%)``: guesses over the optimal tree's total, or ``-`` when it is not known (a
-    sample of answers, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
+    """``+12 (+0.15%)``: *vs optimum*, guesses over the optimal tree's total on the same answers
+    (:func:`~guessgym.evaluation.formatting.format_gap`, the one definition the training table
+    uses too), or ``-`` when it is not known here (a sample of answers, whose result keeps no
+    tree total, or a game without a shipped optimum); ``*`` marks an unproven optimum."""
     gap = result.gap_to_optimum
     if gap is None:
         return "-"
-    star = "" if result.optimum.get("proven") else "*"
-    return f"{gap[0]:+,} ({gap[1]:+.2f}%){star}"
+    return format_gap(gap[0], int(result.optimum["total"]), proven=bool(result.optimum.get("proven")))
+
 
 def optimum_note(result: EvaluationResult) -> str:
     """What the "vs optimum" figure is measured against (the tree, its opener, proven or not)."""

@@ -238,8 +238,9 @@ class EvalCallback(BaseCallback):
             self.logger.record("eval/mean_guesses", mean)
         self.last = eval_summary(result) | {"step": step}
         logger.info("eval at step %d: %.4f wins, %.3f guesses", step, result.win_rate, mean)
-        if self.report is not None:
-            self.report(self.last, wall)
+        if self.report is not None:  # and what vs optimum needs: the answers played and their guesses
+            played = {"played": [r.answer for r in result.records], "total_guesses": result.total_guesses}
+            self.report(self.last | played, wall)
         self._keep_if_best(result, answers, step)
         if self.reached_at is None and self.met(self.last):
             self.reached_at = step

@@ -303,7 +303,7 @@ def _train(
     curve = CurveCallback(run_dir / "curve.csv")
     references = reference_means(game, config.references, run_dir)
     report = EvalReport(run_dir, f"{config.algorithm} guess policy on {game.name}", references,
-                        print if print_evaluations else None)
+                        print if print_evaluations else None, game=game)
     evaluation = EvalCallback(run_dir / "eval.csv", config.eval_every,
                               None if len(eval_answers) == len(game.answers) else eval_answers, clock, curriculum,
                               (config.target_win_rate, config.target_mean_guesses), report, best_dir=run_dir)

@@ -533,6 +533,26 @@ def test_each_evaluation_prints_a_row_against_the_references_and_redraws_the_cur
     assert json.loads((config.run_dir / "final.json").read_text())["references"] == references
 
 
+def test_vs_optimum_is_extra_guesses_over_the_optimal_tree_on_the_answers_played(tmp_path: Path) -> None:
+    """The training table's *vs optimum* is evaluate's (extra guesses over the tree, percent), on the
+    answers the evaluation played: a sample is compared with the tree on that sample, and says so."""
+    from guessgym.agents.optima import known_optimum
+    from guessgym.envs import make_game
+    from guessgym.training.eval_report import EvalReport
+
+    game = make_game("guessgym/MicroNerdle-v1")
+    tree = known_optimum(game).load_tree(game)  # type: ignore[union-attr]
+    report = EvalReport(tmp_path, "t", {}, game=game)
+    sample = game.answers[:10]
+    on_tree = sum(len(tree.paths[a]) for a in sample)
+    assert report.vs_optimum({"played": sample, "total_guesses": on_tree + 3}) == (
+        f"+3 (+{100 * 3 / on_tree:.2f}%) on 10 of 127")
+    everyone = {"played": list(game.answers), "total_guesses": tree.total}
+    assert report.vs_optimum(everyone) == "+0 (+0.00%)" and tree.total == 374
+    assert report.vs_optimum({"games": 10}) == "-"
+    assert "vs optimum" not in EvalReport(tmp_path, "t", {}).header()  # no game given: no tree to compare with
+
+
 def read_eval_rows(run_dir: Path) -> list[dict[str, str]]:
     with open(run_dir / "eval.csv", newline="") as f:
         return list(csv.DictReader(f))
