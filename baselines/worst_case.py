@@ -17,8 +17,7 @@ the levels above run here, with guesses ordered and pruned by the bucket the adv
 set hash. The root is searched in two phases: first the most promising openers at increasing
 depths, from the Absurdle host's minimum up (a strategy that beats every host beats that one),
 give an upper bound ``U`` and its strategy (the first searched to its end, the others each for a
-growing allowance of sets in turn, so that one slow refutation does not hold up a quick win: on
-the 3,158-answer list, refuting aeros at five guesses takes minutes, salet wins in seconds); then
+growing allowance of sets in turn, so that one slow refutation does not hold up a quick win); then
 every opener is refuted at ``U - 1`` (each opener's outcome is appended to an optional checkpoint
 file as soon as it is known, so a long proof resumes where it stopped). An opener that wins at
 ``U - 1`` lowers ``U`` and the proof goes on one depth lower.
@@ -66,10 +65,8 @@ ADVERSARIES = ("any", "absurdle")
 PROMISING_OPENERS = 20
 
 #: Sets the first phase lets one opener (after the first, searched to its end) search before
-#: trying the next; the allowance grows fourfold each round until an opener wins or all are settled.
-#: A win usually takes a few hundred sets; a refutation can take thousands (nyt2023 at five guesses:
-#: aeros is refuted after 7,254 sets and 253 s, salet wins after 713 and 1.7 s; ``python
-#: benchmarks/bench_worst_case.py --depth 5``).
+#: trying the next; the allowance grows fourfold each round until an opener wins or all are settled
+#: (a win usually takes a few hundred sets, a refutation thousands: the docs' "Optimal play").
 FIRST_ALLOWANCE = 1024
 
 #: The Absurdle host's rule, recorded in checkpoints (a checkpoint of another rule is refused).
@@ -316,10 +313,6 @@ class WorstCaseSearch:
         return paths
 
 
-def _longest(paths: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    return max(paths.values(), key=len) if paths else ()
-
-
 class _Checkpoint:
     """Each opener's outcome at each depth, appended as a JSON line when known (a resumable
     :class:`~guessgym.infra.resumable_log.ResumableLog`; rows are checked against the game)."""
@@ -428,134 +421,154 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
         raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
     if type(n_jobs) is not int or n_jobs < 1:
         raise ValueError(f"n_jobs must be a whole number of processes, at least 1, not {n_jobs!r}")
-    search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
-    header: dict[str, Any] = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
-                              "commutative": game.commutative, "adversary": adversary}
-    if adversary == "absurdle":
-        header["host"] = ABSURDLE_HOST
-    log = _Checkpoint(checkpoint, header, game)
+    proof = WorstCaseProof(game, adversary, checkpoint=checkpoint, time_budget=time_budget, matrix_cache=matrix_cache,
+                           progress=progress, n_jobs=n_jobs, started=started)
     try:
-        everyone = np.arange(search.n_answers, dtype=np.int64)
-        words = game.guesses
-        deadline = math.inf if time_budget is None else started + time_budget
-        search.deadline = deadline
+        return proof.run()
+    finally:
+        proof.log.close()
 
-        def opener_wins(opener: int, depth: int) -> bool:
-            key = (depth, words[opener])
-            if key not in log.outcomes:
-                log.record(depth, words[opener], search.wins_after(everyone, opener, depth))
-            return log.outcomes[key]
 
-        def promising(depth: int) -> tuple[list[int], int]:
-            """The openers phase 1 tries at ``depth`` (the first of the kept-bucket order, then
-            those of the bucket-count order not among them), and how many openers are left after
-            the capacity bound."""
-            order = search.ordered_guesses(everyone, depth)
-            by_buckets = order[np.argsort(-search.root_buckets[order], kind="stable")]
-            picks = [int(g) for g in order[:PROMISING_OPENERS]]
-            picks += [int(g) for g in by_buckets[:PROMISING_OPENERS] if int(g) not in picks]
-            return picks, len(order)
+class WorstCaseProof:
+    """One run of :func:`solve_worst_case`: its search, its checkpoint and its deadline, and the two
+    phases of the proof (an upper bound from the most promising openers, then every opener refuted
+    one guess below it)."""
 
-        def first_win(openers: list[int], depth: int) -> int | None:
-            """The first of ``openers`` found to win at ``depth``: the first searched to its end
-            (most often it wins, and the strategy is the one a plain search in order finds), then
-            the others each for a growing allowance of sets in turn; ``None`` when every one is
-            refuted."""
-            if openers and opener_wins(openers[0], depth):
-                return openers[0]
-            allowance = FIRST_ALLOWANCE
-            while True:
-                won = next((g for g in openers if log.outcomes.get((depth, words[g]), False)), None)
-                if won is not None:
-                    return won
-                unsettled = [g for g in openers if (depth, words[g]) not in log.outcomes]
-                if not unsettled:
-                    return None
-                for g in unsettled:
-                    search.node_limit = search.nodes + allowance
-                    try:
-                        if opener_wins(g, depth):
-                            return g
-                    except _OutOfNodes:
-                        pass
-                    finally:
-                        search.node_limit = math.inf
-                allowance *= 4
+    def __init__(self, game: Game, adversary: str, *, checkpoint: str | Path | None, time_budget: float | None,
+                 matrix_cache: bool, progress: Callable[[int, int, int], None] | None, n_jobs: int,
+                 started: float) -> None:
+        self.game, self.adversary, self.checkpoint = game, adversary, checkpoint
+        self.time_budget, self.matrix_cache, self.progress, self.n_jobs = time_budget, matrix_cache, progress, n_jobs
+        self.started = started
+        self.search = WorstCaseSearch(game, adversary, matrix_cache=matrix_cache)
+        header: dict[str, Any] = {"format": CHECKPOINT_FORMAT, "game": game.name, "fingerprint": game.fingerprint,
+                                  "commutative": game.commutative, "adversary": adversary}
+        if adversary == "absurdle":
+            header["host"] = ABSURDLE_HOST
+        self.log = _Checkpoint(checkpoint, header, game)
+        self.everyone = np.arange(self.search.n_answers, dtype=np.int64)
+        self.words = game.guesses
+        self.deadline = math.inf if time_budget is None else started + time_budget
+        self.search.deadline = self.deadline
 
-        def out_of_time(doing: str) -> WorstCaseTimeout:
-            kept = "; the checkpoint keeps the openers settled so far" if checkpoint is not None else ""
-            return WorstCaseTimeout(f"the time budget ({time_budget:g} s) ran out before any strategy was found "
-                                    f"({doing}); give more time, or none{kept}")
+    # ---- one opener -------------------------------------------------------------------------------
+    def opener_wins(self, opener: int, depth: int) -> bool:
+        """Whether ``opener`` wins within ``depth`` guesses (read from the checkpoint, or searched and recorded)."""
+        key = (depth, self.words[opener])
+        if key not in self.log.outcomes:
+            self.log.record(depth, self.words[opener], self.search.wins_after(self.everyone, opener, depth))
+        return self.log.outcomes[key]
 
-        if W.one_class(everyone, search.cls):
-            guess = int(search.answer_guess[0])
-            paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
-            return WorstCaseResult(1, 1, True, adversary, paths, (words[guess],), seconds=time.perf_counter() - started)
+    def out_of_time(self, doing: str) -> WorstCaseTimeout:
+        kept = "; the checkpoint keeps the openers settled so far" if self.checkpoint is not None else ""
+        return WorstCaseTimeout(f"the time budget ({self.time_budget:g} s) ran out before any strategy was found "
+                                f"({doing}); give more time, or none{kept}")
 
-        # Phase 1: an upper bound from the most promising openers, depth by depth. Below the capacity
-        # bound nothing wins; against every host, nothing wins below the Absurdle host's minimum either.
+    # ---- phase 1: an upper bound ------------------------------------------------------------------
+    def promising(self, depth: int) -> tuple[list[int], int]:
+        """The openers phase 1 tries at ``depth`` (the first of the kept-bucket order, then those of
+        the bucket-count order not among them), and how many openers are left after the capacity bound."""
+        order = self.search.ordered_guesses(self.everyone, depth)
+        by_buckets = order[np.argsort(-self.search.root_buckets[order], kind="stable")]
+        picks = [int(g) for g in order[:PROMISING_OPENERS]]
+        picks += [int(g) for g in by_buckets[:PROMISING_OPENERS] if int(g) not in picks]
+        return picks, len(order)
+
+    def first_win(self, openers: list[int], depth: int) -> int | None:
+        """The first of ``openers`` found to win at ``depth``: the first searched to its end (most
+        often it wins, and the strategy is the one a plain search in order finds), then the others
+        each for a growing allowance of sets in turn; ``None`` when every one is refuted."""
+        if openers and self.opener_wins(openers[0], depth):
+            return openers[0]
+        allowance = FIRST_ALLOWANCE
+        while True:
+            won = next((g for g in openers if self.log.outcomes.get((depth, self.words[g]), False)), None)
+            if won is not None:
+                return won
+            unsettled = [g for g in openers if (depth, self.words[g]) not in self.log.outcomes]
+            if not unsettled:
+                return None
+            for g in unsettled:
+                self.search.node_limit = self.search.nodes + allowance
+                try:
+                    if self.opener_wins(g, depth):
+                        return g
+                except _OutOfNodes:
+                    pass
+                finally:
+                    self.search.node_limit = math.inf
+            allowance *= 4
+
+    def upper_bound(self) -> tuple[tuple[int, int], int]:
+        """Phase 1: ``((depth, opener), lower)``, the first winning opener at the smallest depth the
+        promising openers reach, and the lower bound known so far. Below the capacity bound nothing
+        wins; against every host, nothing wins below the Absurdle host's minimum either."""
+        search = self.search
         depth = 1
         while search.cap(depth) < search.n_answers:
             depth += 1
-        if adversary == "any":  # the Absurdle host's proven lower bound (its minimum when proven)
-            left = None if time_budget is None else deadline - time.perf_counter()
+        if self.adversary == "any":  # the Absurdle host's proven lower bound (its minimum when proven)
+            left = None if self.time_budget is None else self.deadline - time.perf_counter()
             if left is not None and left <= 0:
-                raise out_of_time("finding the Absurdle host's minimum, a lower bound")
+                raise self.out_of_time("finding the Absurdle host's minimum, a lower bound")
             try:
-                depth = max(depth, solve_worst_case(game, "absurdle", matrix_cache=matrix_cache,
+                depth = max(depth, solve_worst_case(self.game, "absurdle", matrix_cache=self.matrix_cache,
                                                     time_budget=left).lower_bound)
             except WorstCaseTimeout:
-                raise out_of_time("finding the Absurdle host's minimum, a lower bound") from None
+                raise self.out_of_time("finding the Absurdle host's minimum, a lower bound") from None
         lower = depth
-        best: tuple[int, int] | None = None  # (depth, opener)
         try:
-            while best is None:
-                openers, left = promising(depth)
-                winner = first_win(openers, depth)
+            while True:
+                openers, left_after_cap = self.promising(depth)
+                winner = self.first_win(openers, depth)
                 if winner is not None:
-                    best = (depth, winner)
-                else:
-                    if len(openers) == left:  # every opener was tried: depth is impossible
-                        lower = depth + 1
-                    depth += 1
-                    if depth > search.n_answers + 1:
-                        raise AssertionError("no strategy found within one guess per answer")
+                    return (depth, winner), lower
+                if len(openers) == left_after_cap:  # every opener was tried: depth is impossible
+                    lower = depth + 1
+                depth += 1
+                if depth > search.n_answers + 1:
+                    raise AssertionError("no strategy found within one guess per answer")
         except _OutOfTime:
-            raise out_of_time(f"searching openers at {depth} guesses") from None
+            raise self.out_of_time(f"searching openers at {depth} guesses") from None
 
-        def settle_in_parallel(order: np.ndarray, depth: int) -> None:
-            """Record the outcome of every opener of ``order`` not in the checkpoint yet, on
-            ``n_jobs`` processes, until one wins or the deadline passes."""
-            todo = [int(g) for g in order if (depth, words[int(g)]) not in log.outcomes]
-            wall = time.time() + (deadline - time.perf_counter())
-            tasks = ((todo[i:i + CHUNK], depth, wall) for i in range(0, len(todo), CHUNK))
-            done = len(order) - len(todo)
-            for outcomes in run_tasks(_settle_openers, tasks, setup=_worker_setup,
-                                      setup_args=(game, adversary, matrix_cache), backend="process", n_jobs=n_jobs,
-                                      died="rerun the same command: the checkpoint keeps the settled openers"):
-                settled = [(g, won) for g, won in outcomes if won is not None]
-                for g, won in settled:
-                    log.record(depth, words[g], won)
-                done += len(settled)
-                if progress is not None:
-                    progress(depth, done, len(order))
-                if len(settled) < len(outcomes) or any(won for _, won in settled):
-                    break  # out of time, or an opener wins: the serial pass below settles the rest in order
+    # ---- phase 2: every opener refuted below it ----------------------------------------------------
+    def settle_in_parallel(self, order: np.ndarray, depth: int) -> None:
+        """Record the outcome of every opener of ``order`` not in the checkpoint yet, on ``n_jobs``
+        processes, until one wins or the deadline passes."""
+        words = self.words
+        todo = [int(g) for g in order if (depth, words[int(g)]) not in self.log.outcomes]
+        wall = time.time() + (self.deadline - time.perf_counter())
+        tasks = ((todo[i:i + CHUNK], depth, wall) for i in range(0, len(todo), CHUNK))
+        done = len(order) - len(todo)
+        for outcomes in run_tasks(_settle_openers, tasks, setup=_worker_setup,
+                                  setup_args=(self.game, self.adversary, self.matrix_cache), backend="process",
+                                  n_jobs=self.n_jobs,
+                                  died="rerun the same command: the checkpoint keeps the settled openers"):
+            settled = [(g, won) for g, won in outcomes if won is not None]
+            for g, won in settled:
+                self.log.record(depth, words[g], won)
+            done += len(settled)
+            if self.progress is not None:
+                self.progress(depth, done, len(order))
+            if len(settled) < len(outcomes) or any(won for _, won in settled):
+                break  # out of time, or an opener wins: the serial pass below settles the rest in order
 
-        # Phase 2: prove that no opener wins within one guess fewer.
+    def refute_below(self, best: tuple[int, int], lower: int) -> tuple[tuple[int, int], int, int, bool]:
+        """Phase 2: prove that no opener wins within one guess fewer than ``best``, lowering it when
+        one does; ``(best, lower, openers refuted, timed out)``."""
         refuted, timed_out = 0, False
         while best[0] - 1 >= lower:
             depth = best[0] - 1
-            order = search.ordered_guesses(everyone, depth)
+            order = self.search.ordered_guesses(self.everyone, depth)
             refuted = 0
             lowered = False
-            if n_jobs > 1:
-                settle_in_parallel(order, depth)
+            if self.n_jobs > 1:
+                self.settle_in_parallel(order, depth)
             for i, opener in enumerate(order):
                 try:
-                    if time.perf_counter() > deadline:
+                    if time.perf_counter() > self.deadline:
                         raise _OutOfTime
-                    won = opener_wins(int(opener), depth)
+                    won = self.opener_wins(int(opener), depth)
                 except _OutOfTime:
                     timed_out = True
                     break
@@ -563,32 +576,43 @@ def solve_worst_case(game: Game, adversary: str = "any", *, checkpoint: str | Pa
                     best, lowered = (depth, int(opener)), True
                     break
                 refuted += 1
-                if progress is not None:
-                    progress(depth, i + 1, len(order))
+                if self.progress is not None:
+                    self.progress(depth, i + 1, len(order))
             if timed_out:
                 break
             if not lowered:
                 lower = best[0]
         if lower == best[0]:  # every opener refuted at best - 1 (searched, or pruned by capacity)
-            refuted = search.n_guesses
+            refuted = self.search.n_guesses
+        return best, lower, refuted, timed_out
+
+    # ---- the whole proof ---------------------------------------------------------------------------
+    def run(self) -> WorstCaseResult:
+        search, words, game = self.search, self.words, self.game
+        if W.one_class(self.everyone, search.cls):
+            guess = int(search.answer_guess[0])
+            paths: dict[str, tuple[str, ...]] = {a: (words[guess],) for a in game.answers}
+            return WorstCaseResult(1, 1, True, self.adversary, paths, (words[guess],),
+                                   seconds=time.perf_counter() - self.started)
+        best, lower = self.upper_bound()
+        best, lower, refuted, timed_out = self.refute_below(best, lower)
         search.deadline = math.inf  # reading the strategy back may re-solve sets a checkpoint skipped: never cut short
         try:
             paths = search.strategy(*best)
         except AssertionError:
             key = (best[0], words[best[1]])
-            if key not in log.lines:
+            if key not in self.log.lines:
                 raise
-            raise ValueError(f"{checkpoint}: line {log.lines[key]} claims that opener {key[1]!r} wins within {key[0]} "
-                             "guesses, but it does not: the checkpoint is damaged or edited; remove that line (or the "
-                             "file) and rerun") from None
-        line = paths[next(iter(paths))] if search.absurdle else _longest(paths)
-        return WorstCaseResult(best[0], lower, lower == best[0], adversary, paths, line, nodes=search.nodes,
-                               seconds=time.perf_counter() - started, openers_refuted=refuted, timed_out=timed_out,
+            raise ValueError(f"{self.checkpoint}: line {self.log.lines[key]} claims that opener {key[1]!r} wins "
+                             f"within {key[0]} guesses, but it does not: the checkpoint is damaged or edited; remove "
+                             "that line (or the file) and rerun") from None
+        line = paths[next(iter(paths))] if search.absurdle else max(paths.values(), key=len)
+        return WorstCaseResult(best[0], lower, lower == best[0], self.adversary, paths, line, nodes=search.nodes,
+                               seconds=time.perf_counter() - self.started, openers_refuted=refuted,
+                               timed_out=timed_out,
                                settings={"game": game.name, "commutative": game.commutative,
                                          "answers": search.n_answers, "guesses": search.n_guesses})
-    finally:
-        log.close()
 
 
-__all__ = ["ADVERSARIES", "WorstCaseResult", "WorstCaseSearch", "WorstCaseTimeout", "capacity", "host_ranks",
-           "solve_worst_case"]
+__all__ = ["ADVERSARIES", "WorstCaseProof", "WorstCaseResult", "WorstCaseSearch", "WorstCaseTimeout", "capacity",
+           "host_ranks", "solve_worst_case"]
