@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import gymnasium as gym
+import numpy as np
 
 from ..agents.base import Agent, UnsupportedGameError
 from ..agents.text import TextAgent
@@ -175,6 +176,26 @@ def evaluate(
     )
 
 
+def evaluate_policy(policy: Any, game: Game, answers: np.ndarray | None = None, *, name: str = "policy",
+                    record_guesses: bool = False, env_id: str | None = None,
+                    env_kwargs: dict[str, Any] | None = None) -> EvaluationResult:
+    """A learned guess policy's greedy play on ``answers`` (default: every answer) by the batched
+    rollout (:func:`~guessgym.agents.rollout.play_batched`: the rules of the evaluation loop, many
+    games per forward pass), as the one results type. What training's evaluations and the scripts
+    that measure shipped policies call; ``record_guesses`` keeps each game's guesses."""
+    from ..agents.learned import policy_actions
+    from ..agents.rollout import play_batched, play_batched_moves
+
+    chosen = np.arange(len(game.answers)) if answers is None else np.asarray(answers)
+    moves = None
+    if record_guesses:
+        guesses, moves = play_batched_moves(policy_actions(policy), game, chosen)
+    else:
+        guesses = play_batched(policy_actions(policy), game, chosen)
+    return EvaluationResult.from_rollout(name, game, chosen, guesses, moves=moves, env_id=env_id,
+                                         env_kwargs=env_kwargs)
+
+
 def _attempt_limit(cap: int | None, records: list[Any]) -> int:
     """The attempt limit a result is read against: the game's cap, or without one (uncapped
     Absurdle) the most guesses a won game took."""
@@ -183,4 +204,4 @@ def _attempt_limit(cap: int | None, records: list[Any]) -> int:
     return max([r.guesses for r in records if r.solved] or [1])
 
 
-__all__ = ["BACKENDS", "Backend", "evaluate"]
+__all__ = ["BACKENDS", "Backend", "evaluate", "evaluate_policy"]

@@ -16,14 +16,16 @@ Examples:
 
 from __future__ import annotations
 
+import csv
 import errno
+import io
 import os
 import re
 import socket
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -87,6 +89,15 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_open(path, "wb") as f:
         f.write(data)
+
+
+def atomic_write_csv(path: str | os.PathLike[str], columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """Write a CSV (a header of ``columns``, then ``rows``; ``\\n`` line ends) to ``path`` atomically."""
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows(rows)
+    atomic_write_bytes(path, text.getvalue().encode())
 
 
 @contextmanager

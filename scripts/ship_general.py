@@ -16,15 +16,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-
-from guessgym.agents.learned import load_agent, policy_actions
+from guessgym.agents.learned import load_agent
 from guessgym.agents.optima import known_optimum
 from guessgym.agents.pretrained import PRETRAINED_DIR, card_markdown, load_pretrained
 from guessgym.agents.registry import make_agent
-from guessgym.agents.rollout import play_batched
 from guessgym.envs.game import Game
-from guessgym.evaluation.evaluate import evaluate
+from guessgym.evaluation.evaluate import evaluate, evaluate_policy
 from guessgym.evaluation.results import EvaluationResult
 from guessgym.infra.atomic import atomic_write_text
 from guessgym.infra.inputs import script_main
@@ -45,8 +42,7 @@ LIMITS = ("The same config and seed give the same model, bit for bit, with the l
 def policy_result(agent: object, name: str, game: Game) -> EvaluationResult:
     policy = agent.policy  # type: ignore[attr-defined]
     policy.set_game(game)
-    guesses = play_batched(policy_actions(policy), game)
-    return EvaluationResult.from_rollout(name, game, np.arange(len(game.answers)), guesses)
+    return evaluate_policy(policy, game, name=name)
 
 
 def main() -> None:

@@ -31,8 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from guessgym.agents.base import UnsupportedGameError
 from guessgym.agents.optima import known_optimum
 from guessgym.agents.registry import make_agent
@@ -111,15 +109,12 @@ def env_kwargs_of(name: str, game: Game) -> dict[str, Any]:
 
 def play_policy(spec: str, name: str, game: Game) -> Any:
     """A learned policy's result on every answer, by the batched rollout (the rules of every loop)."""
-    from guessgym.agents.learned import policy_actions
-    from guessgym.agents.rollout import play_batched_moves
-    from guessgym.evaluation.results import EvaluationResult
+    from guessgym.evaluation.evaluate import evaluate_policy
 
     agent: Any = make_agent(spec)
     agent.begin(game)
-    guesses, moves = play_batched_moves(policy_actions(agent.policy), game)
-    return EvaluationResult.from_rollout(spec, game, np.arange(len(game.answers)), guesses, moves=moves,
-                                         env_id=ENV_ID, env_kwargs=env_kwargs_of(name, game))
+    return evaluate_policy(agent.policy, game, name=spec, record_guesses=True, env_id=ENV_ID,
+                           env_kwargs=env_kwargs_of(name, game))
 
 
 def _figures(result: Any, seconds: float) -> dict[str, Any]:

@@ -30,10 +30,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from ..agents.learned import policy_actions
 from ..agents.model_files import save_model
-from ..agents.rollout import play_batched
 from ..envs.game import Game
+from ..evaluation.evaluate import evaluate_policy
 from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_open, atomic_path, atomic_write_bytes
 from .checkpoints import MODEL_EXTRA, CheckpointError, rng_state, save_checkpoint
@@ -220,11 +219,10 @@ class EvalCallback(BaseCallback):
             chosen = np.arange(len(game.answers))
         policy.set_answer_pool(None)  # type: ignore[operator]
         try:
-            guesses = play_batched(policy_actions(policy), game, chosen)  # type: ignore[arg-type]
+            return evaluate_policy(policy, game, chosen)
         finally:
             if self.curriculum is not None:
                 policy.set_answer_pool(self.curriculum.current_pool())  # type: ignore[operator]
-        return EvaluationResult.from_rollout("policy", game, chosen, guesses)
 
     def run(self, answers: np.ndarray | None = None) -> EvaluationResult:
         wall = self.clock.elapsed()  # training time so far, not counting this evaluation

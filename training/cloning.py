@@ -24,8 +24,6 @@ held-out ones apart), the "before PPO" row of the ablations.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 import threading
@@ -43,7 +41,7 @@ from ..agents.learned import policy_actions
 from ..agents.rollout import play_batched
 from ..envs.game import Game
 from ..evaluation.results import EvaluationResult
-from ..infra.atomic import atomic_write_bytes
+from ..infra.atomic import atomic_write_bytes, atomic_write_csv
 from .checkpoints import (
     CheckpointError,
     latest_checkpoint,
@@ -211,7 +209,7 @@ def clone(model: BaseAlgorithm, config: TrainConfig, game: Game, run_dir: Path, 
         rows.append([epoch, round(policy_loss + config.vf_coef * value_loss, 6), round(policy_loss, 6),
                      round(value_loss, 6), round(hit, 6), len(eval_answers), round(float(won.mean()), 6),
                      round(mean, 6), round(elapsed, 3)])
-        _write_csv(run_dir / "cloning.csv", rows)
+        atomic_write_csv(run_dir / "cloning.csv", CSV_COLUMNS, rows)
         save_checkpoint(folder, model, {"epoch": epoch, "optimizer": optimizer_state(optimizer),
                                         "rng": rng.bit_generator.state, "rows": rows, "wall_time_s": elapsed,
                                         "config": config.to_dict()}, keep=2, name=f"epoch-{epoch:04d}")
@@ -241,14 +239,6 @@ def _reward_options(config: TrainConfig) -> dict[str, Any]:
     from ..envs.engine import REWARD_KEYS
 
     return {k: v for k, v in config.env_kwargs.items() if k in REWARD_KEYS}
-
-
-def _write_csv(path: Path, rows: list[list[Any]]) -> None:
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    writer.writerows(rows)
-    atomic_write_bytes(path, text.getvalue().encode())
 
 
 def _say(report: Callable[[str], None] | None, text: str) -> None:

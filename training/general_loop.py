@@ -6,7 +6,6 @@ run folder are described there).
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import json
@@ -27,7 +26,7 @@ from ..agents.policies import GuessPolicyMixin
 from ..agents.rollout import play_batched
 from ..baselines.move_values import StateValues
 from ..envs.game import Game, wordle
-from ..infra.atomic import atomic_write_bytes
+from ..infra.atomic import atomic_write_bytes, atomic_write_csv
 from .checkpoints import (
     CheckpointError,
     latest_checkpoint,
@@ -253,7 +252,7 @@ class GeneralRun:
                               "" if np.isnan(agreement) else round(agreement, 6), round(loss, 6), round(accuracy, 6),
                               total, optimum, round(100 * (total - optimum) / optimum, 4), round(win_rate, 6),
                               round(elapsed, 1)])
-            self._write_csv()
+            atomic_write_csv(self.folder / "general.csv", CSV_COLUMNS, self.rows)
             self.policy.set_game(self.reference)
             save_checkpoint(self.folder / "iterations", self.model,
                             {"iteration": iteration, "optimizer": optimizer_state(self.optimizer), "rows": self.rows,
@@ -274,13 +273,6 @@ class GeneralRun:
                    "numerics": describe_numerics(c.numerics)}
         atomic_write_bytes(self.folder / "summary.json", json.dumps(summary, indent=2).encode())
         return final
-
-    def _write_csv(self) -> None:
-        text = io.StringIO()
-        writer = csv.writer(text, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        writer.writerows(self.rows)
-        atomic_write_bytes(self.folder / "general.csv", text.getvalue().encode())
 
     def _say(self, text: str) -> None:
         logger.info(text)
