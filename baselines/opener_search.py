@@ -25,7 +25,7 @@ from typing import Any
 
 from ..envs.game import Game
 from ..infra.pool import BACKENDS, run_tasks
-from ..infra.resumable_log import ResumableLog
+from ..infra.resumable_log import OutcomeLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult
 
@@ -88,26 +88,26 @@ def _opener_outcome(game: Game) -> Callable[[Any], OpenerOutcome]:
     return parse
 
 
-class Checkpoint:
-    """The JSON-lines record of a run (see the module docstring), a :class:`ResumableLog`."""
+class Checkpoint(OutcomeLog[str, OpenerOutcome]):
+    """The JSON-lines record of a run (see the module docstring): each opener's outcome, by opener."""
 
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], game: Game, *,
                  read_only: bool = False) -> None:
-        self.log = ResumableLog(path, header, _opener_outcome(game), what="checkpoint", read_only=read_only)
-        self.path = self.log.path
-        self.done: dict[str, OpenerOutcome] = {}
-        #: The line of each opener's outcome (named when a resumed claim turns out false).
-        self.lines: dict[str, int] = {}
-        for number, outcome in self.log.rows:
-            self.done[outcome.opener] = outcome
-            self.lines[outcome.opener] = number
+        parse = _opener_outcome(game)
+
+        def keyed(row: Any) -> tuple[str, OpenerOutcome]:
+            outcome = parse(row)
+            return outcome.opener, outcome
+
+        super().__init__(path, header, keyed, lambda _, outcome: asdict(outcome), read_only=read_only)
+
+    @property
+    def done(self) -> dict[str, OpenerOutcome]:
+        """Every opener settled, with its outcome."""
+        return self.values
 
     def add(self, outcome: OpenerOutcome) -> None:
-        self.log.append(asdict(outcome))
-        self.done[outcome.opener] = outcome
-
-    def close(self) -> None:
-        self.log.close()
+        self.record(outcome.opener, outcome)
 
 
 # ---- the work of one chunk, in any process ------------------------------------------------------

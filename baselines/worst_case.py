@@ -53,7 +53,7 @@ from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
 from ..infra.pool import run_tasks
-from ..infra.resumable_log import ResumableLog
+from ..infra.resumable_log import OutcomeLog
 from . import worst_case_kernels as W
 from .memo_tables import new_memo, set_hash
 from .optimal import answer_classes
@@ -313,43 +313,23 @@ class WorstCaseSearch:
         return paths
 
 
-class _Checkpoint:
-    """Each opener's outcome at each depth, appended as a JSON line when known (a resumable
-    :class:`~guessgym.infra.resumable_log.ResumableLog`; rows are checked against the game)."""
+def _checkpoint(path: str | Path | None, header: dict[str, Any], game: Game) -> OutcomeLog[tuple[int, str], bool]:
+    """Each opener's outcome at each depth, appended as a JSON line when known (rows are checked
+    against the game)."""
 
-    def __init__(self, path: str | Path | None, header: dict[str, Any], game: Game) -> None:
-        self.outcomes: dict[tuple[int, str], bool] = {}
-        #: The line of each outcome read from the file (named when a claimed win is false).
-        self.lines: dict[tuple[int, str], int] = {}
-        self.log: ResumableLog[tuple[int, str, bool]] | None = None
-        if path is None:
-            return
+    def parse(row: Any) -> tuple[tuple[int, str], bool]:
+        if not isinstance(row, dict) or set(row) != {"depth", "opener", "win"}:
+            raise ValueError('expected {"depth", "opener", "win"}')
+        depth, opener, win = row["depth"], row["opener"], row["win"]
+        if type(depth) is not int or not 1 <= depth <= len(game.answers) + 1:
+            raise ValueError(f"depth {depth!r} is not a whole number 1..{len(game.answers) + 1}")
+        if not isinstance(opener, str) or opener not in game.guess_index:
+            raise ValueError(f"opener {opener!r} is not a guess of {game.name}")
+        if not isinstance(win, bool):
+            raise ValueError(f"win must be true or false, got {win!r}")
+        return (depth, opener), win
 
-        def parse(row: Any) -> tuple[int, str, bool]:
-            if not isinstance(row, dict) or set(row) != {"depth", "opener", "win"}:
-                raise ValueError('expected {"depth", "opener", "win"}')
-            depth, opener, win = row["depth"], row["opener"], row["win"]
-            if type(depth) is not int or not 1 <= depth <= len(game.answers) + 1:
-                raise ValueError(f"depth {depth!r} is not a whole number 1..{len(game.answers) + 1}")
-            if not isinstance(opener, str) or opener not in game.guess_index:
-                raise ValueError(f"opener {opener!r} is not a guess of {game.name}")
-            if not isinstance(win, bool):
-                raise ValueError(f"win must be true or false, got {win!r}")
-            return depth, opener, win
-
-        self.log = ResumableLog(path, header, parse, what="checkpoint")
-        for number, (depth, opener, win) in self.log.rows:
-            self.outcomes[(depth, opener)] = win
-            self.lines[(depth, opener)] = number
-
-    def record(self, depth: int, opener: str, win: bool) -> None:
-        self.outcomes[(depth, opener)] = win
-        if self.log is not None:
-            self.log.append({"depth": depth, "opener": opener, "win": win})
-
-    def close(self) -> None:
-        if self.log is not None:
-            self.log.close()
+    return OutcomeLog(path, header, parse, lambda key, win: {"depth": key[0], "opener": key[1], "win": win})
 
 
 # ---- the proof's openers on several processes ----------------------------------------------------
@@ -445,7 +425,7 @@ class WorstCaseProof:
                                   "commutative": game.commutative, "adversary": adversary}
         if adversary == "absurdle":
             header["host"] = ABSURDLE_HOST
-        self.log = _Checkpoint(checkpoint, header, game)
+        self.log = _checkpoint(checkpoint, header, game)
         self.everyone = np.arange(self.search.n_answers, dtype=np.int64)
         self.words = game.guesses
         self.deadline = math.inf if time_budget is None else started + time_budget
@@ -455,9 +435,9 @@ class WorstCaseProof:
     def opener_wins(self, opener: int, depth: int) -> bool:
         """Whether ``opener`` wins within ``depth`` guesses (read from the checkpoint, or searched and recorded)."""
         key = (depth, self.words[opener])
-        if key not in self.log.outcomes:
-            self.log.record(depth, self.words[opener], self.search.wins_after(self.everyone, opener, depth))
-        return self.log.outcomes[key]
+        if key not in self.log.values:
+            self.log.record(key, self.search.wins_after(self.everyone, opener, depth))
+        return self.log.values[key]
 
     def out_of_time(self, doing: str) -> WorstCaseTimeout:
         kept = "; the checkpoint keeps the openers settled so far" if self.checkpoint is not None else ""
@@ -482,10 +462,10 @@ class WorstCaseProof:
             return openers[0]
         allowance = FIRST_ALLOWANCE
         while True:
-            won = next((g for g in openers if self.log.outcomes.get((depth, self.words[g]), False)), None)
+            won = next((g for g in openers if self.log.values.get((depth, self.words[g]), False)), None)
             if won is not None:
                 return won
-            unsettled = [g for g in openers if (depth, self.words[g]) not in self.log.outcomes]
+            unsettled = [g for g in openers if (depth, self.words[g]) not in self.log.values]
             if not unsettled:
                 return None
             for g in unsettled:
@@ -536,7 +516,7 @@ class WorstCaseProof:
         """Record the outcome of every opener of ``order`` not in the checkpoint yet, on ``n_jobs``
         processes, until one wins or the deadline passes."""
         words = self.words
-        todo = [int(g) for g in order if (depth, words[int(g)]) not in self.log.outcomes]
+        todo = [int(g) for g in order if (depth, words[int(g)]) not in self.log.values]
         wall = time.time() + (self.deadline - time.perf_counter())
         tasks = ((todo[i:i + CHUNK], depth, wall) for i in range(0, len(todo), CHUNK))
         done = len(order) - len(todo)
@@ -546,7 +526,7 @@ class WorstCaseProof:
                                   died="rerun the same command: the checkpoint keeps the settled openers"):
             settled = [(g, won) for g, won in outcomes if won is not None]
             for g, won in settled:
-                self.log.record(depth, words[g], won)
+                self.log.record((depth, words[g]), won)
             done += len(settled)
             if self.progress is not None:
                 self.progress(depth, done, len(order))

@@ -219,4 +219,53 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-__all__ = ["LogError", "MAX_LINE_BYTES", "ResumableLog", "read_header"]
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+
+
+class OutcomeLog(Generic[Key, Value]):
+    """What a long search settles item by item (each opener of a proof), by key, kept in a
+    :class:`ResumableLog` when given a path (in memory only without one): the checkpoint of the
+    worst-case proof and of the opener search alike.
+
+    Args:
+        path: the log file, or ``None`` for none.
+        header, what, read_only: as :class:`ResumableLog`'s.
+        parse: one line's object -> ``(key, value)`` (raising for a row that contradicts the run).
+        to_row: ``(key, value)`` -> the object appended.
+
+    Attributes:
+        values: every settled key's value (read back, then recorded).
+        lines: the file line of each value read back (named when a resumed claim proves false).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None, header: dict[str, Any],
+                 parse: Callable[[Any], tuple[Key, Value]], to_row: Callable[[Key, Value], dict[str, Any]], *,
+                 what: str = "checkpoint", read_only: bool = False) -> None:
+        self.values: dict[Key, Value] = {}
+        self.lines: dict[Key, int] = {}
+        self.to_row = to_row
+        self.log: ResumableLog[tuple[Key, Value]] | None = None
+        if path is None:
+            return
+        self.log = ResumableLog(path, header, parse, what=what, read_only=read_only)
+        for number, (key, value) in self.log.rows:
+            self.values[key] = value
+            self.lines[key] = number
+
+    @property
+    def path(self) -> Path | None:
+        return None if self.log is None else self.log.path
+
+    def record(self, key: Key, value: Value) -> None:
+        """Settle ``key`` (appended to the file at once, when there is one)."""
+        self.values[key] = value
+        if self.log is not None:
+            self.log.append(self.to_row(key, value))
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.close()
+
+
+__all__ = ["LogError", "MAX_LINE_BYTES", "OutcomeLog", "ResumableLog", "read_header"]

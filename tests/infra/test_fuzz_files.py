@@ -105,13 +105,13 @@ def test_opener_search_checkpoints(tmp_path: Path) -> None:
 
 
 def test_worst_case_checkpoints(tmp_path: Path) -> None:
-    from guessgym.baselines.worst_case import _Checkpoint
+    from guessgym.baselines.worst_case import _checkpoint
 
     game = nerdle(6)
     path = tmp_path / "valid.jsonl"
     solve_worst_case(game, "absurdle", checkpoint=path)
     header = json.loads(path.read_text().splitlines()[0])
-    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), lambda p: _Checkpoint(p, header, game).close(),
+    counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), lambda p: _checkpoint(p, header, game).close(),
                        (LogError,), [mutate_bytes, mutate_lines, mutate_jsonl], rounds=ROUNDS,
                        may_drop_torn_line=True)
     assert counts["refused"] > ROUNDS // 4 and counts["read"] > 0, counts
