@@ -77,3 +77,27 @@ def test_directories_and_special_files_are_refused_at_once(tmp_path: Path) -> No
         ResumableLog(fifo, HEADER, _rows)  # opening a FIFO to append would wait for a reader
     with pytest.raises(LogError, match="no such log"):
         ResumableLog(tmp_path / "missing.jsonl", HEADER, _rows, read_only=True)
+
+
+def test_an_outcome_log_keeps_each_key_once_settled_and_reads_it_back(tmp_path: Path) -> None:
+    from guessgym.infra.resumable_log import OutcomeLog
+
+    def parse(row):
+        return row["opener"], row["win"]
+
+    def to_row(opener, win):
+        return {"opener": opener, "win": win}
+
+    path = tmp_path / "proof.jsonl"
+    log = OutcomeLog(path, HEADER, parse, to_row)
+    log.record("salet", True)
+    log.record("aeros", False)
+    log.close()
+    again = OutcomeLog(path, HEADER, parse, to_row)
+    assert again.values == {"salet": True, "aeros": False} and again.lines == {"salet": 2, "aeros": 3}
+    assert again.path == path
+    again.close()
+    memory = OutcomeLog(None, HEADER, parse, to_row)  # no file: kept in memory only
+    memory.record("crane", True)
+    assert memory.values == {"crane": True} and memory.path is None and not list(tmp_path.glob("*.tmp"))
+    memory.close()
