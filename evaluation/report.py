@@ -69,7 +69,7 @@ def result_markdown(result: EvaluationResult, hardest: int = 10) -> str:
     if result.description:
         lines += [result.description, ""]
     # A game without an attempt limit (uncapped Absurdle) has no "X = m + 1" to count a loss as.
-    uncapped = result.meta.get("absurdle", {}).get("max_attempts", 0) is None
+    uncapped = result.uncapped
     with_failures = math.nan if uncapped and result.n_failed else result.mean_guesses_with_failures
     lines += [
         "| agent | game | games | win % | mean (solved) | "

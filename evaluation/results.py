@@ -208,6 +208,12 @@ class EvaluationResult:
         return f"{self.agent} ({extra})" if extra else self.agent
 
     @property
+    def uncapped(self) -> bool:
+        """Whether the game had no attempt limit (uncapped Absurdle: ``max_attempts`` is then the
+        most guesses a won game took, and a loss cannot be counted as ``max_attempts + 1``)."""
+        return self.meta.get("absurdle", {}).get("max_attempts", 0) is None
+
+    @property
     def total_guesses(self) -> int:
         """Guesses over every game, a lost game counting ``max_attempts + 1``."""
         return sum(r.guesses if r.solved else self.max_attempts + 1 for r in self.records)
