@@ -1,7 +1,7 @@
 """``guessgym assist``: a solver at your side while you play the real game.
 
 The assistant proposes a guess; you play it in the real game and type the tiles the game showed
-under it. It improves on the console of wordle_minimax_solver.txt where that report says its own
+under it. It improves on the console of Pawson 2023 where that report says its own
 interface fell short:
 
 * what you type is validated (a bad character or a wrong number of tiles is named), and tiles can
