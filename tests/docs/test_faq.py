@@ -4,6 +4,8 @@ on the page word for word (a reworded error fails until the page follows)."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -44,6 +46,14 @@ def test_a_sample_given_the_wrong_way(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["evaluate", "--agent", "least-worst", "--sample", "5"]) == 2
     said = capsys.readouterr().err.strip().splitlines()[-1]
     _quoted(said.split("error: ", 1)[1].split(" (see ", 1)[0])
+
+
+def test_a_learned_agent_without_torch() -> None:
+    code = ("import sys; sys.modules['torch'] = None\n"  # as if torch were not installed
+            "from guessgym.agents.registry import make_agent\n"
+            "try:\n    make_agent('pretrained:wordle')\nexcept ImportError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    _quoted(done.stdout.strip())
 
 
 def test_the_namespace_without_the_import() -> None:
