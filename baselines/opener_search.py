@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from ..envs.game import Game
-from ..infra.pool import BACKENDS, run_tasks
+from ..infra.pool import BACKENDS, settle_in_chunks
 from ..infra.resumable_log import OutcomeLog
 from . import search_kernels as K
 from .optimal import ExactSearch, SearchKernel, SolveResult
@@ -156,11 +156,6 @@ def _search_task(state: tuple[Game, int, int, str | None], task: tuple[list[str]
     return search_chunk(game, max_attempts, width, openers, bound, cache_dir)
 
 
-def _chunks(words: Sequence[str], size: int) -> Iterator[list[str]]:
-    for i in range(0, len(words), size):
-        yield list(words[i : i + size])
-
-
 def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attempts: int | None = None,
                    width: int = 0, checkpoint: str | os.PathLike[str] | None = None, backend: str = "serial",
                    n_jobs: int = 1, address: str | None = None, chunk_size: int = 1,
@@ -204,7 +199,7 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
 
         n_done = len(openers) - len(todo)
 
-        def finish(outcomes: list[OpenerOutcome]) -> None:
+        def finish(outcomes: list[OpenerOutcome]) -> bool:
             nonlocal bound, n_done
             n_done += len(outcomes)
             for outcome in outcomes:
@@ -215,14 +210,14 @@ def search_openers(game: Game, openers: Sequence[str], bound: int, *, max_attemp
                     bound = min(bound, outcome.total)
             if progress is not None:
                 progress(n_done, len(openers))
+            return True  # every opener is searched: no outcome stops the run
 
         if progress is not None:
             progress(n_done, len(openers))
         # Each chunk is handed out with the bound as it is when a worker takes it.
-        tasks = ((chunk, bound) for chunk in _chunks(todo, chunk_size))
-        for outcomes in run_tasks(_search_task, tasks, setup=_worker_setup, setup_args=(game, attempts, width, memo),
-                                  backend=backend, n_jobs=n_jobs, address=address):  # type: ignore[arg-type]
-            finish(outcomes)
+        settle_in_chunks(todo, chunk_size, lambda chunk: (chunk, bound), _search_task, finish,
+                         setup=_worker_setup, setup_args=(game, attempts, width, memo),
+                         backend=backend, n_jobs=n_jobs, address=address)  # type: ignore[arg-type]
         return [done[w] for w in openers]
     finally:
         if record is not None:

@@ -52,7 +52,7 @@ from ..agents.decision_tree import DecisionTree
 from ..envs.game import Game
 from ..envs.matrix import PatternMatrix
 from ..envs.scoring import num_patterns, pattern_to_list
-from ..infra.pool import run_tasks
+from ..infra.pool import settle_in_chunks
 from ..infra.resumable_log import OutcomeLog
 from . import worst_case_kernels as W
 from .memo_tables import new_memo, set_hash
@@ -518,20 +518,23 @@ class WorstCaseProof:
         words = self.words
         todo = [int(g) for g in order if (depth, words[int(g)]) not in self.log.values]
         wall = time.time() + (self.deadline - time.perf_counter())
-        tasks = ((todo[i:i + CHUNK], depth, wall) for i in range(0, len(todo), CHUNK))
         done = len(order) - len(todo)
-        for outcomes in run_tasks(_settle_openers, tasks, setup=_worker_setup,
-                                  setup_args=(self.game, self.adversary, self.matrix_cache), backend="process",
-                                  n_jobs=self.n_jobs,
-                                  died="rerun the same command: the checkpoint keeps the settled openers"):
-            settled = [(g, won) for g, won in outcomes if won is not None]
-            for g, won in settled:
+
+        def settled(outcomes: list[tuple[int, bool | None]]) -> bool:
+            nonlocal done
+            known = [(g, won) for g, won in outcomes if won is not None]
+            for g, won in known:
                 self.log.record((depth, words[g]), won)
-            done += len(settled)
+            done += len(known)
             if self.progress is not None:
                 self.progress(depth, done, len(order))
-            if len(settled) < len(outcomes) or any(won for _, won in settled):
-                break  # out of time, or an opener wins: the serial pass below settles the rest in order
+            # out of time, or an opener wins: the serial pass after this settles the rest in order
+            return len(known) == len(outcomes) and not any(won for _, won in known)
+
+        settle_in_chunks(todo, CHUNK, lambda chunk: (chunk, depth, wall), _settle_openers, settled,
+                         setup=_worker_setup, setup_args=(self.game, self.adversary, self.matrix_cache),
+                         backend="process", n_jobs=self.n_jobs,
+                         died="rerun the same command: the checkpoint keeps the settled openers")
 
     def refute_below(self, best: tuple[int, int], lower: int) -> tuple[tuple[int, int], int, int, bool]:
         """Phase 2: prove that no opener wins within one guess fewer than ``best``, lowering it when

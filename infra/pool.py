@@ -36,7 +36,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal, TypeVar
@@ -45,6 +45,7 @@ from .optional import require
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
+Item = TypeVar("Item")
 State = Any
 
 Backend = Literal["serial", "process", "ray"]
@@ -328,5 +329,33 @@ def _source_paths() -> list[str]:
     return paths + ([existing] if existing else [])
 
 
+def settle_in_chunks(
+    todo: Sequence[Item],
+    chunk_size: int,
+    task: Callable[[list[Item]], Task],
+    fn: Callable[[State, Task], Result],
+    settled: Callable[[Result], bool],
+    *,
+    setup: Callable[..., State],
+    setup_args: tuple[Any, ...] = (),
+    backend: Backend = "serial",
+    n_jobs: int = 1,
+    address: str | None = None,
+    died: str = "",
+) -> None:
+    """Settle ``todo`` in chunks on the pool: the one driver of the long searches that settle item by
+    item (each opener of a proof) and keep each outcome in a checkpoint as it arrives.
+
+    Each chunk's task is ``task(chunk)``, built when a worker takes it (so it carries the bound or
+    the deadline as it stands then); each chunk's result goes to ``settled`` as it arrives, which
+    records it and returns ``False`` to stop (the chunks not started are cancelled). The rest is
+    :func:`run_tasks`'."""
+    tasks = (task(list(todo[i:i + chunk_size])) for i in range(0, len(todo), chunk_size))
+    for result in run_tasks(fn, tasks, setup=setup, setup_args=setup_args, backend=backend, n_jobs=n_jobs,
+                            address=address, died=died):
+        if not settled(result):
+            break
+
+
 __all__ = ["BACKENDS", "PARENT_WATCH_SECONDS", "RAY_CONNECT_TIMEOUT", "Backend", "WorkerDied", "check_main_importable",
-           "check_not_bootstrapping", "connect_ray", "limit_threads", "run_tasks", "watch_parent"]
+           "check_not_bootstrapping", "connect_ray", "limit_threads", "run_tasks", "settle_in_chunks", "watch_parent"]

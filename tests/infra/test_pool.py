@@ -118,3 +118,30 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path, how: signal.Sig
         except ProcessLookupError:
             pass
     assert left == [], left
+
+
+def _state() -> None:
+    return None
+
+
+def _sum_chunk(state: None, task: tuple[list[int], int]) -> tuple[int, int]:
+    chunk, bound = task
+    return sum(chunk), bound
+
+
+def test_settle_in_chunks_builds_each_task_when_taken_and_stops_when_told() -> None:
+    """The proofs' driver: a chunk's task sees the state its predecessors' outcomes left (the bound),
+    and once ``settled`` says stop, no chunk is started."""
+    from guessgym.infra.pool import settle_in_chunks
+
+    seen: list[tuple[int, int]] = []
+    bound = 100
+
+    def settled(result: tuple[int, int]) -> bool:
+        nonlocal bound
+        seen.append(result)
+        bound = min(bound, result[0])
+        return result[0] < 30
+
+    settle_in_chunks(list(range(20)), 3, lambda chunk: (chunk, bound), _sum_chunk, settled, setup=_state)
+    assert seen == [(3, 100), (12, 3), (21, 3), (30, 3)]  # chunks 0-2, 3-5, 6-8, 9-11; 12-19 never started
