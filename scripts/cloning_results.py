@@ -10,7 +10,7 @@ answers the cloning never saw, with its move analysis (mean loss per move agains
 :mod:`guessgym.evaluation.analysis`); then each Wordle policy moved without retraining to the other
 lists whose optimum is known. Every figure is played here from the models on disk: the optimum and
 the greedy rule through the shared loop (:func:`guessgym.evaluation.evaluate`), the policies by the
-batched rollout (:func:`guessgym.agents.rollout.play_batched_moves`, the same rules and games, as
+batched rollout (:func:`guessgym.evaluation.evaluate.evaluate_policy`, the same rules and games, as
 tests/agents/test_lookahead.py checks), so the table is the models', not copied from a log.
 
 Usage (from the repository root; the runs first, then this script, about 15 minutes here)::
@@ -29,19 +29,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from guessgym.agents.learned import load_model, policy_actions  # noqa: E402
+from guessgym.agents.learned import load_model  # noqa: E402
 from guessgym.agents.optima import known_optimum  # noqa: E402
 from guessgym.agents.registry import make_agent  # noqa: E402
-from guessgym.agents.rollout import play_batched_moves  # noqa: E402
 from guessgym.baselines.move_values import StateValues, ValuesTimedOut  # noqa: E402
 from guessgym.envs.game import make_game  # noqa: E402
 from guessgym.evaluation import evaluate  # noqa: E402
 from guessgym.evaluation.analysis import analyze, game_of_result  # noqa: E402
+from guessgym.evaluation.evaluate import evaluate_policy  # noqa: E402
 from guessgym.evaluation.report import plot_training_time  # noqa: E402
 from guessgym.evaluation.results import EvaluationResult  # noqa: E402
 from guessgym.infra.atomic import atomic_write_text  # noqa: E402
@@ -103,10 +101,7 @@ def policy_result(model: Any, env_id: str, options: dict[str, Any], label: str) 
     game = make_game(env_id, **options)
     model.policy.set_game(game)
     model.policy.set_answer_pool(None)
-    everyone = np.arange(len(game.answers))
-    guesses, moves = play_batched_moves(policy_actions(model.policy), game, everyone)
-    return EvaluationResult.from_rollout(label, game, everyone, guesses, moves=moves, env_id=env_id,
-                                         env_kwargs=options)
+    return evaluate_policy(model.policy, game, name=label, record_guesses=True, env_id=env_id, env_kwargs=options)
 
 
 def move_analysis(result: EvaluationResult, values: StateValues) -> tuple[str, str] | None:

@@ -79,8 +79,8 @@ def optimum_of(name: str, game: Game) -> dict[str, Any]:
     if optimum is not None:
         return {"total": optimum.total, "proven": optimum.proven, "source": "guessgym.agents.optima (shipped)"}
     bound = Path("results/transfer/every_word_bound.json")
-    if name == EVERY_WORD and bound.is_file() and json.loads(bound.read_text()).get("complete"):
-        record = json.loads(bound.read_text())
+    record = json.loads(bound.read_text()) if name == EVERY_WORD and bound.is_file() else {}
+    if record.get("complete"):
         return {"total": None, "lower_bound": record["lower_bound"], "proven": False,
                 "bound_seconds": record["seconds"], "source": f"{bound} (python scripts/every_word_bound.py)"}
     from guessgym.baselines.move_values import StateValues

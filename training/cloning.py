@@ -40,6 +40,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from ..agents.learned import policy_actions
 from ..agents.rollout import play_batched
 from ..envs.game import Game
+from ..evaluation.evaluate import evaluate_policy
 from ..evaluation.results import EvaluationResult
 from ..infra.atomic import atomic_write_bytes, atomic_write_csv
 from .checkpoints import (
@@ -219,7 +220,7 @@ def clone(model: BaseAlgorithm, config: TrainConfig, game: Game, run_dir: Path, 
         if stop_event is not None and stop_event.is_set() and epoch < config.clone_epochs:
             return False
     everyone = np.arange(len(game.answers))
-    result = EvaluationResult.from_rollout("cloned", game, everyone, greedy_guesses(model, game, everyone))
+    result = evaluate_policy(model.policy, game, everyone, name="cloned")
     summary = {"epochs": config.clone_epochs, "states": len(data), "train_answers": len(train_answers),
                "wall_time_s": round(time.perf_counter() - began, 3), "last": dict(zip(CSV_COLUMNS, rows[-1])),
                "all": _brief(result)}

@@ -140,11 +140,5 @@ class EvalReport:
         baselines = [(k, v) for k, v in self.references.items() if k not in ("optimum", "best known tree")]
         return min(baselines, key=lambda kv: kv[1]) if baselines else None
 
-    def _optimum(self) -> tuple[str, float] | None:
-        for label in ("optimum", "best known tree"):
-            if label in self.references:
-                return label, self.references[label]
-        return None
-
 
 __all__ = ["EvalReport", "reference_means"]
