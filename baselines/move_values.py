@@ -41,8 +41,10 @@ ROOT_SOLVE_LIMIT = 1000
 
 
 class ValuesTimedOut(TimeoutError):
-    """The time budget of :meth:`StateValues.set_budget` ran out; the values object must not be
-    used again (its memo may hold a search cut short), so it is not saved either."""
+    """The time budget of :meth:`StateValues.set_budget` ran out. The values object stays sound:
+    the search writes a state to its memo only once that state is settled, and a search cut short
+    writes nothing on its way out, so what was solved before the budget ran out is kept (and saved),
+    and a new budget (:meth:`StateValues.set_budget`) lets it go on."""
 
 
 @dataclass(frozen=True)
@@ -86,16 +88,18 @@ class StateValues:
         self.root_max = optimum.max_guesses if optimum is not None else game.max_attempts
         #: the shipped table of every opener's value, if this game has one
         self.openers: OpenerValues | None = opener_values(game)
-        #: True once a time budget ran out: the values must not be used again (see :meth:`bounds`)
+        #: True once the time budget ran out, until the next :meth:`set_budget` (see :meth:`bounds`)
         self.spent = False
         self._bounds: StateBounds | None = None
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 
     def set_budget(self, seconds: float | None) -> None:
         """Bound the solving that follows to ``seconds`` from now (``None``: no bound); past it,
-        :class:`ValuesTimedOut` is raised."""
+        :class:`ValuesTimedOut` is raised. An earlier budget's end is forgotten: what it solved is
+        kept, and what it left is solved again under this one."""
         self.kernel.deadline = 0.0 if seconds is None else time.perf_counter() + seconds
         self.kernel.stats[K.ABORTED] = 0
+        self.spent = False
 
     def is_root(self, answers: np.ndarray, left: int) -> bool:
         """Whether the state is the start, or the start with fewer attempts that the shipped tree
@@ -209,10 +213,9 @@ class StateValues:
         return self._bounds
 
     def save(self) -> None:
-        """Write the memo to ``cache_dir`` now (never after a time-out: the memo may hold a search
-        cut short)."""
-        if not self.kernel.aborted:
-            self.kernel.checkpoint(force=True)
+        """Write the memo to ``cache_dir`` now, after a time-out too: the memo holds only states
+        whose search finished (see :class:`ValuesTimedOut`), so a rerun starts from them."""
+        self.kernel.checkpoint(force=True)
 
 
 class StateBounds:

@@ -191,6 +191,7 @@ def run_main_job(
     memo_dir: str | Path | None = None,
     notice: Callable[[str], None] | None = None,
     included: Sequence[Outcome] = (),
+    analysis_budget: float | None = None,
 ) -> list[Outcome]:
     """Evaluate every entry; never stops on one agent's failure.
 
@@ -204,7 +205,8 @@ def run_main_job(
         seed: seed of the sample and of randomised agents.
         progress: ``progress(entry) -> (callback(done, total), close())`` for a progress bar per
             entry.
-        on_outcome: called after each entry (e.g. to print a line as the job goes).
+        on_outcome: called after each entry (e.g. to print a line as the job goes); an error it
+            raises is logged, never the end of the job.
         backend, ray_address: passed to :func:`~guessgym.evaluation.evaluate.evaluate` for parallel entries.
         analyse: judge every move of every game against optimal play
             (:mod:`guessgym.evaluation.analysis`): the games' guesses are recorded, the analysis is
@@ -212,9 +214,12 @@ def run_main_job(
             a game the analysis cannot judge gets ``meta["analysis_note"]`` instead.
         memo_dir: where the analysis keeps solved states between runs (``None``: in memory).
         notice: told when the analysis solves an opener's tree (seconds, once per opener).
+        analysis_budget: seconds of solving the analysis of one entry may take; past them the
+            moves left are judged by bounds and the row says so (``None``: :data:`ANALYSIS_BUDGET`).
         included: saved results given to the job (:func:`included_outcome`): not re-run, but their
             moves are analysed like the others' when they hold their games' guesses.
     """
+    budget = ANALYSIS_BUDGET if analysis_budget is None else analysis_budget
     outcomes: list[Outcome] = []
     values: dict[tuple[str, bool, int, bool, str], StateValues] = {}  # one per game: shared by the agents
     for entry in entries:
@@ -241,7 +246,7 @@ def run_main_job(
                 result.meta["slug"] = entry.slug
                 outcome.result = result
                 if analyse:
-                    _analyse(outcome, values, memo_dir, notice)
+                    _analyse(outcome, values, memo_dir, notice, budget)
             except UnsupportedGameError as exc:
                 outcome.not_applicable = str(exc) or type(exc).__name__
             except Exception as exc:  # one broken agent must not lose the others' hours of work
@@ -250,60 +255,77 @@ def run_main_job(
             finally:
                 close()
         outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
+        _tell(on_outcome, outcome)
     for outcome in included:
         if analyse and outcome.result is not None and all(r.played is not None for r in outcome.result.records):
             with contextlib.suppress(ValueError, UnsupportedGameError):  # a saved result of a kind without them
                 outcome.result.meta.setdefault("conduct", conduct_summary(game_of_result(outcome.result),
                                                                          outcome.result.records))
-            _analyse(outcome, values, memo_dir, notice)
+            _analyse(outcome, values, memo_dir, notice, budget)
         outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
+        _tell(on_outcome, outcome)
     return outcomes
+
+
+def _tell(on_outcome: Callable[[Outcome], None] | None, outcome: Outcome) -> None:
+    """``on_outcome(outcome)``; its error is logged: a report line must never cost the results."""
+    if on_outcome is None:
+        return
+    try:
+        on_outcome(outcome)
+    except Exception:
+        logger.error("reporting %s failed:\n%s", outcome.entry.describe(), traceback.format_exc())
 
 
 #: The main job analyses the moves of an agent whose games open with at most this many guesses (each
 #: opener's tree is solved once); a randomised agent's games are left to ``guessgym analyze``.
 MAX_OPENERS = 10
-#: Seconds the main job gives the analysis of one agent's games (the states its moves reach may be
-#: slow to solve, e.g. the clique strategy's); past them the agent's row says so.
+#: Seconds the main job gives the analysis of one agent's games unless told (``guessgym compare
+#: --analysis-budget``): the states its moves reach may be slow to solve (the clique strategy's), and
+#: past the budget the agent's row says so, the moves left judged by bounds.
 ANALYSIS_BUDGET = 90.0
 
 
 def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], StateValues],
-             memo_dir: str | Path | None,
-             notice: Callable[[str], None] | None) -> None:
-    """Judge the outcome's moves (see :func:`run_main_job`), sharing ``values`` by game."""
+             memo_dir: str | Path | None, notice: Callable[[str], None] | None,
+             budget: float | None = None) -> None:
+    """Judge the outcome's moves (see :func:`run_main_job`), sharing ``values`` by game.
+
+    Whatever happens, the states solved are kept: in ``values`` for the next agent of the same
+    game, and in ``memo_dir`` for the next run (a state is in the memo only once its search
+    finished, so a budget that ran out leaves nothing wrong there), so a rerun goes on from them.
+    """
     result = outcome.result
     assert result is not None
+    budget = ANALYSIS_BUDGET if budget is None else budget
+    state_values: StateValues | None = None
     try:
         game = game_of_result(result)
         check_analysable(game)
         key = rules_key(game)
         if key not in values:
             values[key] = StateValues(game, cache_dir=memo_dir)
-        outcome.analysis = analyze(result, values=values[key], notice=notice, max_openers=MAX_OPENERS,
-                                   time_budget=ANALYSIS_BUDGET)
-        if values[key].spent:  # past the budget the moves left were judged by bounds: no exact figures
-            del values[key]
-            low, high = outcome.analysis.summary(mistakes=0)["bounded_loss_per_game"]
+        state_values = values[key]
+        outcome.analysis = analyze(result, values=state_values, notice=notice, max_openers=MAX_OPENERS,
+                                   time_budget=budget)
+        if state_values.spent:  # past the budget the moves left were judged by bounds: no exact figures
+            summary = outcome.analysis.summary(mistakes=0)
+            low, high = summary["bounded_loss_per_game"]
             result.meta["analysis_note"] = (
-                f"moves not all analysed exactly: solving took more than {ANALYSIS_BUDGET:.0f} s, and "
-                f"{outcome.analysis.summary(mistakes=0)['bounded_moves']:,} moves were judged by bounds (they lose "
-                f"{low:.3f} to {'?' if high is None else f'{high:.3f}'} guesses per game); guessgym analyze "
-                "--time-budget SECONDS judges them exactly")
-            return
-        result.meta["analysis"] = outcome.analysis.brief()
+                f"moves not all analysed exactly: solving took more than {budget:g} s, and "
+                f"{summary['bounded_moves']:,} moves were judged by bounds (they lose "
+                f"{low:.3f} to {'?' if high is None else f'{high:.3f}'} guesses per game); rerun with a larger "
+                "--analysis-budget (what was solved is kept), or guessgym analyze --time-budget SECONDS")
+        else:
+            result.meta["analysis"] = outcome.analysis.brief()
     except ValuesTimedOut:
-        del values[key]  # cut short: its memo is not to be trusted, nor saved
-        result.meta["analysis_note"] = (f"moves not analysed: solving its states took more than "
-                                        f"{ANALYSIS_BUDGET:.0f} s; guessgym analyze has no limit")
+        result.meta["analysis_note"] = (f"moves not analysed: solving its states took more than {budget:g} s; "
+                                        "rerun with a larger --analysis-budget (what was solved is kept)")
     except (UnsupportedGameError, ValueError) as exc:
         result.meta["analysis_note"] = f"moves not analysed: {exc}"
-    else:
-        values[key].save()
+    finally:
+        if state_values is not None:
+            state_values.save()
 
 
 def same_scope(result: EvaluationResult, sample: int | None, seed: int) -> bool:

@@ -28,6 +28,7 @@ from .common import (
     connect_ray_or_fail,
     parse_answers,
     parse_kwargs,
+    positive_seconds,
     progress_bar,
     save_result,
     slug,
@@ -179,10 +180,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
             r = o.result
             line = (f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
                     f"{r.n_games} games in {r.meta.get('wall_seconds', 0):.1f} s")
-            if o.analysis is not None:
-                brief = r.meta["analysis"]
+            brief = r.meta.get("analysis")
+            if brief is not None:
                 line += (f"; moves: {brief['mean_loss_per_game']:.4f} guesses lost per game, "
                          f"{100 * brief['best_move_share']:.1f}% best")
+            elif r.meta.get("analysis_note"):
+                line += f"; {r.meta['analysis_note']}"
         elif o.not_applicable:
             line = f"n/a   {o.entry.describe()}: {o.not_applicable}"
         else:
@@ -210,7 +213,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     outcomes = main_job.run_main_job(
         entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
         on_outcome=report, backend=backend, ray_address=args.address, analyse=not args.no_analysis,
-        memo_dir=cache_dir(), notice=notice, included=included,
+        memo_dir=cache_dir(), notice=notice, included=included, analysis_budget=args.analysis_budget,
     )
     command = " ".join([PROG, *map(shlex.quote, args.argv)])
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
@@ -221,6 +224,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
           f"in {main_job.elapsed(started)}")
     return 1 if any(o.error for o in outcomes) else 0
+
+
+#: ``compare --analysis-budget``'s default as its help states it (:data:`guessgym.main_job.ANALYSIS_BUDGET`,
+#: not imported here: the command line's start stays light).
+ANALYSIS_BUDGET_DEFAULT = 90.0
 
 
 def register(sub: Any) -> None:
@@ -262,6 +270,10 @@ def register(sub: Any) -> None:
     p.add_argument("--address", help="Ray cluster address (implies --backend ray)")
     p.add_argument("--include", nargs="+", metavar="RESULT.json",
                    help="add saved results (e.g. results/learned/learned-wordle.json) to the leaderboard")
+    p.add_argument("--analysis-budget", type=positive_seconds, default=ANALYSIS_BUDGET_DEFAULT, metavar="SECONDS",
+                   help="seconds of solving the move analysis of one entry may take; past them its moves left are "
+                        "judged by bounds and its row says so, and a rerun goes on from what was solved "
+                        "(default: %(default)g)")
     p.add_argument("--no-analysis", action="store_true",
                    help="skip the move analysis (every move judged against optimal play: the loss/game column "
                         "and <entry>.analysis.json.gz)")

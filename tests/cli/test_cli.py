@@ -755,3 +755,20 @@ def test_the_reproducibility_scripts_child_source_is_valid_python_with_its_names
     done = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F", "--stdin-filename", "child.py", "-"],
                           input=child.group(1), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_failing_report_line_never_ends_the_main_job() -> None:
+    """Issue 50, item 1: an error in reporting one entry (the KeyError of README command 1) ended the
+    whole job and wrote nothing; now it is logged and every entry still runs and returns."""
+    from guessgym import main_job
+
+    entries = (main_job.Entry(MICRO, "least-worst"), main_job.Entry(MICRO, "random-consistent"))
+    told: list[str] = []
+
+    def broken(outcome: main_job.Outcome) -> None:
+        told.append(outcome.entry.agent)
+        raise KeyError("analysis")
+
+    outcomes = main_job.run_main_job(entries=entries, on_outcome=broken, analyse=False)
+    assert told == ["least-worst", "random-consistent"]
+    assert all(o.result is not None for o in outcomes)

@@ -12,6 +12,7 @@ import pytest
 
 import guessgym  # noqa: F401
 from guessgym.agents.registry import make_agent
+from guessgym.baselines import move_values
 from guessgym.baselines.move_values import StateValues
 from guessgym.baselines.optimal import INF, solve
 from guessgym.cli import main
@@ -296,8 +297,8 @@ def test_the_shipped_opener_table_judges_a_first_move_without_its_tree(hard_mode
 
 def test_the_main_job_says_when_its_analysis_ran_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ANALYSIS_BUDGET the moves left are judged by bounds: the leaderboard gets a note with
-    their loss interval, never the exact moves' mean passed off as the agent's, and the spent values
-    are dropped."""
+    their loss interval, never the exact moves' mean passed off as the agent's; the states solved
+    before the budget ran out are kept for the next agent (issue 50: they were dropped)."""
     from guessgym import main_job
     from guessgym.baselines import move_values
 
@@ -308,6 +309,66 @@ def test_the_main_job_says_when_its_analysis_ran_past_its_budget(monkeypatch: py
     values: dict = {}  # type: ignore[type-arg]
     main_job._analyse(outcome, values, None, None)
     note = result.meta["analysis_note"]
-    assert note.startswith("moves not all analysed exactly: solving took more than 0 s") and " to " in note
-    assert "analysis" not in result.meta and not values
+    assert note.startswith("moves not all analysed exactly: solving took more than 1e-06 s") and " to " in note
+    assert "--analysis-budget" in note
+    assert "analysis" not in result.meta and len(values) == 1
     assert outcome.analysis is not None and all(m.bounded for g in outcome.analysis.games for m in g.moves)
+    # a new budget lets the same values go on: the next analysis is exact
+    again = main_job.Outcome(main_job.Entry("guessgym/Wordle-v1", "least-worst"), result)
+    result.meta.pop("analysis_note")
+    main_job._analyse(again, values, None, None, budget=600.0)
+    assert "analysis_note" not in result.meta and result.meta["analysis"]["moves"] > 0
+
+
+def test_values_cut_short_by_a_budget_stay_exact_and_are_saved(tmp_path: Path) -> None:
+    """Issue 50, item 1: the over-budget path dropped what it had solved, so a warm cache ran out of
+    budget again. A search cut short writes nothing wrong to its memo: the memo saved after the budget
+    ran out, read back by a new run, gives the state's exact value (a state of some 2,000 nodes)."""
+    game = make_game("guessgym/Wordle-v1")
+    allowed = np.arange(len(game.guesses), dtype=np.int32)
+    kayak = game.guess_index["kayak"]
+    state = next(bucket for pattern, bucket in StateValues(game).split(np.arange(len(game.answers)), kayak)
+                 if pattern == 3)  # kayak BBBBY... : 341 answers
+    cut = StateValues(game, cache_dir=tmp_path)
+    cut.set_budget(1e-9)
+    with pytest.raises(move_values.ValuesTimedOut):
+        cut.best(state, 4, allowed)
+    assert cut.spent
+    cut.save()
+    reread = StateValues(game, cache_dir=tmp_path)
+    assert reread.kernel.loaded > 0, "the memo of a budget that ran out is saved"
+    assert reread.best(state, 4, allowed) == StateValues(game).best(state, 4, allowed)
+    cut.set_budget(None)
+    assert not cut.spent
+
+
+def test_compare_past_its_analysis_budget_finishes_and_writes_everything(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 1: README command 1 died with KeyError: 'analysis' when an entry's analysis ran
+    past its budget, and wrote nothing. Forced through the command line (--analysis-budget): the
+    run ends 0, its line and the leaderboard say why the row has no loss figure, and every file is written."""
+    monkeypatch.setattr(move_values, "opener_values", lambda game: None)
+    monkeypatch.setenv("GUESSGYM_CACHE_DIR", str(tmp_path / "cache"))  # no states solved by earlier runs
+    out = tmp_path / "out"
+    code = main(["compare", "--agents", "least-worst,expected-size", "--envs", "guessgym/Wordle-v1", "--sample", "3",
+                 "--analysis-budget", "0.000001", "--no-progress", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    done = [line for line in text.splitlines() if line.startswith("done  ")]
+    assert len(done) == 2 and all("moves not all analysed exactly: solving took more than 1e-06 s" in line
+                                  for line in done), text
+    report = (out / "leaderboard.md").read_text()
+    assert "* least-worst: moves not all analysed exactly" in report
+    for stem in ("Wordle-v1__least-worst", "Wordle-v1__expected-size"):
+        for suffix in (".json", ".analysis.json.gz", ".png"):
+            assert (out / f"{stem}{suffix}").is_file(), stem + suffix
+    assert (out / "report.html").is_file()
+    assert main(["compare", "--analysis-budget", "0", "--out", str(out)]) == 2
+    assert "--analysis-budget: must be a number of seconds above 0" in capsys.readouterr().err
+
+
+def test_compare_states_its_analysis_budget_default() -> None:
+    from guessgym import main_job
+    from guessgym.cli.evaluate import ANALYSIS_BUDGET_DEFAULT
+
+    assert ANALYSIS_BUDGET_DEFAULT == main_job.ANALYSIS_BUDGET
