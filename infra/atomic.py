@@ -25,7 +25,7 @@ import socket
 import stat
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -101,14 +101,24 @@ def atomic_write_csv(path: str | os.PathLike[str], columns: Sequence[str], rows:
 
 
 @contextmanager
-def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_directory(path: str | os.PathLike[str],
+                     check: Callable[[Path], None] | None = None) -> Iterator[Path]:
     """Yield a temporary folder beside ``path``; on a clean exit its files are flushed to disk and
-    it replaces ``path`` (an existing folder there is removed first); on an exception it is
+    it takes the place of ``path`` (:func:`replace_folder`: an existing folder there is replaced
+    only if ``check`` passes it, before and after it is moved aside); on an exception it is
     deleted. Temporary folders are named ``.tmp-<name>-<owner>-*`` so that
-    :func:`remove_stale_temporaries` can recognise them."""
+    :func:`remove_stale_temporaries` can recognise them.
+
+    Raises:
+        ValueError: ``path`` is a symbolic link or a file, or the folder there fails ``check``
+            (then nothing of it is touched).
+    """
     import shutil
 
-    target = Path(path)
+    target = Path(os.path.normpath(path))  # o/new/../x names o/x, and creates no stray o/new
+    check_not_a_link(target)
+    if target.exists() and check is not None:
+        check(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}-{_owner()}-"))
     try:
@@ -118,13 +128,63 @@ def atomic_directory(path: str | os.PathLike[str]) -> Iterator[Path]:
                 with open(file, "rb+") as f:
                     os.fsync(f.fileno())
         fsync_dir(tmp)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        replace_folder(tmp, target, check)
         fsync_dir(target.parent)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def check_not_a_link(path: Path, root: Path | None = None) -> None:
+    """Raise ``ValueError`` if ``path``, or a folder between ``root`` and it, is a symbolic link (or
+    ``path`` a file where a folder is to go): a folder written or replaced through a link would land
+    outside the folder the user named."""
+    top = Path(os.path.normpath(root)) if root is not None else path
+    here = path
+    while True:
+        if here.is_symlink():
+            raise ValueError(f"{here} is a symbolic link: guessgym never writes or replaces a folder through one "
+                             f"(it could lead out of {top}); give the folder itself")
+        if here == top or here.parent == here:
+            break
+        here = here.parent
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{path} is a file, not a folder: give a new folder or an earlier export's")
+
+
+def replace_folder(staged: Path, target: Path, check: Callable[[Path], None] | None = None) -> None:
+    """Move the folder ``staged`` to ``target`` (same file system), replacing the folder there only if
+    ``check`` passes it (``None``: any folder). It is checked where it is, then moved aside and
+    checked again, so a file put into it while the new one was being made is never deleted: the
+    folder goes back and ``ValueError`` is raised. ``staged`` gets the mode of the folder it
+    replaces, or a new folder's (``mkdtemp`` makes it private).
+
+    Raises:
+        ValueError: ``target`` is a symbolic link or a file, or fails ``check``.
+    """
+    import secrets
+    import shutil
+
+    check_not_a_link(target)
+    if not target.exists():
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staged, 0o777 & ~umask)
+        os.replace(staged, target)
+        return
+    if check is not None:
+        check(target)
+    os.chmod(staged, stat.S_IMODE(os.stat(target).st_mode))
+    aside = target.with_name(f".old-{target.name}-{secrets.token_hex(4)}")
+    os.replace(target, aside)
+    try:
+        if check is not None:
+            check(aside)
+    except ValueError as exc:
+        os.replace(aside, target)
+        raise ValueError(str(exc).replace(str(aside), str(target))) from None
+    os.replace(staged, target)
+    shutil.rmtree(aside)
 
 
 # ---- temporaries left by killed writers ----------------------------------------------------------

@@ -38,7 +38,7 @@ import numpy as np
 from ..envs.chat.env import ChatFamily, ChatGuessEnv
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
 from ..envs.game import Game, split_env_options
-from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text
+from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text, check_not_a_link
 
 #: The conversation formats (``policy`` arrays are written beside either with ``policy=True``).
 FORMATS = ("messages", "tools")
@@ -92,6 +92,9 @@ def split_answers(indices: Sequence[int], split: float, seed: int) -> tuple[list
     cut = round(split * len(order))
     if cut == 0:
         raise ValueError(f"split {split} of {len(order)} games leaves no game for training")
+    if cut == len(order) and split < 1:
+        raise ValueError(f"split {split} of {len(order)} games leaves no game for testing; give more games, a smaller "
+                         "--split, or --split 1 for no test set")
     return sorted(order[:cut]), sorted(order[cut:])
 
 
@@ -265,7 +268,7 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         from ..infra.optional import require_extra
 
         require_extra("datasets", "--datasets")
-    target = Path(out)
+    target = Path(os.path.normpath(out))
     check_demo_folder(target)
     env = ChatGuessEnv(**kwargs)
     game = env.game
@@ -293,7 +296,7 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
                              "answers as the guesses")
         values = StateValues(game, cache_dir=cache_dir)
     played = {game.answer_index[r.answer]: r for r in result.records}
-    with atomic_directory(target) as folder:
+    with atomic_directory(target, check=check_demo_folder) as folder:
         manifest = _write_demos(folder, env, played, train, test, values, fmt, rationale_style, policy, datasets)
         manifest.update({
             "format": DEMO_FORMAT, "command": command, "env_id": env_id,
@@ -325,10 +328,12 @@ def check_demo_folder(folder: Path) -> None:
     Raises:
         ValueError: naming the folder and a file that no export writes.
     """
+    try:
+        check_not_a_link(folder)
+    except ValueError as exc:
+        raise ValueError(f"--out {exc}") from None
     if not folder.exists():
         return
-    if not folder.is_dir():
-        raise ValueError(f"--out {folder} is a file; give a folder")
     entries = sorted(p.name for p in folder.iterdir())
     if not entries:
         return

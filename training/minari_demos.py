@@ -17,6 +17,12 @@ the optimum and random play would score alike; so unless a reward option is give
 adds ``step_penalty=-1.0``: a game won in ``n`` guesses returns ``1 - n`` and a lost one
 ``-max_attempts``, and the normalised score measures guesses.
 
+An export replaces only what an earlier export of guessgym wrote: each dataset folder holds
+``guessgym-export.json``, the list of its files, and a folder at the dataset's path is replaced only
+if it holds that list and exactly the files listed (checked before the games are played, and again
+once the folder is moved aside, so a file added meanwhile is never deleted); no folder is written
+through a symbolic link below the datasets root.
+
 Only the arrays are written here (Minari's ``arrow`` format by default; ``hdf5`` too); the chat
 demonstrations stay in the Hugging Face form of :mod:`guessgym.training.demos`.
 """
@@ -38,6 +44,7 @@ import numpy as np
 
 from ..envs.families import family_of
 from ..envs.rewards import REWARD_KEYS
+from ..infra.atomic import atomic_write_text, check_not_a_link, replace_folder
 from ..infra.optional import require_extra
 from .demos import replay_steps
 
@@ -47,6 +54,49 @@ DEFAULT_STEP_PENALTY = -1.0
 DATA_FORMATS = ("arrow", "hdf5")
 #: The agent whose mean return is the reference minimum.
 FLOOR_AGENT = "random-consistent"
+#: The file in each exported dataset folder that lists what the export wrote (see the module docstring).
+EXPORT_MARKER = "guessgym-export.json"
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every file and link under ``folder`` (relative, sorted); a link is listed, never followed."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())
+
+
+def mark_export(folder: Path, dataset: str) -> None:
+    """Write :data:`EXPORT_MARKER` into ``folder``: the dataset id and every file the export wrote."""
+    files = _listing(folder)
+    (folder / EXPORT_MARKER).write_text(json.dumps({"made_by": "guessgym export-demos --format minari",
+                                                    "dataset_id": dataset, "files": files}, indent=1) + "\n",
+                                        encoding="utf-8")
+
+
+def check_earlier_export(folder: Path) -> None:
+    """Refuse ``folder`` unless it is a dataset folder written by a guessgym export, unchanged since:
+    its :data:`EXPORT_MARKER` lists exactly the files in it.
+
+    Raises:
+        ValueError: naming the folder and what makes it someone else's.
+    """
+    advice = "move it away or export to another --out"
+    if folder.is_symlink() or not folder.is_dir():
+        raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a dataset "
+                         f"guessgym exported: {advice}")
+    marker = folder / EXPORT_MARKER
+    try:
+        if marker.is_symlink() or marker.stat().st_size > 16 << 20:
+            raise ValueError("not a file of its own size")
+        listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+        if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
+            raise ValueError("no list of files")
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(f"{folder} holds no list of an earlier guessgym export ({EXPORT_MARKER}), so guessgym "
+                         f"did not write it and will not replace it: {advice}") from None
+    found = [name for name in _listing(folder) if name != EXPORT_MARKER]
+    others = sorted(set(found) - set(listed))
+    if others:
+        raise ValueError(f"{folder} holds {others[0]!r}{f' and {len(others) - 1:,} more' if others[1:] else ''}, "
+                         f"which the earlier guessgym export there did not write: {advice}")
 
 
 def dataset_id(env_id: str, agent: str, env_kwargs: dict[str, Any] | None = None, version: int = 0) -> str:
@@ -154,6 +204,10 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
         f"({returns[FLOOR_AGENT].mean():.6f}). Made by guessgym" + (f": {command}" if command else "") + "."
     )
     root = Path(out).resolve()  # Minari joins relative roots onto paths of its own
+    target = root / name
+    check_not_a_link(target, root)
+    if target.exists():
+        check_earlier_export(target)
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".tmp-minari-", dir=root))
     previous = os.environ.get("MINARI_DATASETS_PATH")
@@ -167,6 +221,7 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
                 ref_max_score=float(returns["optimal"].mean()), description=description,
                 requirements=["guessgym"], data_format=data_format)
         total_steps = int(dataset.total_steps)
+        mark_export(staging / name, name)
         _move_into(staging, root, name)
     finally:
         if previous is None:
@@ -180,24 +235,23 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
 
 
 def _move_into(staging: Path, root: Path, name: str) -> None:
-    """Move the dataset ``name`` made under ``staging`` into ``root``, replacing an earlier one,
-    with the namespace metadata Minari keeps beside it where ``root`` has none yet."""
+    """Move the dataset ``name`` made under ``staging`` into ``root``, replacing an earlier export's
+    (:func:`check_earlier_export`, checked again here), with the namespace metadata Minari keeps
+    beside it where ``root`` has none yet; never through a symbolic link below ``root``."""
+    target = root / name
+    check_not_a_link(target, root)
     parts = name.split("/")
     for depth in range(1, len(parts)):
         meta = Path(*parts[:depth]) / "namespace_metadata.json"
-        if (staging / meta).is_file() and not (root / meta).is_file():
+        if (staging / meta).is_file() and not (root / meta).exists() and not (root / meta).is_symlink():
             (root / meta).parent.mkdir(parents=True, exist_ok=True)
-            (root / meta).write_text((staging / meta).read_text(encoding="utf-8"), encoding="utf-8")
+            check_not_a_link(root / meta.parent, root)
+            atomic_write_text(root / meta, (staging / meta).read_text(encoding="utf-8"))
             json.loads((root / meta).read_text(encoding="utf-8"))  # what Minari wrote reads back
-    target = root / name
-    if target.exists():
-        old = target.with_name(f".old-{target.name}")
-        os.replace(target, old)
-        os.replace(staging / name, target)
-        shutil.rmtree(old)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / name, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    check_not_a_link(target, root)
+    replace_folder(staging / name, target, check_earlier_export)
 
 
-__all__ = ["DATA_FORMATS", "DEFAULT_STEP_PENALTY", "FLOOR_AGENT", "dataset_id", "export_minari"]
+__all__ = ["DATA_FORMATS", "DEFAULT_STEP_PENALTY", "EXPORT_MARKER", "FLOOR_AGENT", "check_earlier_export", "dataset_id",
+           "export_minari", "mark_export"]

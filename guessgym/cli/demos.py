@@ -57,7 +57,7 @@ def _exporting(args: argparse.Namespace, export: Callable[[Any], dict[str, Any]]
         None, lambda: None)
     try:
         return export(update or False)
-    except (ValueError, KeyError, UnsupportedGameError) as exc:
+    except (ValueError, TypeError, KeyError, UnsupportedGameError) as exc:
         raise UsageError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
     finally:
         close()

@@ -153,10 +153,15 @@ def test_the_manifest_says_what_was_made(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize("argv, message", [
     (["--env", "guessgym/Absurdle-v0"], "export-demos plays"),
     (["--env", MINI, "--split", "0"], "--split must be a fraction"),
+    # issue 50: a misspelt option was a TypeError traceback; 4 games at 0.9 left no test game without a word
+    (["--env", MINI, "--env-kwargs", "hardmode=True"], "hardmode"),
+    (["--env", MINI, "--env-kwargs", "hardmode=True", "--format", "minari"], "hardmode"),
+    (["--env", MINI, "--games", "4"], "split 0.9 of 4 games leaves no game for testing"),
+    (["--env", MINI, "--games", "1"], "split 0.9 of 1 games leaves no game for testing"),
     (["--env", MINI, "--agent", "nope"], "nope"),
     (["--env", MINI, "--env-kwargs", "reply_format=GUESS: (.*)", "reply_instruction=say GUESS: {example}"],
      "custom reply_format"),
-    (["--env", "guessgym/Nerdle-v1", "--env-kwargs", "guesses=all", "--rationale", "plain", "--games", "2"],
+    (["--env", "guessgym/Nerdle-v1", "--env-kwargs", "guesses=all", "--rationale", "plain", "--games", "20"],
      "pattern matrix"),
 ])
 def test_bad_input_is_one_line(tmp_path: Path, argv: list[str], message: str,
@@ -231,3 +236,39 @@ def test_a_rerun_replaces_an_earlier_export_whole_and_refuses_other_folders(tmp_
     assert main(["export-demos", "--env", MINI, "--out", str(other), "--no-progress"]) == 2
     assert "'notes.txt', which no export writes" in capsys.readouterr().err
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+def test_out_links_modes_and_dotted_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 12: an --out that is a link failed only after the whole export, a dangling one
+    with a temporary's name; a replaced folder went from 755 to 700; o/new/../../o/new2 left a stray o/new."""
+    import os
+
+    real = tmp_path / "real"
+    real.mkdir()
+    for link, target in ((tmp_path / "link", real), (tmp_path / "dangling", tmp_path / "nowhere")):
+        link.symlink_to(target)
+        assert main(["export-demos", "--env", MINI, "--games", "2", "--split", "1", "--out", str(link),
+                     "--agent", "nope-not-an-agent"]) == 2  # refused before the agent is even built
+        err = capsys.readouterr().err
+        assert f"{link} is a symbolic link" in err and len(err.strip().splitlines()) == 1 and ".tmp-" not in err
+    out = tmp_path / "o" / "new"
+    assert main(["export-demos", "--env", MINI, "--games", "4", "--split", "1", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert oct(out.stat().st_mode & 0o777) == oct(0o777 & ~_umask())
+    out.chmod(0o750)
+    assert main(["export-demos", "--env", MINI, "--games", "4", "--split", "1", "--out", str(out),
+                 "--no-progress"]) == 0
+    assert oct(out.stat().st_mode & 0o777) == oct(0o750)  # the folder it replaced kept its mode
+    dotted = os.path.join(str(tmp_path), "p", "new", "..", "..", "p", "new2")
+    assert main(["export-demos", "--env", MINI, "--games", "4", "--split", "1", "--out", dotted,
+                 "--no-progress"]) == 0
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["new2"]
+    capsys.readouterr()
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

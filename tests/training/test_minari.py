@@ -86,3 +86,86 @@ def test_dataset_ids() -> None:
     assert dataset_id("guessgym/Wordle-v1", "optimal") == "guessgym/wordle/optimal-v0"
     assert dataset_id("guessgym/Nerdle-v1", "optimal", {"guesses": "all", "step_penalty": -1}) == \
         "guessgym/nerdle-guesses-all/optimal-v0"
+
+
+MINI_ID = "guessgym/mini-nerdle/least-worst-v0"
+
+
+def _export(root: Path) -> int:
+    return main(["export-demos", "--env", MINI, "--format", "minari", "--agent", "least-worst", "--games", "5",
+                 "--out", str(root), "--no-progress"])
+
+
+def test_an_export_replaces_only_what_an_export_wrote(datasets_root: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 2: a user's file in the dataset folder was deleted (rc 0); a file at the dataset
+    path was moved to .old-* and left. Each is refused in one line, before any game is played, and
+    left as it was; an earlier export (its list of files) is replaced."""
+    dataset = datasets_root / MINI_ID
+    assert _export(datasets_root) == 0
+    assert (dataset / "guessgym-export.json").is_file()
+    mine = dataset / "data" / "my-notes.txt"
+    mine.write_text("mine")
+    capsys.readouterr()
+    assert _export(datasets_root) == 2
+    err = capsys.readouterr().err
+    assert "which the earlier guessgym export there did not write" in err and "my-notes.txt" in err
+    assert len(err.strip().splitlines()) == 1 and mine.read_text() == "mine"
+    mine.unlink()
+    assert _export(datasets_root) == 0  # unchanged since the export: replaced
+    import shutil
+
+    shutil.rmtree(dataset)
+    dataset.parent.mkdir(parents=True, exist_ok=True)
+    dataset.write_text("a file of the user's")
+    assert _export(datasets_root) == 2
+    assert "is a file" in capsys.readouterr().err and dataset.read_text() == "a file of the user's"
+    assert not list(datasets_root.rglob(".old-*")) and not list(datasets_root.rglob(".tmp-*"))
+    dataset.unlink()
+    dataset.mkdir()
+    (dataset / "x").write_text("no list")  # a folder no export wrote
+    assert _export(datasets_root) == 2
+    assert "holds no list of an earlier guessgym export" in capsys.readouterr().err
+    assert (dataset / "x").read_text() == "no list"
+
+
+def test_an_export_never_writes_through_a_link(datasets_root: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 50, item 2: through a symbolic link at OUT/guessgym the export deleted files in another folder."""
+    elsewhere = tmp_path / "elsewhere-folder"
+    (elsewhere / "mini-nerdle" / "least-worst-v0").mkdir(parents=True)
+    (elsewhere / "mini-nerdle" / "least-worst-v0" / "precious.txt").write_text("keep")
+    datasets_root.mkdir()
+    (datasets_root / "guessgym").symlink_to(elsewhere)
+    assert _export(datasets_root) == 2
+    err = capsys.readouterr().err
+    assert "is a symbolic link" in err and len(err.strip().splitlines()) == 1
+    assert (elsewhere / "mini-nerdle" / "least-worst-v0" / "precious.txt").read_text() == "keep"
+    assert sorted(p.name for p in elsewhere.rglob("*")) == ["least-worst-v0", "mini-nerdle", "precious.txt"]
+
+
+def test_a_file_added_while_the_export_runs_is_never_deleted(tmp_path: Path) -> None:
+    """Issue 50, item 2: a file put into the output while an export ran was deleted when the folder
+    was replaced. The folder is checked again once moved aside; it goes back, nothing is lost."""
+    from guessgym.infra.atomic import replace_folder
+    from guessgym.training.minari_demos import check_earlier_export, mark_export
+
+    target = tmp_path / "root" / "ds"
+    (target / "data").mkdir(parents=True)
+    (target / "data" / "a.arrow").write_text("old")
+    mark_export(target, "ds")
+    staged = tmp_path / "root" / ".tmp-new"
+    staged.mkdir()
+    (staged / "b").write_text("new")
+    check_earlier_export(target)  # what the export checks first: an earlier export's folder
+
+    def late_check(folder: Path) -> None:
+        if folder.name.startswith(".old-"):  # the user's file arrives between the first check and the move
+            (folder / "data" / "late.txt").write_text("mine")
+        check_earlier_export(folder)
+
+    with pytest.raises(ValueError, match="late.txt") as raised:
+        replace_folder(staged, target, late_check)
+    assert ".old-" not in str(raised.value)
+    assert (target / "data" / "late.txt").read_text() == "mine" and (target / "data" / "a.arrow").read_text() == "old"
+    assert (staged / "b").is_file() and [p.name for p in target.parent.iterdir() if p.name.startswith(".old")] == []
