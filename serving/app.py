@@ -3,13 +3,22 @@
 :func:`make_app` builds the FastAPI application: OpenEnv's routes (``POST /reset``, ``POST /step``,
 ``GET /state``, ``GET /schema``, ``GET /metadata``, ``GET /health``, and the ``/ws`` socket on which
 its ``EnvClient`` keeps one session per connection), over :class:`~.environment.GuessgymEnvironment`.
-What a shared server needs is bounded here:
+OpenEnv's ``/mcp`` routes are not served as OpenEnv makes them (they held sessions outside the
+session limit): ``POST /mcp`` answers JSON-RPC with no state (no tools are listed, a session method
+is refused; what OpenEnv's validator asks of it), and the ``/mcp`` socket is gone. What a shared
+server needs is bounded here:
 
-* sessions: at most ``max_sessions`` at once (one more is refused, ``CAPACITY_REACHED``), and a
-  session idle for ``idle_timeout`` seconds is ended (OpenEnv's reaper);
+* sessions: at most ``max_sessions`` at once, and ``max_sessions_per_client`` per client address
+  (one more is refused, ``CAPACITY_REACHED``); a session idle for ``idle_timeout`` seconds is ended
+  (OpenEnv's reaper);
+* connections: at most ``max_connections`` per server process, and a request's headers must arrive
+  within ``header_timeout`` seconds (:mod:`~guessgym.serving.transport`);
 * input: a request body or socket message over ``max_body_bytes`` is refused (HTTP 413; the socket
-  is closed, code 1009) before it is read; malformed JSON, an unknown message, a bad action, a step
-  after the end are error responses of that session alone.
+  is closed, code 1009) before it is read; a body or message that is not what the protocol
+  documents (:mod:`~guessgym.serving.guard`), an unknown answer, a step after the end are 4xx
+  responses or error messages of that session alone;
+* output: a game whose conversation (sent whole with every reply) could grow past
+  ``max_conversation_chars`` is refused when the server starts (:class:`~.environment.GameServer`).
 
 :data:`app` is the application of the ``GUESSGYM_SERVE_*`` environment variables (what
 ``openenv.yaml`` names, and what the workers of ``guessgym serve --workers N`` import).
@@ -23,8 +32,10 @@ from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any
 
-from .environment import GameNotStarted, GameServer
+from .environment import DEFAULT_MAX_CONVERSATION_CHARS, GameNotStarted, GameServer
+from .guard import RequestGuard
 from .models import GuessAction, GuessObservation
+from .transport import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PROTOCOL
 
 #: The largest request body or socket message read (bytes): a reply of the largest length a game
 #: accepts, JSON-escaped, fits.
@@ -33,6 +44,8 @@ DEFAULT_MAX_BODY_BYTES = 2 << 20
 DEFAULT_MAX_SESSIONS = 64
 #: Seconds a session may stay idle unless told.
 DEFAULT_IDLE_TIMEOUT = 300.0
+#: Routes of OpenEnv's app that guessgym replaces (``POST /mcp``: :func:`_mcp`) or does not serve.
+UNSERVED_ROUTES = frozenset({"/mcp"})
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -95,8 +108,12 @@ class _TooLarge(Exception):
 
 def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] | None = None, *,
              max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-             max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Any:
-    """The FastAPI application serving ``env_id`` with ``env_kwargs`` (see the module docstring).
+             max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, max_sessions_per_client: int | None = None,
+             max_connections: int = DEFAULT_MAX_CONNECTIONS, header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+             max_conversation_chars: int = DEFAULT_MAX_CONVERSATION_CHARS) -> Any:
+    """The FastAPI application serving ``env_id`` with ``env_kwargs`` (see the module docstring);
+    ``max_sessions_per_client`` is ``max_sessions`` unless given (a trainer on one machine may
+    use every session; a server shared by several clients sets it lower).
 
     Raises:
         ValueError: an id that is not a text game, options the game refuses, or a bound out of range.
@@ -114,15 +131,53 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
         raise ValueError(f"idle_timeout must be seconds above 0 and at most a week, got {idle_timeout!r}")
     if type(max_body_bytes) is not int or not 1024 <= max_body_bytes <= 1 << 30:
         raise ValueError(f"max_body_bytes must be from 1,024 to {1 << 30:,}, got {max_body_bytes!r}")
-    server = GameServer(env_id, dict(env_kwargs or {}))
+    per_client = max_sessions if max_sessions_per_client is None else max_sessions_per_client
+    if type(per_client) is not int or not 1 <= per_client <= max_sessions:
+        raise ValueError(f"max_sessions_per_client must be a whole number from 1 to max_sessions ({max_sessions}), "
+                         f"got {per_client!r}")
+    if type(max_connections) is not int or not 1 <= max_connections <= 1_000_000:
+        raise ValueError(f"max_connections must be a whole number from 1 to 1,000,000, got {max_connections!r}")
+    if not 0 < header_timeout <= 3600:
+        raise ValueError(f"header_timeout must be seconds above 0 and at most 3,600, got {header_timeout!r}")
+    server = GameServer(env_id, dict(env_kwargs or {}), max_conversation_chars=max_conversation_chars)
     app = create_fastapi_app(server.environment, GuessAction, GuessObservation,
                              concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                                                   session_timeout=float(idle_timeout)))
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) not in UNSERVED_ROUTES]
+    app.router.add_route("/mcp", _mcp, methods=["POST"], include_in_schema=False)
+    app.add_middleware(RequestGuard, max_sessions_per_client=per_client, idle_timeout=float(idle_timeout))
     app.add_middleware(BodyLimit, limit=max_body_bytes)
     app.add_exception_handler(GameNotStarted, _no_game)
+    app.add_exception_handler(ValueError, _refused)
     app.state.guessgym = {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "max_sessions": max_sessions,
-                          "idle_timeout": idle_timeout, "max_body_bytes": max_body_bytes}
+                          "idle_timeout": idle_timeout, "max_body_bytes": max_body_bytes,
+                          "max_sessions_per_client": per_client, "max_connections": max_connections,
+                          "header_timeout": float(header_timeout), "max_conversation_chars": max_conversation_chars}
     return app
+
+
+async def _mcp(request: Any) -> Any:
+    """``POST /mcp``: a JSON-RPC answer that holds nothing (see the module docstring)."""
+    from fastapi.responses import JSONResponse
+
+    try:
+        call = json.loads(await request.body())
+    except (ValueError, RecursionError):
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+    rid = call.get("id") if isinstance(call, dict) else None
+    rid = rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) and len(str(rid)) <= 255 else None
+    if isinstance(call, dict) and call.get("method") == "tools/list":
+        return JSONResponse({"jsonrpc": "2.0", "id": rid, "result": {"tools": []}})
+    refusal = "guessgym serves no MCP tools or sessions: play a game over the /ws session socket"
+    return JSONResponse({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": refusal}})
+
+
+async def _refused(request: Any, exc: Exception) -> Any:
+    """HTTP 422 with the one-line reason for what the game refuses (an unknown answer, an option)."""
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(status_code=422, content={"detail": str(exc).splitlines()[0] if str(exc) else
+                                                  type(exc).__name__})
 
 
 async def _no_game(request: Any, exc: Exception) -> Any:
@@ -138,24 +193,43 @@ async def _no_game(request: Any, exc: Exception) -> Any:
 #: The environment variables :func:`app_from_environment` reads (``guessgym serve`` sets them).
 ENVIRONMENT = {"env_id": "GUESSGYM_SERVE_ENV", "env_kwargs": "GUESSGYM_SERVE_ENV_KWARGS",
                "max_sessions": "GUESSGYM_SERVE_MAX_SESSIONS", "idle_timeout": "GUESSGYM_SERVE_IDLE_TIMEOUT",
-               "max_body_bytes": "GUESSGYM_SERVE_MAX_BODY_BYTES"}
+               "max_body_bytes": "GUESSGYM_SERVE_MAX_BODY_BYTES",
+               "max_sessions_per_client": "GUESSGYM_SERVE_MAX_SESSIONS_PER_CLIENT",
+               "max_connections": "GUESSGYM_SERVE_MAX_CONNECTIONS", "header_timeout": "GUESSGYM_SERVE_HEADER_TIMEOUT",
+               "max_conversation_chars": "GUESSGYM_SERVE_MAX_CONVERSATION_CHARS"}
+#: Set by ``guessgym serve --workers N`` to its own process id: each worker ends when that process is
+#: gone (killed with SIGKILL, say), instead of serving on for ever under another parent.
+SUPERVISOR = "GUESSGYM_SERVE_SUPERVISOR"
 
 
 def app_from_environment() -> Any:
-    """:func:`make_app` of the ``GUESSGYM_SERVE_*`` variables (defaults where unset)."""
+    """:func:`make_app` of the ``GUESSGYM_SERVE_*`` variables (defaults where unset); in a worker of
+    ``guessgym serve --workers N`` (:data:`SUPERVISOR` is its parent), the worker also ends when its
+    parent is gone (:func:`guessgym.infra.pool.watch_parent`)."""
     read = {key: os.environ.get(name) for key, name in ENVIRONMENT.items()}
+    supervisor = os.environ.get(SUPERVISOR, "")
+    if supervisor.isdigit() and int(supervisor) == os.getppid():
+        from ..infra.pool import watch_parent
+
+        watch_parent(int(supervisor))
+    per_client = read["max_sessions_per_client"]
     return make_app(read["env_id"] or "guessgym/WordleChat-v0", json.loads(read["env_kwargs"] or "{}"),
                     max_sessions=int(read["max_sessions"] or DEFAULT_MAX_SESSIONS),
                     idle_timeout=float(read["idle_timeout"] or DEFAULT_IDLE_TIMEOUT),
-                    max_body_bytes=int(read["max_body_bytes"] or DEFAULT_MAX_BODY_BYTES))
+                    max_body_bytes=int(read["max_body_bytes"] or DEFAULT_MAX_BODY_BYTES),
+                    max_sessions_per_client=int(per_client) if per_client else None,
+                    max_connections=int(read["max_connections"] or DEFAULT_MAX_CONNECTIONS),
+                    header_timeout=float(read["header_timeout"] or DEFAULT_HEADER_TIMEOUT),
+                    max_conversation_chars=int(read["max_conversation_chars"] or DEFAULT_MAX_CONVERSATION_CHARS))
 
 
 def uvicorn_options(app: Any) -> dict[str, Any]:
     """The uvicorn settings every server of :func:`make_app`'s ``app`` runs with (``guessgym serve``
     and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``),
-    no per-message compression (on a local network it costs more CPU than it saves), quiet logs."""
+    connections bounded in number and header time (:mod:`~guessgym.serving.transport`), no
+    per-message compression (on a local network it costs more CPU than it saves), quiet logs."""
     return {"log_level": "warning", "ws_max_size": app.state.guessgym["max_body_bytes"],
-            "ws_per_message_deflate": False}
+            "ws_per_message_deflate": False, "http": PROTOCOL}
 
 
 @contextmanager
@@ -202,5 +276,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT", "BodyLimit",
-           "app_from_environment", "make_app", "serving", "uvicorn_options"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT", "SUPERVISOR",
+           "UNSERVED_ROUTES", "BodyLimit", "app_from_environment", "make_app", "serving", "uvicorn_options"]

@@ -21,6 +21,15 @@ from ..envs.chat.env import ChatFamily, ChatGuessEnv
 from ..envs.families import GameSetup
 from .models import GuessAction, GuessObservation, GuessState, observation_fields
 
+#: The longest conversation a served game may reach unless told (characters): OpenEnv's observation
+#: carries the whole conversation with every reply, so this bounds a reply's size and the time it
+#: takes to build; the default game (6 attempts, 2 retries, replies of up to 100,000 characters)
+#: fits.
+DEFAULT_MAX_CONVERSATION_CHARS = 8_000_000
+#: Characters of feedback a reply may cause beyond the reply it quotes (a worst case, measured over the
+#: invalid kinds: tests/serving).
+FEEDBACK_CHARS = 2_000
+
 
 class GameNotStarted(RuntimeError):
     """A step before the first reset, or after the game ended: reset starts a game."""
@@ -37,10 +46,27 @@ class GameServer:
 
     env_id: str = "guessgym/WordleChat-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    max_conversation_chars: int = DEFAULT_MAX_CONVERSATION_CHARS
 
     def __post_init__(self) -> None:
         # resolving builds one chat environment: the id and every option are checked now, not in the first session
         self.setup: GameSetup = ChatFamily().resolve(self.env_id, dict(self.env_kwargs))
+        longest = self.longest_conversation()
+        if longest > self.max_conversation_chars:
+            env = self.make_env()
+            raise ValueError(
+                f"a game of these options can take {env.max_replies:,} replies of up to "
+                f"{env.parser.max_reply_chars:,} characters, a conversation of up to {longest:,} characters, "
+                f"which the server would send whole with every reply (at most {self.max_conversation_chars:,}): lower "
+                "max_attempts, max_retries or max_reply_chars, or raise max_conversation_chars")
+
+    def longest_conversation(self) -> int:
+        """The most characters a game's conversation can reach: its first messages, then every reply
+        at its longest with feedback that quotes it."""
+        env = self.make_env()
+        _, info = env.reset(seed=0)
+        first = sum(len(m["content"]) for m in info["messages"])
+        return first + env.max_replies * (2 * env.parser.max_reply_chars + FEEDBACK_CHARS)
 
     def make_env(self) -> ChatGuessEnv:
         """A new chat environment of the served game (sharing its :class:`Game`)."""
@@ -119,4 +145,4 @@ class GuessgymEnvironment(Environment[GuessAction, GuessObservation, GuessState]
         self.env.close()
 
 
-__all__ = ["GameNotStarted", "GameServer", "GuessgymEnvironment"]
+__all__ = ["DEFAULT_MAX_CONVERSATION_CHARS", "GameNotStarted", "GameServer", "GuessgymEnvironment"]

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
 from typing import Any
 
 from .common import PROG, UsageError, parse_kwargs, positive_seconds, whole_number
+
+#: The serving defaults, as the help states them (guessgym.serving's own, which a test holds equal;
+#: not imported here, where openenv-core may be missing).
+DEFAULT_MAX_CONNECTIONS = 1000
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_MAX_CONVERSATION_CHARS = 8_000_000
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -17,17 +24,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     require_extra("openenv", "guessgym serve")
     import uvicorn
 
-    from ..serving.app import ENVIRONMENT, make_app, uvicorn_options
+    from ..serving.app import ENVIRONMENT, SUPERVISOR, make_app, uvicorn_options
+    from ..serving.transport import RESERVED_FILES, raise_open_file_limit
 
     kwargs = parse_kwargs(args.env_kwargs, "--env-kwargs")
     if args.preset is not None:
         kwargs["preset"] = args.preset
     settings = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout,
-                "max_body_bytes": args.max_body_bytes}
+                "max_body_bytes": args.max_body_bytes, "max_sessions_per_client": args.max_sessions_per_client,
+                "max_connections": args.max_connections, "header_timeout": args.header_timeout,
+                "max_conversation_chars": args.max_conversation_chars}
     try:
         app = make_app(args.env, kwargs, **settings)  # every option checked before the port is taken
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc).splitlines()[0]) from None
+    files = raise_open_file_limit(args.max_connections)
+    if 0 <= files < args.max_connections + RESERVED_FILES:
+        raise UsageError(f"--max-connections {args.max_connections}: this process may open {files:,} files (ulimit "
+                         f"-n), and a server keeps {RESERVED_FILES} for itself; give at most "
+                         f"{max(files - RESERVED_FILES, 1):,}")
+    check_port_free(args.host, args.port)
     print(f"{PROG} serve: {args.env} {json.dumps(kwargs) if kwargs else ''} at http://{args.host}:{args.port} "
           f"(OpenEnv: /ws session socket, /reset, /step, /state, /schema, /health; at most {args.max_sessions} "
           f"sessions{f' per worker, {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)",
@@ -36,11 +52,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
                                **uvicorn_options(app)}
     if args.workers > 1:  # each worker builds the app from the environment variables
         os.environ.update({ENVIRONMENT["env_id"]: args.env, ENVIRONMENT["env_kwargs"]: json.dumps(kwargs),
-                           **{ENVIRONMENT[k]: str(v) for k, v in settings.items()}})
+                           **{ENVIRONMENT[k]: str(v) for k, v in settings.items() if v is not None},
+                           SUPERVISOR: str(os.getpid())})
         uvicorn.run("guessgym.serving.app:app_from_environment", factory=True, workers=args.workers, **options)
     else:
         uvicorn.run(app, **options)
     return 0
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Fail in one line, before anything is printed, if ``host:port`` cannot be listened on (in use,
+    or an address of another machine)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise UsageError(f"--host {host}: not an address of this machine ({exc.strerror or exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            what = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be listened on ({exc.strerror or exc})"
+            raise UsageError(f"--port {port}: {host}:{port} {what}; give another --port") from None
 
 
 def register(sub: Any) -> None:
@@ -64,6 +100,19 @@ def register(sub: Any) -> None:
                    help="end a session idle this long (default: %(default)s)")
     p.add_argument("--max-body-bytes", type=whole_number(1024, 1 << 30), default=2 << 20,
                    help="the largest request or socket message (default: %(default)s)")
+    p.add_argument("--max-sessions-per-client", type=whole_number(1, 100_000), metavar="N",
+                   help="sessions one client address may hold at once (default: --max-sessions; a server shared by "
+                        "several clients sets it lower)")
+    p.add_argument("--max-connections", type=whole_number(1, 1_000_000), default=DEFAULT_MAX_CONNECTIONS,
+                   help="connections a server process holds at once, sessions' sockets included; more are closed at "
+                        "once (default: %(default)s)")
+    p.add_argument("--header-timeout", type=positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
+                   help="close a connection whose request headers have not all arrived in this time "
+                        "(default: %(default)s)")
+    p.add_argument("--max-conversation-chars", type=whole_number(10_000, 1_000_000_000),
+                   default=DEFAULT_MAX_CONVERSATION_CHARS, metavar="N",
+                   help="refuse to serve a game whose conversation, sent whole with every reply, could grow past "
+                        "this many characters (default: %(default)s)")
     p.add_argument("--workers", type=whole_number(1, 64), default=1,
                    help="server processes sharing the port (default: %(default)s)")
     p.set_defaults(func=cmd_serve)
