@@ -25,9 +25,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.env import ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
+from .options import chat_options, check_seed
 
 #: The chat id played unless the config names another.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
@@ -43,7 +44,8 @@ def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     opening conversation; ``answer``, ``answer_index`` and ``seed`` go to the server only."""
     from ..evaluation.games import select_answers
 
-    env = ChatGuessEnv(**ChatFamily.chat_kwargs(gym_id, env_kwargs))
+    check_seed(seed)
+    env = ChatGuessEnv(**chat_options(gym_id, env_kwargs, "NeMo Gym config"))
     return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed}
             for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
 
@@ -68,7 +70,7 @@ def _classes() -> tuple[type, type]:
         def model_post_init(self, context: Any) -> None:
             super().model_post_init(context)
             # bad options fail when the server starts, not at its first game
-            ChatGuessEnv(**ChatFamily.chat_kwargs(self.config.gym_id, self.config.env_kwargs))
+            ChatGuessEnv(**chat_options(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config"))
 
         async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict]:
             """Start the row's game; the row's prompt already holds its opening turn."""
@@ -76,8 +78,9 @@ def _classes() -> tuple[type, type]:
                 raise ValueError("a guessgym row names its game's answer (nemo_gym_rows writes it); this one has none")
             if session_id not in self.session_state and len(self.session_state) >= MAX_SESSIONS:
                 raise RuntimeError(f"this server already plays {MAX_SESSIONS:,} games; finish or drop some first")
-            env = ChatGuessEnv(**ChatFamily.chat_kwargs(self.config.gym_id, self.config.env_kwargs))
-            env.reset(seed=metadata.get("seed"), options={"answer": metadata["answer"]})
+            seed = metadata.get("seed")
+            env = ChatGuessEnv(**chat_options(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config"))
+            env.reset(seed=None if seed is None else check_seed(seed), options={"answer": metadata["answer"]})
             self.session_state[session_id] = env
             return None, {}
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.env import ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
+from .options import chat_options, check_seed
 
 #: The ``env_class`` guessgym's environment is registered under.
 ENV_CLASS = "guessgym"
@@ -83,11 +84,12 @@ def _make_class() -> type:
             super().__init__()
             extras = dict(extras or {})
             env_id, options = _config(env_config)
-            self.env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
+            self.env = ChatGuessEnv(**chat_options(env_id, options, "SkyRL environment config"))
             spec = extras.get("reward_spec") or {}
             info = extras.get("extra_info") or {}
             self.answer = spec.get("ground_truth") if hasattr(spec, "get") else None
-            self.seed = info.get("seed") if hasattr(info, "get") else None
+            seed = info.get("seed") if hasattr(info, "get") else None
+            self.seed = None if seed is None else check_seed(seed)
             self.max_turns = int(extras.get("max_turns") or self.env.max_replies)
             self.info: dict[str, Any] = {}
             self.total_reward = 0.0
@@ -142,7 +144,8 @@ def skyrl_dataset(env_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     ``reward_spec.ground_truth``, and ``extra_info`` (its index, the seed, the id)."""
     from ..evaluation.games import select_answers
 
-    env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, env_kwargs))
+    check_seed(seed)
+    env = ChatGuessEnv(**chat_options(env_id, env_kwargs, "SkyRL dataset"))
     return [{"prompt": messages, "env_class": env_class, "reward_spec": {"method": "rule", "ground_truth": answer},
              "extra_info": {"answer_index": index, "seed": seed, "env_id": env_id}}
             for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]

@@ -15,7 +15,9 @@ as metrics (weight 0).
 
 The answers are split once, seeded (:func:`~guessgym.training.demos.split_answers`, as
 ``guessgym export-demos`` splits them): training games come from the first ``split`` of the
-answers, evaluation games from the rest, so no evaluation answer is ever a training game.
+answers, evaluation games from the rest, so no evaluation answer is ever a training game; fewer
+games than a side holds are drawn from it by the seed. The options are held to the closed set a
+saved file may set (:mod:`~guessgym.adapters.options`).
 
 Example::
 
@@ -31,9 +33,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.env import ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
+from .options import chat_options, check_seed, draw
 
 #: The chat id played unless another is named.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
@@ -45,15 +48,6 @@ _ENV, _RETURN, _DONE = "guessgym_env", "guessgym_return", "guessgym_done"
 def _rows(env: ChatGuessEnv, indices: list[int], seed: int) -> list[dict[str, Any]]:
     return [{"prompt": messages, "answer": answer, "task": "guessgym", "info": {"answer_index": index, "seed": seed}}
             for index, answer, messages in openings(env, indices, seed)]
-
-
-def _take(indices: list[int], count: int, name: str, side: str) -> list[int]:
-    if isinstance(count, bool) or not isinstance(count, int) or not (count == -1 or 0 <= count):
-        raise ValueError(f"{name} must be -1 (every {side} answer) or a count from 0; got {count!r}")
-    if count > len(indices):
-        raise ValueError(f"{name}={count:,} is more than the {len(indices):,} {side} answers of this split; "
-                         "use -1 for all of them or change split")
-    return indices if count == -1 else indices[:count]
 
 
 @functools.cache
@@ -72,7 +66,7 @@ def _make_class() -> type:
 
         def __init__(self, env_id: str = DEFAULT_ENV_ID, env_kwargs: dict[str, Any] | None = None,
                      **kwargs: Any) -> None:
-            self.chat_kwargs = ChatFamily.chat_kwargs(env_id, env_kwargs)
+            self.chat_kwargs = chat_options(env_id, env_kwargs, "verifiers environment")
             probe = ChatGuessEnv(**self.chat_kwargs)
             rubric = vf.Rubric(funcs=[game_return], weights=[1.0])
             for metric in (won, guesses, invalid_replies):
@@ -152,8 +146,8 @@ def load_environment(gym_id: str = DEFAULT_ENV_ID, preset: str | None = None, nu
         **kwargs: passed to ``vf.MultiTurnEnv`` (``max_turns``, ``sampling_args``...).
 
     Raises:
-        ValueError: an id that is not a text game, an option the chat game refuses, or counts
-            beyond the split.
+        ValueError: an id that is not a text game, an option outside the closed set or one the
+            chat game refuses, a seed outside 0 to 2**63 - 1, or counts beyond the split.
     """
     from ..training.demos import split_answers
 
@@ -161,10 +155,11 @@ def load_environment(gym_id: str = DEFAULT_ENV_ID, preset: str | None = None, nu
     options = dict(env_kwargs or {})
     if preset is not None:
         options["preset"] = preset
-    probe = ChatGuessEnv(**ChatFamily.chat_kwargs(gym_id, options))
+    check_seed(seed)
+    probe = ChatGuessEnv(**chat_options(gym_id, options, "verifiers environment"))
     train, test = split_answers(range(len(probe.game.answers)), split, seed)
-    train = _take(train, num_train_examples, "num_train_examples", "training")
-    test = _take(test, num_eval_examples, "num_eval_examples", "evaluation")
+    train = draw(train, num_train_examples, seed, "num_train_examples", "training")
+    test = draw(test, num_eval_examples, seed, "num_eval_examples", "evaluation")
     from datasets import Dataset
 
     dataset = Dataset.from_list(_rows(probe, train, seed)) if train else None

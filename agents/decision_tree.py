@@ -30,10 +30,8 @@ Examples:
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import re
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +42,7 @@ import numpy as np
 from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
-from ..infra.inputs import MAX_INPUT_BYTES, read_input
+from ..infra.inputs import gunzip, read_input
 from .base import Agent, UnsupportedGameError
 from .registry import register
 
@@ -313,12 +311,9 @@ class DecisionTree:
         data = read_input(path, "tree file")
         try:
             if data[:2] == b"\x1f\x8b":
-                with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
-                    data = unzipped.read(MAX_INPUT_BYTES + 1)
-                if len(data) > MAX_INPUT_BYTES:
-                    raise ValueError(f"{path}: over {MAX_INPUT_BYTES:,} bytes once decompressed")
+                data = gunzip(data, str(path))
             text = data.decode("utf-8")
-        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        except (UnicodeDecodeError, ValueError) as exc:
             raise ValueError(f"{path}: not a tree file (neither text nor gzip-compressed text: {exc})") from None
         if text.lstrip().startswith("{"):
             try:

@@ -10,7 +10,6 @@ its tree; :func:`page_markdown` writes the published page ("how good is your ope
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,10 +80,14 @@ def _folder() -> Any:
 
 def parse_table(blob: bytes, where: str) -> OpenerValues:
     """A table file's content, checked (a damaged or foreign file is refused naming ``where``)."""
+    from ..infra.inputs import gunzip
+
     try:
-        data = json.loads(gzip.decompress(blob)[:MAX_TABLE_BYTES + 1])
-    except (OSError, EOFError, ValueError) as exc:
-        raise ValueError(f"{where}: not a gzip'd JSON opener table ({type(exc).__name__})") from None
+        data = json.loads(gunzip(blob, where, max_bytes=MAX_TABLE_BYTES))
+    except RecursionError:
+        raise ValueError(f"{where}: not a gzip'd JSON opener table (nested too deep)") from None
+    except ValueError as exc:
+        raise ValueError(f"{where}: not a gzip'd JSON opener table ({str(exc).removeprefix(where + ': ')})") from None
     if not isinstance(data, dict) or data.get("format") != 1:
         raise ValueError(f"{where}: not an opener table of format 1")
     try:

@@ -54,6 +54,10 @@ FEATURES = ("buckets", "largest", "expected", "entropy", "candidate", "log bucke
 SUMMARY = ("most buckets", "smallest largest bucket", "smallest expected bucket", "most entropy")
 
 
+#: The largest weight a split prior may give a feature (1e308 overflowed the policy's first layer).
+MAX_PRIOR_WEIGHT = 1e6
+
+
 def check_split_prior(split_prior: dict[str, float] | None, split_features: bool) -> dict[str, float]:
     """``split_prior`` as a plain ``{feature: weight}`` dict; ``ValueError`` names a bad entry."""
     if not split_prior:
@@ -67,8 +71,10 @@ def check_split_prior(split_prior: dict[str, float] | None, split_features: bool
         raise ValueError(f"unknown split feature(s) {unknown} in split_prior; valid: {list(FEATURES)}")
     prior = {}
     for name, weight in split_prior.items():
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-            raise ValueError(f"split_prior[{name!r}] must be a finite number, got {weight!r}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or \
+                abs(weight) > MAX_PRIOR_WEIGHT:
+            raise ValueError(f"split_prior[{name!r}] must be a number from {-MAX_PRIOR_WEIGHT:g} to "
+                             f"{MAX_PRIOR_WEIGHT:g}, got {str(weight)[:40]}")
         prior[name] = float(weight)
     return prior
 

@@ -228,11 +228,11 @@ def load_analysis(path: str | os.PathLike[str]) -> Analysis:
     Raises:
         ValueError: the file is not an analysis (named, with why).
     """
-    from ..infra.inputs import read_input
+    from ..infra.inputs import gunzip, read_input
 
     raw = read_input(path, "move analysis")
     try:
-        data = json.loads(gzip.decompress(raw) if str(path).endswith(".gz") else raw)
+        data = json.loads(gunzip(raw, str(path)) if str(path).endswith(".gz") else raw)
         games = [GameAnalysis(str(g["answer"]), _typed(g["solved"], bool, "solved"),
                               tuple(_move(m) for m in g["moves"]),
                               _typed(g.get("left_after", 0.0), float, "left_after")) for g in data["games"]]

@@ -153,6 +153,8 @@ def select_answers(
         if pool.size == 0:
             raise ValueError("the answer list to evaluate is empty")
     if sample is not None:
+        if not isinstance(sample, (int, np.integer)) or isinstance(sample, bool):
+            raise ValueError(f"sample must be a whole number of answers, got {sample!r}")
         k = int(sample)
         if not 1 <= k <= pool.size:
             raise ValueError(f"sample must be between 1 and {pool.size} (the answers available), got {sample}")

@@ -55,6 +55,27 @@ def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_
         raise InputFileError(f"{what} {target}: cannot be read ({exc.strerror or exc})") from None
 
 
+def gunzip(blob: bytes, what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """``blob`` decompressed (gzip), reading at most ``max_bytes`` of it: a small file that would
+    decompress to gigabytes is refused once past the bound, never held whole.
+
+    Raises:
+        ValueError: not gzip data, or over ``max_bytes`` once decompressed (``what`` names it).
+    """
+    import gzip
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(blob)) as unzipped:
+            data = unzipped.read(max_bytes + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ValueError(f"{what}: not gzip-compressed data ({type(exc).__name__})") from None
+    if len(data) > max_bytes:
+        raise ValueError(f"{what}: over {max_bytes:,} bytes once decompressed")
+    return data
+
+
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
     """Whether the paths ``a`` and ``b`` name one file: the same inode where both exist (a hard
     link, a symbolic link or another spelling of the path), else the same resolved path."""
@@ -121,5 +142,5 @@ def script_main(main: Callable[[], int | None]) -> NoReturn:
     raise SystemExit(code or 0)
 
 
-__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "read_input", "read_json", "same_file",
+__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "gunzip", "read_input", "read_json", "same_file",
            "script_main"]

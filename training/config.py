@@ -211,8 +211,8 @@ class TrainConfig:
         bad = sorted(set(self.env_kwargs) - set(GAME_KEYS) - set(ENV_KEYS))
         if bad:
             raise ValueError(f"unknown env_kwargs {bad}; valid: {list(GAME_KEYS + ENV_KEYS)}")
-        if set(self.net_arch) - {"pi", "vf"} or not all(isinstance(v, list) for v in self.net_arch.values()):
-            raise ValueError(f"net_arch must be {{'pi': [sizes], 'vf': [sizes]}}, got {self.net_arch!r}")
+        check_net_arch(self.net_arch, required=False)
+        check_torch_threads(self.torch_threads)
         for i, stage in enumerate(self.curriculum):
             if stage.answers < 1 or stage.steps < 1:
                 raise ValueError(f"curriculum stage {i} needs answers >= 1 and steps >= 1, got {stage}")
@@ -299,26 +299,35 @@ def load_config(path: str | Path) -> TrainConfig:
 def read_config_table(path: Path) -> dict[str, Any]:
     """The table of a ``.json`` or ``.toml`` config file (any kind of run's), unchecked."""
     text = read_input(path, "config file").decode("utf-8")
-    if path.suffix == ".toml":
-        if sys.version_info >= (3, 11):
-            import tomllib
+    try:
+        if path.suffix == ".toml":
+            if sys.version_info >= (3, 11):
+                import tomllib
 
-            data = tomllib.loads(text)
+                data = tomllib.loads(text)
+            else:
+                raise ValueError(f"{path.name}: TOML configs need Python 3.11 or later; use a .json config")
+        elif path.suffix == ".json":
+            data = json.loads(text)
         else:
-            raise ValueError(f"{path.name}: TOML configs need Python 3.11 or later; use a .json config")
-    elif path.suffix == ".json":
-        data = json.loads(text)
-    else:
-        raise ValueError(f"config files are .toml or .json, got {path.name}")
+            raise ValueError(f"config files are .toml or .json, got {path.name}")
+    except RecursionError:
+        raise ValueError(f"{path}: nested too deep to be a config") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a config file holds a table of keys, not {type(data).__name__}")
     return data
 
 
 def parse_value(text: str) -> Any:
-    """A command-line value: JSON if it parses (numbers, true/false, null, lists), else the string."""
+    """A command-line value: JSON if it parses (numbers, true/false, null, lists), else the string.
+
+    Raises:
+        ValueError: JSON nested too deep to read.
+    """
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"the value {text[:20]}... is nested too deep") from None
     except json.JSONDecodeError:
         return text
 
@@ -328,6 +337,30 @@ class _Config(Protocol):
 
 
 ConfigT = TypeVar("ConfigT", bound=_Config)
+
+
+#: The widest hidden layer and the most hidden layers a policy may have (a layer of a billion units
+#: asked the allocator for terabytes before anything said no).
+MAX_LAYER_UNITS, MAX_LAYERS = 65_536, 32
+#: The most torch threads a run may ask for.
+MAX_TORCH_THREADS = 256
+
+
+def check_net_arch(net_arch: Any, required: bool = True) -> None:
+    """Refuse a ``net_arch`` that is not ``{pi: [sizes], vf: [sizes]}`` (both keys when ``required``)
+    of at most :data:`MAX_LAYERS` whole sizes from 1 to :data:`MAX_LAYER_UNITS`."""
+    shape = f"{{pi = [sizes], vf = [sizes]}}, each at most {MAX_LAYERS} layers of 1 to {MAX_LAYER_UNITS:,} units"
+    if not isinstance(net_arch, dict) or (set(net_arch) != {"pi", "vf"} if required else set(net_arch) - {"pi", "vf"}):
+        raise ValueError(f"net_arch must be {shape}, got {str(net_arch)[:80]}")
+    for key, sizes in net_arch.items():
+        if not isinstance(sizes, list) or len(sizes) > MAX_LAYERS or not all(
+                type(n) is int and 1 <= n <= MAX_LAYER_UNITS for n in sizes):
+            raise ValueError(f"net_arch.{key} must be {shape}, got {str(sizes)[:80]}")
+
+
+def check_torch_threads(threads: Any) -> None:
+    if type(threads) is not int or not 1 <= threads <= MAX_TORCH_THREADS:
+        raise ValueError(f"torch_threads must be a whole number from 1 to {MAX_TORCH_THREADS}, got {str(threads)[:40]}")
 
 
 def apply_overrides(config: ConfigT, assignments: list[str]) -> ConfigT:
@@ -351,5 +384,6 @@ def apply_overrides(config: ConfigT, assignments: list[str]) -> ConfigT:
     return type(config).from_dict(data)  # type: ignore[attr-defined]
 
 
-__all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config", "parse_value", "read_config_table",
-           "GAME_KEYS", "ENV_KEYS"]
+__all__ = ["CurriculumStage", "MAX_LAYERS", "MAX_LAYER_UNITS", "MAX_TORCH_THREADS", "TrainConfig", "apply_overrides",
+           "check_net_arch", "check_torch_threads", "load_config", "parse_value", "read_config_table", "GAME_KEYS",
+           "ENV_KEYS"]

@@ -28,7 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import read_config_table
+from .config import check_net_arch, check_torch_threads, read_config_table
+
+#: The most validation games a run may ask for (each one's optimum is solved when the run starts).
+MAX_VALIDATION_GAMES = 10_000
+#: The largest share of the words a run may hold out (the rest, at least a twentieth, are played).
+MAX_UNSEEN_SHARE = 0.95
 
 #: The columns of ``general.csv``.
 CSV_COLUMNS = ("iteration", "games", "states_new", "states_total", "agreement", "loss", "accuracy",
@@ -137,14 +142,19 @@ class GeneralConfig:
                 raise ValueError(f"config key {name!r} must be a number in {'[' if closed else '('}{low}, {high}"
                                  f"{']' if closed else ')'}, got {value!r}")
 
-        for name in ("iterations", "games_per_iteration", "min_answers", "epochs", "batch_size", "validation_games",
-                     "torch_threads"):
+        for name in ("iterations", "games_per_iteration", "min_answers", "epochs", "batch_size", "validation_games"):
             whole(name, 1)
+        if self.validation_games > MAX_VALIDATION_GAMES:
+            raise ValueError(f"config key 'validation_games' must be at most {MAX_VALIDATION_GAMES:,} (each game's "
+                             f"optimum is solved at the start), got {self.validation_games:,}")
+        check_torch_threads(self.torch_threads)
         whole("seed", 0)
         whole("split_seed", 0)
         whole("max_answers", self.min_answers if isinstance(self.min_answers, int) else 1)
         whole("max_guesses", self.max_answers if isinstance(self.max_answers, int) else 1)
-        share("unseen_share", 0.0, 1.0, closed=False)
+        share("unseen_share", 0.0, MAX_UNSEEN_SHARE)
+        if self.unseen_share == 0:
+            raise ValueError("config key 'unseen_share' must be above 0: some words are held out")
         share("answers_only_share", 0.0, 1.0)
         share("hard_share", 0.0, 1.0)
         share("large_share", 0.0, 1.0)
@@ -157,10 +167,7 @@ class GeneralConfig:
                 or len(set(self.modes)) != len(self.modes)):
             raise ValueError(f"config key 'modes' must be a list of some of {list(MODES)}, each once, got "
                              f"{list(self.modes) if isinstance(self.modes, tuple) else self.modes!r}")
-        if (not isinstance(self.net_arch, dict) or set(self.net_arch) != {"pi", "vf"}
-                or not all(isinstance(v, list) and all(isinstance(n, int) and n >= 1 for n in v)
-                           for v in self.net_arch.values())):
-            raise ValueError(f"config key 'net_arch' must be {{pi = [sizes], vf = [sizes]}}, got {self.net_arch!r}")
+        check_net_arch(self.net_arch)
         check_split_prior(self.split_prior, True)
         check_log_scale(self.log_scale)
         if self.numerics not in ("portable", "native"):

@@ -62,3 +62,15 @@ def test_a_bad_config_is_named() -> None:
     with pytest.raises(ValueError, match="preset='gem' follows a Wordle suite"):
         skyrl_gym.make(ENV_CLASS, env_config={"env_id": "guessgym/NerdleChat-v0", "env_kwargs": {"preset": "gem"}},
                        extras={})
+
+
+def test_hostile_configs_are_refused() -> None:
+    """Issue 50, item 10: an adapter took any option, a file path among them."""
+    with pytest.raises(ValueError, match="option answers='/etc/hostname' is not a value a SkyRL"):
+        GuessgymTextEnv({"env_kwargs": {"answers": "/etc/hostname"}}, {})
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        GuessgymTextEnv({}, {"extra_info": {"seed": 10**30}})
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        skyrl_dataset(games=2, seed=-3)
+    with pytest.raises(ValueError, match="sample must be a whole number"):
+        skyrl_dataset(games=2.5)  # type: ignore[arg-type]

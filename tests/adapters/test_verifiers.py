@@ -95,3 +95,41 @@ def test_bad_arguments_are_named() -> None:
         load_environment("guessgym/NerdleChat-v0", env_kwargs={"length": 6}, split=2)
     with pytest.raises(ValueError, match="preset='gem' follows a Wordle suite"):
         load_environment("guessgym/NerdleChat-v0", preset="gem")
+
+
+def test_subsets_are_drawn_by_the_seed() -> None:
+    """Issue 50, item 10: num_eval_examples=10 kept the alphabetically first evaluation answers
+    (abbey, abide, abort, afire...); a subset is drawn by the seed, from its side of the split."""
+    from guessgym.adapters.verifiers import load_environment
+
+    def picked(seed: int) -> tuple[list[str], list[str]]:
+        env = load_environment(num_train_examples=30, num_eval_examples=10, seed=seed)
+        return [r["answer"] for r in env.get_dataset()], [r["answer"] for r in env.get_eval_dataset()]
+
+    train, evaluation = picked(0)
+    game = ChatGuessEnv().game
+    whole_train, whole_eval = split_answers(range(len(game.answers)), 0.9, 0)
+    assert len(evaluation) == 10 and {game.answer_index[a] for a in evaluation} <= set(whole_eval)
+    assert len(train) == 30 and {game.answer_index[a] for a in train} <= set(whole_train)
+    first = [game.answers[i] for i in whole_eval[:10]]
+    assert evaluation != first and evaluation == sorted(evaluation)  # not the list's head; in list order
+    assert picked(0) == (train, evaluation) and picked(1)[1] != evaluation  # the seed decides
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"seed": 10**30}, "seed must be a whole number from 0 to 2\\*\\*63 - 1"),
+    ({"seed": -1}, "seed must be a whole number"),
+    ({"seed": True}, "seed must be a whole number"),
+    ({"env_kwargs": {"answers": "/etc/hostname"}}, "option answers='/etc/hostname' is not a value"),
+    ({"env_kwargs": {"reply_format": "(?P<guess>.*)"}}, "option reply_format="),
+    ({"env_kwargs": {"cache_dir": "/tmp"}}, "option 'cache_dir' is not one a verifiers environment may set"),
+    ({"num_eval_examples": 2.5}, "num_eval_examples must be -1"),
+])
+def test_hostile_options_are_refused_in_one_line(kwargs: dict[str, Any], message: str) -> None:
+    """Issue 50, items 8 and 10: seed=10**30 was an OverflowError from pyarrow; an answers file path
+    was read and its first line echoed into the prompt."""
+    from guessgym.adapters.verifiers import load_environment
+
+    with pytest.raises(ValueError, match=message) as raised:
+        load_environment(**kwargs)
+    assert "\n" not in str(raised.value)

@@ -313,7 +313,7 @@ def test_a_split_prior_starts_the_policy_at_the_greedy_expected_left_choice(tmp_
 
 @pytest.mark.parametrize("changes, message", [
     ({"split_prior": {"log expected": -3.0}}, r"unknown split feature\(s\) \['log expected'\]"),
-    ({"split_prior": {"entropy": "high"}}, r"split_prior\['entropy'\] must be a finite number"),
+    ({"split_prior": {"entropy": "high"}}, r"split_prior\['entropy'\] must be a number from -1e\+06 to 1e\+06"),
     ({"split_prior": {"entropy": 1.0}, "split_features": False}, "split_prior needs split_features=True"),
 ])
 def test_bad_split_priors_are_named(changes: dict, message: str) -> None:

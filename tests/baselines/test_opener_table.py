@@ -199,3 +199,22 @@ def test_refuting_at_the_kth_total_ranks_the_best_k_for_certain(tmp_path: Path) 
     assert certain_ranks(values.values()) >= 10
     ranked = sorted(values.values(), key=lambda v: (v.upper, v.lower))[:10]
     assert [v.upper for v in ranked] == sorted(truth.values())[:10]
+
+
+def test_a_table_that_decompresses_without_bound_is_refused_within_its_bound() -> None:
+    """Issue 50, item 9: 2 MB of gzip was decompressed whole (4.3 GB resident) before the size check."""
+    import gzip
+    import tracemalloc
+
+    from guessgym.agents.opener_values import MAX_TABLE_BYTES, parse_table
+
+    bomb = gzip.compress(b" " * (256 << 20), compresslevel=9)  # 256 MB of spaces in some 250 KB
+    assert len(bomb) < 2 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=f"over {MAX_TABLE_BYTES:,} bytes once decompressed"):
+            parse_table(bomb, "bomb.json.gz")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * MAX_TABLE_BYTES

@@ -170,3 +170,31 @@ def test_the_shipped_config_reads(split) -> None:
     config = load_general_config(ROOT / "configs" / "wordle-general.toml")
     assert config.run_name == "wordle-general" and config.log_scale == 3158
     assert config.unseen_share == split.unseen_share and config.split_seed == split.seed
+
+
+@pytest.mark.parametrize(("override", "says"), [
+    ("net_arch.pi=[1000000000]", "net_arch.pi must be {pi = [sizes], vf = [sizes]}, each at most 32 layers"),
+    ('split_prior={"log buckets":1e308}', "split_prior['log buckets'] must be a number from -1e+06 to 1e+06"),
+    ("unseen_share=0.999999", "'unseen_share' must be a number in [0.0, 0.95]"),
+    ("torch_threads=100000", "torch_threads must be a whole number from 1 to 256"),
+    ("validation_games=100000000", "'validation_games' must be at most 10,000"),
+    ("iterations=" + "[" * 100_000, "is nested too deep"),
+])
+def test_hostile_overrides_are_one_line(override: str, says: str, capsys) -> None:
+    """Issue 50, items 8 and 9: each was a traceback (an allocator error, an overflow, 'math domain
+    error', 'out of memory') or ran past any limit."""
+    assert main(["train-general", "--config", str(ROOT / "configs" / "wordle-general.toml"), "--set", override]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and says in err, err
+
+
+def test_a_config_nested_too_deep_is_one_line(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "deep.toml"
+    config.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert main(["train-general", "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "nested too deep to be a config" in err, err
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["train", "--config", str(deep_json)]) == 2
+    assert "nested too deep to be a config" in capsys.readouterr().err
