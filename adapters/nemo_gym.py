@@ -53,8 +53,15 @@ def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
 @functools.cache
 def _classes() -> tuple[type, type]:
     require_extra("nemo-gym", "the NeMo Gym resources server")
+    from fastapi import HTTPException
     from nemo_gym.base_resources_server import BaseResourcesServerConfig
     from resources_servers.gymnasium import GymnasiumServer, extract_text
+
+    class Refused(HTTPException, ValueError):
+        """A request the server refuses: an HTTP 4xx with its reason (a ValueError to a caller in process)."""
+
+        def __init__(self, status: int, reason: str) -> None:
+            HTTPException.__init__(self, status_code=status, detail=reason)
 
     class GuessgymResourcesServerConfig(BaseResourcesServerConfig):
         """NeMo Gym's server config, with the chat game's id and options."""
@@ -75,12 +82,16 @@ def _classes() -> tuple[type, type]:
         async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict]:
             """Start the row's game; the row's prompt already holds its opening turn."""
             if "answer" not in metadata:
-                raise ValueError("a guessgym row names its game's answer (nemo_gym_rows writes it); this one has none")
+                raise Refused(422, "a guessgym row names its game's answer (nemo_gym_rows writes it); this one has "
+                                   "none")
             if session_id not in self.session_state and len(self.session_state) >= MAX_SESSIONS:
-                raise RuntimeError(f"this server already plays {MAX_SESSIONS:,} games; finish or drop some first")
+                raise Refused(503, f"this server already plays {MAX_SESSIONS:,} games; finish or drop some first")
             seed = metadata.get("seed")
             env = ChatGuessEnv(**chat_options(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config"))
-            env.reset(seed=None if seed is None else check_seed(seed), options={"answer": metadata["answer"]})
+            try:
+                env.reset(seed=None if seed is None else check_seed(seed), options={"answer": metadata["answer"]})
+            except (ValueError, TypeError) as exc:
+                raise Refused(422, str(exc).splitlines()[0]) from None
             self.session_state[session_id] = env
             return None, {}
 
@@ -89,7 +100,7 @@ def _classes() -> tuple[type, type]:
             """Play the model's text as a reply; the game's message is the next observation."""
             env = self.session_state.get(session_id)
             if not isinstance(env, ChatGuessEnv):
-                raise ValueError("this session has no game: /reset starts one, and a finished game takes no step")
+                raise Refused(409, "this session has no game: /reset starts one, and a finished game takes no step")
             _, reward, terminated, truncated, info = env.step(extract_text(action))
             done = bool(terminated or truncated)
             outcome: dict[str, Any] = {key: info[key] for key in ("guess", "tiles", "attempt", "invalid_kind")

@@ -151,3 +151,32 @@ def test_a_step_without_a_game_and_a_row_without_an_answer_are_refused() -> None
         GuessgymResourcesServer(config=GuessgymResourcesServerConfig(host="", port=0, entrypoint="", name="g",
                                                                      gym_id="guessgym/Dordle-v0"),
                                 server_client=MagicMock(spec=ServerClient))
+
+
+def test_a_step_after_the_end_is_an_error_over_http_not_a_500() -> None:
+    """Issue 50, item 7: NeMo Gym's resources server answered a step after the game's end with 500."""
+    import httpx
+
+    config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
+                                           gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6})
+    resources = GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))
+    row = nemo_gym_rows("guessgym/NerdleChat-v0", games=1, seed=0, env_kwargs={"length": 6})[0]
+
+    def response(text: str) -> dict[str, Any]:
+        message = {"id": "msg", "type": "message", "role": "assistant", "status": "completed",
+                   "content": [{"type": "output_text", "text": text, "annotations": []}]}
+        return {"id": "r", "created_at": 0.0, "model": "scripted", "object": "response", "output": [message],
+                "parallel_tool_calls": True, "tool_choice": "auto", "tools": []}
+
+    with serving(resources.setup_webserver()) as port, httpx.Client(base_url=f"http://127.0.0.1:{port}",
+                                                                    timeout=30) as http:
+        started = http.post("/reset", json=row)
+        assert started.status_code == 200, started.text
+        step = {"responses_create_params": row["responses_create_params"], "response": response(f"[{row['answer']}]")}
+        won = http.post("/step", json=step)
+        assert won.status_code == 200 and won.json()["terminated"] is True
+        after = http.post("/step", json=step)
+        assert after.status_code == 409 and "a finished game takes no step" in after.json()["detail"]
+        for bad in ({"seed": 0}, {"answer": "zzzzzz"}, {"answer": row["answer"], "seed": 10**30}):
+            refused = http.post("/reset", json={**{k: v for k, v in row.items() if k not in ("answer", "seed")}, **bad})
+            assert refused.status_code == 422 and isinstance(refused.json()["detail"], str), refused.text
