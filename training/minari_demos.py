@@ -35,7 +35,8 @@ import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,37 @@ def _episodes(env: gym.Env[Any, Any], answers: Sequence[int], plays: Sequence[Se
     return buffers
 
 
+@contextmanager
+def _size_measured_once() -> Iterator[None]:
+    """Minari 0.5's storage measures its whole folder (``get_size``: a walk of every file) after each
+    episode it writes, which makes an export quadratic in its episodes (Wordle's 2,309 took minutes);
+    for the block, that measurement is skipped, and the caller measures once at the end."""
+    from minari.dataset.minari_storage import MinariStorage
+
+    measure = MinariStorage.get_size
+    MinariStorage.get_size = lambda self: 0.0
+    try:
+        yield
+    finally:
+        MinariStorage.get_size = measure
+
+
+def _compress_arrow_files(dataset: Path) -> None:
+    """Rewrite each Arrow IPC file of ``dataset`` with zstd-compressed buffers, which Arrow (and so
+    Minari) reads as it reads any IPC file: the action mask, stored with every observation, is
+    almost all ones in easy mode, and compresses to nearly nothing."""
+    import pyarrow as pa
+
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    for path in sorted(dataset.rglob("*.arrow")):
+        with pa.memory_map(str(path)) as source:
+            table = pa.ipc.open_file(source).read_all()
+        packed = path.with_name(f".tmp-{path.name}")
+        with pa.OSFile(str(packed), "wb") as sink, pa.ipc.new_file(sink, table.schema, options=options) as writer:
+            writer.write_table(table)
+        os.replace(packed, path)
+
+
 def _returns(env: gym.Env[Any, Any], answers: Sequence[int], plays: Sequence[Sequence[str]]) -> np.ndarray:
     """Each game's return in ``env`` (its guesses stepped through it)."""
     return np.asarray([sum(step[2] for step in replay_steps(env, answer, played))
@@ -213,13 +245,16 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
     previous = os.environ.get("MINARI_DATASETS_PATH")
     try:
         os.environ["MINARI_DATASETS_PATH"] = str(staging)
-        with warnings.catch_warnings():  # Minari asks for an e-mail and a URL, which a local export has not
+        with warnings.catch_warnings(), _size_measured_once():  # Minari asks for an e-mail and a URL
             warnings.filterwarnings("ignore", message=r".*(author_email|code_permalink|eval_env).*")
             dataset = minari.create_dataset_from_buffers(
                 name, episodes, env=env, algorithm_name=agent,
                 author="guessgym", ref_min_score=float(returns[FLOOR_AGENT].mean()),
                 ref_max_score=float(returns["optimal"].mean()), description=description,
                 requirements=["guessgym"], data_format=data_format)
+        if data_format == "arrow":
+            _compress_arrow_files(staging / name)
+        dataset.storage.update_metadata({"dataset_size": dataset.storage.get_size()})
         total_steps = int(dataset.total_steps)
         mark_export(staging / name, name)
         _move_into(staging, root, name)
