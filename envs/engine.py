@@ -195,6 +195,9 @@ class GameEngine:
         num_games: how many games are held (1 for a single environment).
         rewards: the reward settings (default :class:`RewardConfig`).
         matrix_cache: keep the pattern matrix in the disk cache (default True).
+        build_matrix: compute the whole pattern matrix if it is not in memory or the disk cache
+            (default True: the fastest steps); ``False`` computes each guess's row when it is
+            played (the chat game, whose server is then ready at once). The patterns are the same.
         track_candidates: keep every game's candidate set (default True). Needed for the
             candidate count and shaped rewards; training with sparse rewards may turn it off.
         host: who picks the answer (:data:`HOSTS`): ``"fixed"`` (default) or ``"absurdle"``.
@@ -222,6 +225,7 @@ class GameEngine:
         track_candidates: bool = True,
         host: str = "fixed",
         attempt_limit: int | None | Literal["game"] = "game",
+        build_matrix: bool = True,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
@@ -237,7 +241,8 @@ class GameEngine:
         self.track_candidates = bool(track_candidates)
         if self.rewards.shaped and not self.track_candidates:
             raise ValueError("reward_mode='shaped' needs the candidate sets: keep track_candidates=True")
-        self.matrix = PatternMatrix.for_game(game, cache=self.matrix_cache)
+        self.build_matrix = bool(build_matrix)
+        self.matrix = PatternMatrix.for_game(game, cache=self.matrix_cache, build=self.build_matrix)
         self._dense = self.matrix.dense
         self._hard_mode = game.hard_mode
 
@@ -285,6 +290,7 @@ class GameEngine:
         game: Game | None = None,
         matrix_cache: bool = True,
         track_candidates: bool = True,
+        build_matrix: bool = True,
         **options: Any,
     ) -> GameEngine:
         """Build an engine from environment keyword arguments.
@@ -309,7 +315,8 @@ class GameEngine:
         elif not isinstance(game, Game):
             raise TypeError(f"game must be a guessgym Game (see guessgym.envs.make_game), got {type(game).__name__}")
         rewards = RewardConfig(**{k: v for k, v in options.items() if k in REWARD_KEYS})
-        return cls(game, num_games, rewards=rewards, matrix_cache=matrix_cache, track_candidates=track_candidates)
+        return cls(game, num_games, rewards=rewards, matrix_cache=matrix_cache, track_candidates=track_candidates,
+                   build_matrix=check_bool("build_matrix", build_matrix))
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments that rebuild an engine with this game and these settings."""
@@ -437,8 +444,10 @@ class GameEngine:
         dense = self._dense
         if dense is not None:
             result = _play_one_kernel(dense, action, i, action, *self._kernel_state)
-        else:
-            result = _play_one_kernel(self.matrix.row(action)[None, :], 0, i, action, *self._kernel_state)
+        else:  # the rule reads the pattern of the answer and of the candidates only: score just those
+            read = (self.candidates[i, : self.status[i, COUNT]] if self.track_candidates
+                    else self.state[i, ANSWER : ANSWER + 1])
+            result = _play_one_kernel(self.matrix.row_over(action, read)[None, :], 0, i, action, *self._kernel_state)
         reward, pattern, ended, attempt, count = result
         if pattern == -2:
             raise RuntimeError("a game was stepped after it ended without a reset")
@@ -574,7 +583,8 @@ class GameEngine:
         self._views()
         self._allowed.flags.writeable = False
         self._none.flags.writeable = False
-        self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache)
+        self.matrix = PatternMatrix.for_game(self.game, cache=self.matrix_cache,
+                                             build=getattr(self, "build_matrix", True))
         self._dense = self.matrix.dense
 
 

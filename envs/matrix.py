@@ -42,9 +42,12 @@ SOLVER_MAX_BYTES = 8 << 30
 #: Guesses computed together when a transposed matrix is built without a dense one.
 TRANSPOSE_BLOCK = 2048
 
-#: Rows kept by an on-demand matrix: the env and the agent ask for the same row in one step, and
-#: openers are asked for in every game.
+#: Rows kept by an on-demand matrix at least: the env and the agent ask for the same row in one
+#: step, and openers are asked for in every game.
 ROW_CACHE_SIZE = 64
+#: Bytes of rows an on-demand matrix keeps (more rows than :data:`ROW_CACHE_SIZE` where they are
+#: small): every Wordle row (30 MB), some 1,900 of classic Nerdle's.
+ROW_CACHE_BYTES = 64 << 20
 
 
 def atomic_save_npy(path: Path, array: np.ndarray) -> None:
@@ -119,16 +122,32 @@ class PatternMatrix:
         self.dense = dense
         self.dtype = pattern_dtype(game.length)
         self._rows: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._rows_kept = max(ROW_CACHE_SIZE, ROW_CACHE_BYTES // max(len(game.answers) * self.dtype.itemsize, 1))
 
     @classmethod
     def for_game(
-        cls, game: Game, *, cache: bool = True, max_bytes: int = DEFAULT_MAX_BYTES
+        cls, game: Game, *, cache: bool = True, max_bytes: int = DEFAULT_MAX_BYTES, build: bool = True
     ) -> PatternMatrix:
-        """The pattern matrix of ``game``: loaded from the disk cache, computed, or on demand."""
+        """The pattern matrix of ``game``: loaded from the disk cache, computed, or on demand.
+
+        With ``build=False`` the whole matrix is never computed here: it is used where it is already
+        in this process or in the disk cache, else rows are computed on demand (what a game that
+        needs each guess's tiles, not every pair's, asks for: a chat server ready in a second, not
+        after a build of seconds and hundreds of MB). The patterns are the same either way.
+        """
         n_bytes = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
         key = (game.fingerprint, n_bytes <= max_bytes)
         if key in cls._instances:
             return cls._instances[key]
+        if not build and key[1]:
+            dense = cls._load_cached(game) if cache else None
+            if dense is None:
+                lazy = (game.fingerprint, False)
+                if lazy not in cls._instances:
+                    cls._instances[lazy] = cls(game, None)
+                return cls._instances[lazy]
+            cls._instances[key] = instance = cls(game, dense)
+            return instance
         if n_bytes > max_bytes:
             logger.info("pattern matrix of %s would take %d bytes: computing rows on demand", game.name, n_bytes)
             instance = cls(game, None)
@@ -138,13 +157,21 @@ class PatternMatrix:
         return instance
 
     @staticmethod
-    def _load_or_build(game: Game, cache: bool) -> np.ndarray:
+    def _load_cached(game: Game) -> np.ndarray | None:
+        """The matrix from the disk cache, verified, or ``None``."""
         expected = (len(game.guesses), len(game.answers))
+        for path in cached_files(game.fingerprint):
+            dense = _load_verified(path, expected, pattern_dtype(game.length))
+            if dense is not None:
+                return dense
+        return None
+
+    @staticmethod
+    def _load_or_build(game: Game, cache: bool) -> np.ndarray:
         if cache:
-            for path in cached_files(game.fingerprint):
-                dense = _load_verified(path, expected, pattern_dtype(game.length))
-                if dense is not None:
-                    return dense
+            dense = PatternMatrix._load_cached(game)
+            if dense is not None:
+                return dense
         dense = pattern_matrix(game.guess_codes, game.answer_codes, game.n_symbols)
         apply_commutative_wins(game, dense)
         if cache:
@@ -193,6 +220,28 @@ class PatternMatrix:
             out[:, start:stop] = block.T
         return out
 
+    def row_over(self, guess: int, answers: np.ndarray) -> np.ndarray:
+        """A row of ``guess`` whose entries are right at least at ``answers`` (indices): the whole
+        row where it is at hand (the dense matrix, a row kept, or ``answers`` being every answer),
+        else only those entries scored, the rest 0. What one game's step needs: its answer's
+        pattern and its candidates', not every answer's."""
+        if self.dense is not None:
+            return self.dense[guess]
+        if guess in self._rows or answers.size * 4 >= len(self.game.answers):
+            return self.row(guess)
+        g = self.game
+        out = np.zeros(len(g.answers), dtype=self.dtype)
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        try:
+            out[answers] = pattern_matrix(g.guess_codes[guess : guess + 1], g.answer_codes[answers], g.n_symbols)[0]
+        finally:
+            numba.set_num_threads(threads)
+        wins = g.commutative_wins.get(guess)
+        if wins is not None:
+            out[wins] = g.solved_pattern  # (entries outside ``answers`` may be set too: they are not read)
+        return out
+
     def row(self, guess: int) -> np.ndarray:
         """Patterns of one guess against every answer."""
         if self.dense is not None:
@@ -215,7 +264,7 @@ class PatternMatrix:
             row[wins] = self.game.solved_pattern
         row.setflags(write=False)
         self._rows[guess] = row
-        if len(self._rows) > ROW_CACHE_SIZE:
+        if len(self._rows) > self._rows_kept:
             self._rows.popitem(last=False)
         return row
 

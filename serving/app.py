@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .environment import DEFAULT_MAX_CONVERSATION_CHARS, GameNotStarted, GameServer
-from .guard import RequestGuard
+from .guard import SOCKET_READ_FACTOR, RequestGuard
 from .models import GuessAction, GuessObservation
 from .transport import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PROTOCOL
 
@@ -145,7 +145,8 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
                                                                   session_timeout=float(idle_timeout)))
     app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) not in UNSERVED_ROUTES]
     app.router.add_route("/mcp", _mcp, methods=["POST"], include_in_schema=False)
-    app.add_middleware(RequestGuard, max_sessions_per_client=per_client, idle_timeout=float(idle_timeout))
+    app.add_middleware(RequestGuard, max_sessions_per_client=per_client, idle_timeout=float(idle_timeout),
+                       max_message_bytes=max_body_bytes)
     app.add_middleware(BodyLimit, limit=max_body_bytes)
     app.add_exception_handler(GameNotStarted, _no_game)
     app.add_exception_handler(ValueError, _refused)
@@ -225,10 +226,12 @@ def app_from_environment() -> Any:
 
 def uvicorn_options(app: Any) -> dict[str, Any]:
     """The uvicorn settings every server of :func:`make_app`'s ``app`` runs with (``guessgym serve``
-    and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``),
+    and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``,
+    enforced by :class:`~.guard.RequestGuard` once read; uvicorn reads up to
+    :data:`~.guard.SOCKET_READ_FACTOR` times as much before it drops the connection),
     connections bounded in number and header time (:mod:`~guessgym.serving.transport`), no
     per-message compression (on a local network it costs more CPU than it saves), quiet logs."""
-    return {"log_level": "warning", "ws_max_size": app.state.guessgym["max_body_bytes"],
+    return {"log_level": "warning", "ws_max_size": SOCKET_READ_FACTOR * app.state.guessgym["max_body_bytes"],
             "ws_per_message_deflate": False, "http": PROTOCOL}
 
 

@@ -198,7 +198,7 @@ class ChatGuessEnv(gym.Env[str, str]):
         self.invalid_penalty = check_penalty("invalid_penalty", invalid_penalty or 0.0)  # never credit
         check_choice("feedback", feedback, FEEDBACK_STYLES)
         try:
-            self.env = GuessEnv(**game_options)
+            self.env = GuessEnv(build_matrix=False, **game_options)  # each guess's tiles, not every pair's
         except TypeError as exc:
             raise TypeError(f"{exc}; and the chat options {', '.join(CHAT_OPTIONS)}") from None
         self.game = self.env.game

@@ -121,3 +121,34 @@ def test_the_absurdle_host_is_a_rule_of_who_picks_the_answer(guesses: list[int])
         if ended:
             assert pattern == game.solved_pattern and len(left) == 1
             break
+
+
+def test_an_engine_that_scores_only_what_a_step_reads_plays_the_same_games(isolated_cache) -> None:  # type: ignore[no-untyped-def]
+    """Issue 51, aim 3: a chat server built every pair's pattern before its first game (classic
+    Nerdle: 14 s and a 628 MB cache). With ``build_matrix=False`` a step scores its guess against
+    the game's candidates only (or takes a whole row, kept, where most answers are left): every
+    step, tile, reward and candidate count equals the dense engine's, and nothing is built or cached."""
+    from guessgym.envs.matrix import PatternMatrix
+
+    rng = np.random.default_rng(51)
+    full = wordle()
+    games = [wordle(answers=list(full.answers[::190])), wordle(answers=list(full.answers[::7]), hard_mode=True),
+             nerdle(6, commutative=True), nerdle(6, guesses="all"), nerdle(5)]
+    for game in games:
+        lazy = GameEngine(game, build_matrix=False)
+        assert lazy.matrix.dense is None and not list(isolated_cache.glob(f"patterns-{game.fingerprint}*"))
+        dense = GameEngine(game)
+        assert dense.matrix.dense is not None and lazy.matrix.dense is None
+        for _ in range(60):
+            answer = int(rng.integers(len(game.answers)))
+            for engine in (lazy, dense):
+                engine.start_one(0, answer)
+            while not dense.state[0, 2]:
+                guess = int(rng.integers(len(game.guesses)))
+                if rng.random() < 0.3:  # a guess consistent so far: small candidate sets, then a win
+                    guess = game.answer_to_guess[int(rng.choice(dense.candidates_of(0)))]
+                got, expected = lazy.play_one(0, guess), dense.play_one(0, guess)
+                assert got == expected, (game.name, answer, guess)
+                assert np.array_equal(lazy.state, dense.state)
+                assert lazy.candidates_of(0).tolist() == dense.candidates_of(0).tolist()
+        PatternMatrix.clear_memory()
