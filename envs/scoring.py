@@ -22,6 +22,8 @@ Examples:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit, prange
 
@@ -100,8 +102,10 @@ def list_to_pattern(tiles: list[int] | tuple[int, ...]) -> int:
     return pattern
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def pattern_to_tiles(pattern: int, length: int) -> str:
-    """Pattern as a tile string: ``G`` green, ``Y`` yellow, ``B`` grey."""
+    """Pattern as a tile string: ``G`` green, ``Y`` yellow, ``B`` grey (memoised: a game of length
+    ``n`` has ``3**n`` patterns, and reports turn millions of moves into tiles)."""
     return "".join(TILE_LETTERS[t] for t in pattern_to_list(pattern, length))
 
 

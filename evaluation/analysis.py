@@ -37,7 +37,7 @@ import math
 import os
 import zlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -261,13 +261,17 @@ def _move(m: Any) -> MoveAnalysis:
                            for k, v in m.items() if k in fields})
 
 
+#: A move's fields in the order written, and those written only for a move judged by bounds.
+_MOVE_FIELDS = tuple(MoveAnalysis.__dataclass_fields__)
+_EXACT_FIELDS = tuple(k for k in _MOVE_FIELDS if k not in BOUND_FIELDS)
+
+
 def _move_dict(m: MoveAnalysis) -> dict[str, Any]:
-    """A move as JSON; the bounds' fields only where the move is judged by bounds."""
-    d = _rounded(asdict(m))
-    if not m.bounded:
-        for key in BOUND_FIELDS:
-            del d[key]
-    return d
+    """A move as JSON; the bounds' fields only where the move is judged by bounds. (Its fields are
+    plain values: read directly, not through ``dataclasses.asdict``, whose deep copy took most of
+    the time of writing a Nerdle agent's 53,000 moves.)"""
+    d = {k: getattr(m, k) for k in (_MOVE_FIELDS if m.bounded else _EXACT_FIELDS)}
+    return _rounded(d)
 
 
 def _rounded(d: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ whenever it keeps the games' guesses (a language model's always).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,9 +56,26 @@ class GameConduct:
     impossible: int
 
 
-def game_conduct(game: Game, answer: str, played: Sequence[str]) -> GameConduct:
+Scorer = Callable[[str, str], int]
+
+
+def scorer(game: Game) -> Scorer:
+    """``score(guess, answer)`` of ``game``: read from its pattern matrix where one is in memory or
+    the disk cache (never built for this), else computed (:meth:`Game.score`). The same patterns;
+    an evaluation's millions of moves are scored in seconds instead of a minute."""
+    from ..envs.matrix import PatternMatrix
+
+    dense = PatternMatrix.for_game(game, build=False).dense
+    if dense is None:
+        return lambda guess, answer: int(game.score(guess, answer))
+    guesses, answers = game.guess_index, game.answer_index
+    return lambda guess, answer: int(dense[guesses[guess], answers[answer]])
+
+
+def game_conduct(game: Game, answer: str, played: Sequence[str], score: Scorer | None = None) -> GameConduct:
     """Count the game's repeated guesses, guesses that ignore a hint or use an excluded symbol,
-    and impossible guesses."""
+    and impossible guesses (``score``: the game's :func:`scorer`, made once for many games)."""
+    score = score or scorer(game)
     rule = HardModeRule(game)
     answers = game.answer_index
     seen: set[str] = set()
@@ -70,8 +87,8 @@ def game_conduct(game: Game, answer: str, played: Sequence[str]) -> GameConduct:
         repeated += guess in seen
         ignores += rule.violation(index) is not None
         excluded += any(guess.count(symbol) > n for symbol, n in at_most.items())
-        impossible += guess not in answers or any(int(game.score(g, guess)) != p for g, p in feedback)
-        pattern = int(game.score(guess, answer))
+        impossible += guess not in answers or any(score(g, guess) != p for g, p in feedback)
+        pattern = score(guess, answer)
         rule.add(index, pattern)
         tiles = pattern_to_tiles(pattern, game.length)
         for symbol in {s for s, t in zip(guess, tiles) if t == "B"}:
@@ -86,10 +103,11 @@ def game_conduct(game: Game, answer: str, played: Sequence[str]) -> GameConduct:
 CLEMBENCH_SPEED = {1: 100.0, 2: 100.0, 3: 100.0, 4: 50.0, 5: 30.0, 6: 20.0}
 
 
-def clembench_scores(game: Game, record: GameRecord) -> dict[str, Any]:
+def clembench_scores(game: Game, record: GameRecord, score: Scorer | None = None) -> dict[str, Any]:
     """clembench's speed of the game (``None`` when aborted) and the closeness and strategy of each guess."""
+    score = score or scorer(game)
     played = list(record.played or ())
-    tiles = [pattern_to_tiles(int(game.score(g, record.answer)), game.length) for g in played]
+    tiles = [pattern_to_tiles(score(g, record.answer), game.length) for g in played]
     closeness = [5 * t.count("G") + 3 * t.count("Y") for t in tiles]
     strategy: list[float] = [100.0] if len(played) == 1 else [0.0] * bool(played)
     for (before, shown), after in zip(zip(played, tiles), played[1:]):
@@ -108,7 +126,8 @@ def conduct_summary(game: Game, records: Iterable[GameRecord]) -> dict[str, Any]
     rows = list(records)
     if not rows or any(r.played is None for r in rows):
         return None
-    per_game = [game_conduct(game, r.answer, r.played or ()) for r in rows]
+    score = scorer(game)
+    per_game = [game_conduct(game, r.answer, r.played or (), score) for r in rows]
     guesses = sum(c.guesses for c in per_game)
     summary: dict[str, Any] = {"games": len(rows), "guesses": guesses,
                                "aborted": sum(1 for r in rows if not r.solved and (r.note or r.forfeits))}
@@ -117,7 +136,7 @@ def conduct_summary(game: Game, records: Iterable[GameRecord]) -> dict[str, Any]
         summary[name] = sum(counts)
         summary[f"{name}_share"] = round(sum(counts) / guesses, 6) if guesses else 0.0
         summary[f"games_with_{name}"] = sum(1 for n in counts if n)
-    clem = [clembench_scores(game, r) for r in rows]
+    clem = [clembench_scores(game, r, score) for r in rows]
     speeds = [c["speed"] for c in clem if c["speed"] is not None]
     closeness = [x for c in clem for x in c["closeness"]]
     strategy = [x for c in clem for x in c["strategy"]]

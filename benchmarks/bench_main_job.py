@@ -1,0 +1,131 @@
+"""README command 1, ``guessgym compare``, this checkout against another revision: wall time and peak
+memory from an empty cache and from the cache that run filled, side by side in one run, and the
+same results.
+
+Issue 51, aim 1: the main job took 7 min 33 s and 4.3 GB from an empty cache on 2 cores, 5 min 2 s
+warm. Each side runs the command in a fresh process (the base revision's code from a temporary
+``git worktree``), first with an empty ``GUESSGYM_CACHE_DIR`` (cold), then again with the cache
+that run filled (warm); the sides alternate (base cold, current cold, base warm, current warm).
+Every result file of the two sides' runs is then compared with the timings left out (``wall_seconds``,
+``seconds_per_game`` and the like), and every move analysis byte for byte: a change that is only
+faster prints ``same results``.
+
+Usage (from the repository root; about 25 minutes for every answer)::
+
+    python benchmarks/bench_main_job.py --base 308a065 [--sample 100] [--warm-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_revisions import base_worktree, import_root  # noqa: E402
+
+#: Result fields that are measurements of the run, not results.
+TIMINGS = {"wall_seconds", "seconds", "seconds_per_game", "s_per_game", "time", "elapsed", "python", "platform",
+           "created", "date", "command"}
+
+
+#: Runs the command in a fresh process and prints the peak resident memory of the largest process
+#: of its tree (the command's own, or a worker's), in KiB.
+WRAP = r"""
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:]).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(code)
+"""
+
+
+def run(tree: Path | None, cache: Path, out: Path, sample: int | None) -> dict[str, float]:
+    """``guessgym compare`` in a fresh process; its wall seconds and the peak resident memory of its
+    largest process."""
+    env = {**os.environ, "GUESSGYM_CACHE_DIR": str(cache)}
+    if tree is not None:
+        env["PYTHONPATH"] = str(import_root(tree))
+    argv = [sys.executable, "-m", "guessgym", "compare", "--out", str(out), "--no-progress"]
+    if sample is not None:
+        argv += ["--sample", str(sample)]
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", WRAP, *argv], env=env, cwd=tempfile.gettempdir(),
+                          capture_output=True, text=True, timeout=3600)
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        sys.exit(f"compare failed ({tree or 'current'}):\n{done.stderr[-3000:]}")
+    return {"seconds": seconds, "peak": float(done.stdout.strip().splitlines()[-1]) * 1024.0}
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def differences(a: Path, b: Path) -> list[str]:
+    """What differs between two runs' folders: result JSON without timings, analyses byte for byte."""
+    found = []
+    names = sorted({p.name for p in a.iterdir()} | {p.name for p in b.iterdir()})
+    for name in names:
+        if name.endswith(".json"):
+            if not (a / name).is_file() or not (b / name).is_file():
+                found.append(f"{name}: only in one run")
+                continue
+            x, y = (_strip(json.loads((d / name).read_text())) for d in (a, b))
+            if x != y:
+                keys = sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))
+                meta = sorted(k for k in set(x.get("meta", {})) | set(y.get("meta", {}))
+                              if x.get("meta", {}).get(k) != y.get("meta", {}).get(k))
+                found.append(f"{name}: {keys} (meta: {meta})")
+        elif name.endswith(".analysis.json.gz"):
+            if gzip.decompress((a / name).read_bytes()) != gzip.decompress((b / name).read_bytes()):
+                found.append(f"{name}: the moves differ")
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", help="a git revision to compare with (a temporary worktree)")
+    parser.add_argument("--sample", type=int, help="a seeded sample of this many answers per game (default: every one)")
+    parser.add_argument("--warm-only", action="store_true", help="fill each side's cache unmeasured, then time warm")
+    args = parser.parse_args()
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    with base_worktree(args.base) as base, tempfile.TemporaryDirectory(prefix="guessgym-main-job-") as tmp:
+        sides = [("base", base)] if base is not None else []
+        sides.append(("current", None))
+        work = Path(tmp)
+        for stage in ("cold", "warm"):
+            for side, tree in sides:
+                out = work / f"{side}-{stage}"
+                row = run(tree, work / f"cache-{side}", out, args.sample)
+                if stage == "cold" and args.warm_only:
+                    continue
+                rows[side, stage] = row
+                print(f"  {side} {stage}: {row['seconds']:.1f} s, peak {row['peak'] / 2**30:.2f} GiB", flush=True)
+        print(f"\nguessgym compare{f' --sample {args.sample}' if args.sample else ''} (every entry of the main job):")
+        print(f"{'':8s} {'cold s':>8s} {'warm s':>8s} {'peak GiB':>9s}")
+        for side, _ in sides:
+            cold, warm = rows.get((side, "cold")), rows[side, "warm"]
+            peak = max(r["peak"] for r in (cold, warm) if r is not None)
+            print(f"{side:8s} {cold['seconds'] if cold else float('nan'):8.1f} {warm['seconds']:8.1f} "
+                  f"{peak / 2**30:9.2f}")
+        if base is not None:
+            found = differences(work / "base-warm", work / "current-warm")
+            print("\nsame results" if not found else "\nresults differ:\n  " + "\n  ".join(found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
