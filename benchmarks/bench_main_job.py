@@ -33,9 +33,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_revisions import base_worktree, import_root  # noqa: E402
 
-#: Result fields that are measurements of the run, not results.
+#: Result fields that say how and when the run went, not what it found: timings, and the backend
+#: that played (a deterministic solver's games are now played as a tree, ``backend: tree``).
 TIMINGS = {"wall_seconds", "seconds", "seconds_per_game", "s_per_game", "time", "elapsed", "python", "platform",
-           "created", "date", "command"}
+           "created", "date", "command", "backend", "n_jobs"}
 
 
 #: Runs the command in a fresh process and prints the peak resident memory of the largest process

@@ -45,6 +45,7 @@ from . import backends
 from .games import progress_callback, resolve_setup, select_games
 from .meta import is_json, result_meta
 from .results import EvaluationResult
+from .tree_play import play_tree, plays_as_tree
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,10 @@ def evaluate(
         record_guesses: keep each game's guesses in the records.
         n_jobs: worker processes (or Ray CPUs) for the parallel backends.
         backend: ``"serial"``, ``"process"``, ``"ray"``, or ``"auto"`` (serial when
-            ``n_jobs == 1``, processes otherwise).
+            ``n_jobs == 1``, processes otherwise). With ``"auto"`` or ``"serial"``, a deterministic
+            solver's games on a plain game are played as the tree they are
+            (:mod:`~guessgym.evaluation.tree_play`: each state's decision once; ``meta["backend"]``
+            is then ``"tree"``).
         ray_address: address of a running Ray cluster (``None``: a local instance).
         progress: ``True`` for a tqdm bar on stderr, or a ``callback(done, total)``; the library
             prints nothing otherwise.
@@ -137,6 +141,7 @@ def evaluate(
     setup = resolve_setup(env, env_kwargs, max_attempts)
     indices, chosen = select_games(setup, answers, sample, seed)
     game = setup.game
+    tree = backend in ("auto", "serial")  # a backend asked for by name is the one that plays
     if backend == "auto":
         backend = "serial" if n_jobs == 1 else "process"
     agent_name = getattr(agent, "name", type(agent).__name__)
@@ -147,20 +152,27 @@ def evaluate(
         raise UnsupportedGameError(f"{agent_name} {problem} ({setup.env_id})")
     agent.begin(game)
 
-    job = backends.Job(token=uuid.uuid4().hex, agent=agent, setup=setup, record_guesses=record_guesses,
-                       seed=int(seed), max_invalid=int(max_invalid_actions))
-    items = list(enumerate(int(i) for i in indices))
-    callback, close = progress_callback(progress, len(items), f"{agent_name} on {game.name}")
+    callback, close = progress_callback(progress, len(indices), f"{agent_name} on {game.name}")
     started = time.perf_counter()
+    ran_by: str = backend
     try:
-        records = backends.run(job, items, backend=backend, n_jobs=n_jobs, chunk_size=chunk_size,
-                               progress=callback, address=ray_address)
+        if tree and plays_as_tree(agent, setup):  # each state's decision once, no environment stepped
+            ran_by, n_jobs = "tree", 1
+            records = play_tree(agent, setup, [int(i) for i in indices],  # type: ignore[arg-type]
+                                record_guesses=record_guesses, max_invalid=int(max_invalid_actions),
+                                progress=callback)
+        else:
+            job = backends.Job(token=uuid.uuid4().hex, agent=agent, setup=setup, record_guesses=record_guesses,
+                               seed=int(seed), max_invalid=int(max_invalid_actions))
+            items = list(enumerate(int(i) for i in indices))
+            records = backends.run(job, items, backend=backend, n_jobs=n_jobs, chunk_size=chunk_size,
+                                   progress=callback, address=ray_address)
     finally:
         close()
     wall = time.perf_counter() - started
-    logger.info("%s on %s: %d games in %.1f s (%s backend)", agent_name, game.name, len(records), wall, backend)
-    meta = result_meta(game, records, chosen=chosen, seed=seed, sample=sample, backend=backend,
-                       n_jobs=n_jobs if backend != "serial" else 1,
+    logger.info("%s on %s: %d games in %.1f s (%s backend)", agent_name, game.name, len(records), wall, ran_by)
+    meta = result_meta(game, records, chosen=chosen, seed=seed, sample=sample, backend=ran_by,
+                       n_jobs=n_jobs if ran_by not in ("serial", "tree") else 1,
                        env_kwargs={k: v for k, v in setup.env_kwargs.items() if is_json(v)},
                        fixed_answer=setup.family.fixed_answer, record_guesses=record_guesses,
                        extra={"wall_seconds": round(wall, 3), **setup.meta})

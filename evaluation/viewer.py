@@ -26,7 +26,7 @@ from ..envs.game import Game
 from ..envs.scoring import pattern_to_tiles
 from ..infra.atomic import atomic_write_text
 from .analysis import Analysis, game_of_result
-from .conduct import saved_conduct_line
+from .conduct import saved_conduct_line, scorer
 from .report import gap_text
 from .results import EvaluationResult
 from .transcripts import Turn
@@ -67,6 +67,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
         replies = (turns or {}).get(i)
         if game is not None:
             entry["kind"] = game.kind
+            score = scorer(game)
             for n, record in enumerate(result.records):
                 if record.played is None:
                     continue
@@ -74,7 +75,7 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
                 if replies is not None:
                     rows = _turn_rows(replies[n])
                 else:
-                    rows = [[guess, pattern_to_tiles(int(game.score(guess, record.answer)), game.length)]
+                    rows = [[guess, pattern_to_tiles(score(guess, record.answer), game.length)]
                             for guess in record.played]
                 if moves is not None:
                     for row, move in zip((r for r in rows if len(r) == 2 or r[5]), moves.moves):

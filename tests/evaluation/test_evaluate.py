@@ -258,9 +258,10 @@ def test_serial_and_process_results_identical() -> None:
     calls: list[tuple[int, int]] = []
     parallel = evaluate(
         FirstCandidate(), "guessgym/MicroNerdle-v1", record_guesses=True, n_jobs=2, chunk_size=10,
-        progress=lambda d, t: calls.append((d, t)),
+        progress=lambda d, t: calls.append((d, t)), backend="process",
     )
     assert parallel.meta["backend"] == "process" and parallel.meta["n_jobs"] == 2
+    assert serial.meta["backend"] == "tree"  # a deterministic solver's games, played as a tree: the same records
     assert parallel.records == serial.records
     assert calls[-1] == (127, 127) and [d for d, _ in calls] == sorted(d for d, _ in calls)
     # A randomised agent plays each game from a seed of its own: chunking does not matter.
@@ -275,7 +276,7 @@ def test_unpicklable_agent_is_refused_for_processes() -> None:
     agent = FirstCandidate()
     agent.hook = lambda: None  # lambdas do not pickle
     with pytest.raises(TypeError, match="cannot be pickled.*serial"):
-        evaluate(agent, small_wordle(), n_jobs=2)
+        evaluate(agent, small_wordle(), n_jobs=2, backend="process")
 
 
 def test_ray_missing_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
