@@ -100,11 +100,11 @@ def check_not_an_input(output: str | os.PathLike[str], option: str,
                                  "give another file")
 
 
-def read_json(path: str | os.PathLike[str], what: str) -> Any:
-    """The JSON value in the file ``path``; an :class:`InputFileError` naming the file (and the
-    line of a syntax error) for anything else."""
+def read_json(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> Any:
+    """The JSON value in the file ``path`` (at most ``max_bytes``); an :class:`InputFileError` naming
+    the file (and the line of a syntax error) for anything else."""
     try:
-        return json.loads(read_input(path, what).decode("utf-8"))
+        return json.loads(read_input(path, what, max_bytes=max_bytes).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{what} {path}: line {exc.lineno}: not valid JSON ({exc.msg})") from None
     except (UnicodeDecodeError, RecursionError) as exc:

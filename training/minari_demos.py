@@ -46,6 +46,7 @@ import numpy as np
 from ..envs.families import family_of
 from ..envs.rewards import REWARD_KEYS
 from ..infra.atomic import atomic_write_text, check_not_a_link, replace_folder
+from ..infra.inputs import read_json
 from ..infra.optional import require_extra
 from .demos import replay_steps
 
@@ -84,10 +85,10 @@ def check_earlier_export(folder: Path) -> None:
         raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a dataset "
                          f"guessgym exported: {advice}")
     marker = folder / EXPORT_MARKER
-    try:
-        if marker.is_symlink() or marker.stat().st_size > 16 << 20:
-            raise ValueError("not a file of its own size")
-        listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+    try:  # read as any input: a FIFO or a device there is refused, not waited on
+        if marker.is_symlink():
+            raise ValueError("a link")
+        listed = read_json(marker, "export list", max_bytes=16 << 20)["files"]
         if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
             raise ValueError("no list of files")
     except (OSError, ValueError, KeyError, TypeError):

@@ -188,3 +188,27 @@ def test_the_action_masks_are_stored_compactly_and_the_size_is_measured(datasets
     episode = next(dataset.iterate_episodes())
     masks = episode.observations["action_mask"]
     assert masks.shape[1] == 12_947 and masks[:-1].all() and not masks[-1].any()  # all allowed until the end
+
+
+def test_a_fifo_in_place_of_the_export_list_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """Reading the export list as any input: a FIFO there would block a plain read for ever."""
+    import os
+    import threading
+
+    from guessgym.training.minari_demos import EXPORT_MARKER, check_earlier_export
+
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    os.mkfifo(folder / EXPORT_MARKER)
+    outcome: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            check_earlier_export(folder)
+        except ValueError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=check, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive() and outcome and "holds no list of an earlier guessgym export" in str(outcome[0])
