@@ -140,11 +140,12 @@ class PatternMatrix:
         if key in cls._instances:
             return cls._instances[key]
         if not build and key[1]:
+            lazy = (game.fingerprint, False)
+            if lazy in cls._instances:  # looked for on disk already, when it was made
+                return cls._instances[lazy]
             dense = cls._load_cached(game) if cache else None
             if dense is None:
-                lazy = (game.fingerprint, False)
-                if lazy not in cls._instances:
-                    cls._instances[lazy] = cls(game, None)
+                cls._instances[lazy] = cls(game, None)
                 return cls._instances[lazy]
             cls._instances[key] = instance = cls(game, dense)
             return instance
@@ -229,18 +230,30 @@ class PatternMatrix:
             return self.dense[guess]
         if guess in self._rows or answers.size * 4 >= len(self.game.answers):
             return self.row(guess)
+        out = np.zeros(len(self.game.answers), dtype=self.dtype)
+        out[answers] = self._scored(guess, answers)
+        return out
+
+    def _scored(self, guess: int, answers: np.ndarray | None = None) -> np.ndarray:
+        """The patterns of ``guess`` against ``answers`` (indices; ``None``: every answer), the
+        commutative rule applied. One row is too little work for numba's thread pool: waking it
+        costs more than the row (tens of milliseconds on a loaded machine against about 2 ms on one
+        thread), so it is scored on one."""
         g = self.game
-        out = np.zeros(len(g.answers), dtype=self.dtype)
+        codes = g.answer_codes if answers is None else g.answer_codes[answers]
         threads = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            out[answers] = pattern_matrix(g.guess_codes[guess : guess + 1], g.answer_codes[answers], g.n_symbols)[0]
+            row = pattern_matrix(g.guess_codes[guess : guess + 1], codes, g.n_symbols)[0]
         finally:
             numba.set_num_threads(threads)
         wins = g.commutative_wins.get(guess)
         if wins is not None:
-            out[wins] = g.solved_pattern  # (entries outside ``answers`` may be set too: they are not read)
-        return out
+            if answers is None:
+                row[wins] = g.solved_pattern
+            else:
+                row[np.isin(answers, wins)] = g.solved_pattern
+        return row
 
     def row(self, guess: int) -> np.ndarray:
         """Patterns of one guess against every answer."""
@@ -250,18 +263,7 @@ class PatternMatrix:
         if row is not None:
             self._rows.move_to_end(guess)
             return row
-        # One row is too little work for numba's thread pool: waking it costs more than the row
-        # (tens of milliseconds on a loaded machine against about 2 ms on one thread).
-        threads = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            g = self.game
-            row = pattern_matrix(g.guess_codes[guess : guess + 1], g.answer_codes, g.n_symbols)[0]
-        finally:
-            numba.set_num_threads(threads)
-        wins = self.game.commutative_wins.get(guess)
-        if wins is not None:
-            row[wins] = self.game.solved_pattern
+        row = self._scored(guess)
         row.setflags(write=False)
         self._rows[guess] = row
         if len(self._rows) > self._rows_kept:
