@@ -57,7 +57,7 @@ def play_tree(agent: CandidateAgent, setup: GameSetup, indices: Sequence[int], *
             agent.observe(guess, pattern)
         guess = agent.propose()
         played = tuple(game.guesses[g] for g, _ in path)
-        refusal = _refusal(game, path, guess)
+        refusal = _refusal(game, agent.state.hard, guess)
         if refusal is not None:  # the agent asks for the same guess until the game is lost
             note = f"lost after {max_invalid} rejected actions (last: {refusal})"
             for answer in answers:
@@ -86,14 +86,10 @@ def play_tree(agent: CandidateAgent, setup: GameSetup, indices: Sequence[int], *
     return records
 
 
-def _refusal(game: Any, path: list[tuple[int, int]], guess: int) -> str | None:
-    """Why hard mode refuses ``guess`` after ``path``, in the environment's words (``None``: allowed)."""
-    if not game.hard_mode:
-        return None
-    rule = HardModeRule(game)
-    for played, pattern in path:
-        rule.add(played, pattern)
-    if rule.legal_mask()[guess]:
+def _refusal(game: Any, rule: HardModeRule | None, guess: int) -> str | None:
+    """Why hard mode refuses ``guess``, in the environment's words (``None``: allowed). ``rule`` is
+    the agent's own: the rule the environment applies, fed the same guesses and tiles."""
+    if rule is None or rule.legal_mask()[guess]:
         return None
     reason = rule.violation(guess)
     return None if reason is None else f"hard mode: {game.guesses[guess]!r} is not allowed: {reason}"
