@@ -90,7 +90,9 @@ class StateValues:
         self.openers: OpenerValues | None = opener_values(game)
         #: True once the time budget ran out, until the next :meth:`set_budget` (see :meth:`bounds`)
         self.spent = False
+        self._budget: float | None = None
         self._bounds: StateBounds | None = None
+        self._bounds_timed = False
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
 
     def set_budget(self, seconds: float | None) -> None:
@@ -100,6 +102,8 @@ class StateValues:
         self.kernel.deadline = 0.0 if seconds is None else time.perf_counter() + seconds
         self.kernel.stats[K.ABORTED] = 0
         self.spent = False
+        self._budget = seconds
+        self._bounds_timed = False
 
     def is_root(self, answers: np.ndarray, left: int) -> bool:
         """Whether the state is the start, or the start with fewer attempts that the shipped tree
@@ -207,9 +211,14 @@ class StateValues:
             raise ValuesTimedOut("the time budget ran out")
 
     def bounds(self) -> StateBounds:
-        """The bounds that judge what is left once the time budget ran out (made once)."""
+        """The bounds that judge what is left once the time budget ran out (made once). They get a
+        budget as long as the one that ran out, from their first use after it: past both, what is
+        left is judged by the bounds that cost nothing (see :class:`StateBounds`)."""
         if self._bounds is None:
             self._bounds = StateBounds(self)
+        if not self._bounds_timed:
+            self._bounds.set_budget(self._budget)
+            self._bounds_timed = True
         return self._bounds
 
     def save(self) -> None:
@@ -223,8 +232,15 @@ class StateBounds:
     budget ran out: a lower bound from one scan of a state's guesses (the solver's own bound, taken
     without the attempt limit, so it holds whether or not a tree fits), and an upper bound from the
     narrowest search that finds a tree within the attempts (``None`` where none does: a state whose
-    value may then be the one without the limit). Each costs a fraction of a second on Wordle; it
-    keeps its own kernels (the budgeted one may hold a search cut short).
+    value may then be the one without the limit). It keeps its own kernels (the budgeted one may
+    hold a search cut short), and every state and guess it bounded, so the games of a deterministic
+    agent, which share their states, bound each once.
+
+    Those scans and searches cost a fraction of a second a state on Wordle but add up on a large
+    game (a classic Nerdle agent's moves took over ten minutes), so they have a budget of their own
+    (:meth:`set_budget`). Past it a state gets the bounds that cost nothing: its value where either
+    memo holds it, else ``2n - w`` (every answer but those the next guess wins needs two guesses)
+    or the memo's floor, and no upper bound.
 
     Args:
         values: the values object whose states are bounded (its game, pattern matrix, shipped
@@ -238,6 +254,23 @@ class StateBounds:
         mt = values.kernel.mt
         self.low = SearchKernel(values.game, mt, 0, 0.0)
         self.high = {w: SearchKernel(values.game, mt, w, 0.0) for w in self.WIDTHS}
+        self.deadline = 0.0
+        self._states: dict[tuple[bytes, int, bytes], tuple[int, int | None]] = {}
+        self._after: dict[tuple[bytes, int, int, bytes],
+                          tuple[int, int | None, list[tuple[int, np.ndarray, np.ndarray]]]] = {}
+
+    def set_budget(self, seconds: float | None) -> None:
+        """Search and scan for ``seconds`` from now (``None``: no bound); past it, only the bounds
+        that cost nothing. A search cut short by it leaves no upper bound for its state."""
+        self.deadline = 0.0 if seconds is None else time.perf_counter() + seconds
+        for kernel in self.high.values():
+            kernel.deadline = self.deadline
+            kernel.stats[K.ABORTED] = 0
+
+    @property
+    def spent(self) -> bool:
+        """Whether the budget of :meth:`set_budget` ran out (only free bounds from now)."""
+        return self.deadline > 0 and time.perf_counter() > self.deadline
 
     def at_root(self, answers: np.ndarray, left: int) -> bool:
         """:meth:`StateValues.is_root`, where a start it would refuse to solve is simply bounded."""
@@ -252,14 +285,30 @@ class StateBounds:
         if self.at_root(answers, left) and values.root_total is not None:
             optimum = known_optimum(values.game)
             return (optimum.lower_bound if optimum is not None else values.root_total), values.root_total
+        key = (answers.tobytes(), left, allowed.tobytes() if values.game.hard_mode else b"")
+        if key not in self._states:
+            self._states[key] = self._state(answers, left, allowed)
+        return self._states[key]
+
+    def _state(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> tuple[int, int | None]:
         n = int(answers.size)
-        if n <= 2:
-            exact = self.low.known(answers, left, allowed)[0] if n else 0
-            if exact >= 0:
-                return exact, exact
-        lower = self.low.scan_bound(answers, max(n, 1), allowed, 2 * n - self.low.class_max(answers))
+        if n == 0:
+            return 0, 0
+        exact = self.values.kernel.known(answers, left, allowed)[0]
+        if exact >= 0:  # solved exactly before the budget ran out, or a set of one or two
+            return exact, exact
+        # bounds taken without the attempt limit hold whether or not a tree fits within it
+        unlimited = max(n, 1)
+        cost, _, floor = self.low.known(answers, unlimited, allowed)
+        if self.spent:
+            return (cost if cost >= 0 else floor), None
+        lower = self.low.scan_bound(answers, unlimited, allowed, 2 * n - self.low.class_max(answers))
         for kernel in self.high.values():
+            if self.spent:
+                break
             upper = kernel.cost(answers, left, allowed, INF) if left >= 1 else INF
+            if kernel.aborted:
+                break
             if upper < INF:
                 return min(lower, upper), upper
         return lower, None
@@ -269,12 +318,24 @@ class StateBounds:
         """Bounds of the total with ``guess`` played now and optimal play after it, and its
         buckets ``(pattern, answers, allowed)``; an opener's from the shipped table where it has it."""
         values = self.values
+        key = values._key(answers, guess, left, allowed)
+        if key not in self._after:
+            self._after[key] = self._bound_after(answers, guess, left, allowed)
+        return self._after[key]
+
+    def _bound_after(self, answers: np.ndarray, guess: int, left: int,
+                     allowed: np.ndarray) -> tuple[int, int | None, list[tuple[int, np.ndarray, np.ndarray]]]:
+        values = self.values
         buckets = [(pattern, bucket, values.allowed_after(guess, pattern, allowed))
                    for pattern, bucket in values.split(answers, guess)]
         if values.openers is not None and answers.size == values.everyone.size and left == values.game.max_attempts:
             interval = values.openers.interval(values.game, guess)
             if interval is not None:
                 return interval.lower, interval.upper, buckets
+        key = values._key(answers, guess, left, allowed)
+        if key in values._after:  # solved before the budget ran out
+            total = values._after[key][0]
+            return total, total, buckets
         lower = int(answers.size)
         upper: int | None = lower
         for pattern, bucket, then in buckets:
@@ -290,7 +351,7 @@ class StateBounds:
         values = self.values
         if self.at_root(answers, left) and values.root_opener is not None:
             return values.root_opener
-        for kernel in self.high.values():
+        for kernel in (values.kernel, *self.high.values()):
             guess = kernel.known(answers, left, allowed)[1]
             if guess >= 0:
                 return values.game.guesses[guess]

@@ -257,6 +257,37 @@ def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_
     assert load_analysis(saved).to_dict()["games"] == bounded.to_dict()["games"]
 
 
+@pytest.mark.parametrize("bounds_budget", [None, 0.0])
+def test_the_bounds_past_the_budget_have_a_budget_of_their_own_and_hold_either_way(
+        bounds_budget: float | None) -> None:
+    """Issue 50's fallback had no time limit of its own: judging a classic Nerdle agent's moves by
+    bounds ran past ten minutes. With searched bounds (no budget) and with the free ones (a budget
+    already spent) every move's interval holds the exact figures; the free ones have no upper bound
+    for a state not solved before (the opener's buckets)."""
+    from guessgym.baselines.move_values import ValuesTimedOut
+
+    result = evaluate(make_agent("expected-size"), "guessgym/Wordle-v1", record_guesses=True, sample=4, seed=5)
+    game = make_game("guessgym/Wordle-v1")
+    exact = analyze(result, values=StateValues(game))
+    values = StateValues(game)
+    values.openers = None
+    values.set_budget(1e-9)
+    with pytest.raises(ValuesTimedOut):
+        values.best(values.split(values.everyone, game.guess_index["kayak"])[0][1], 5, values.all_guesses)
+    values.bounds().set_budget(bounds_budget if bounds_budget is None else 1e-9)
+    assert values.bounds().spent == (bounds_budget is not None)
+    for record, judged in zip(result.records, exact.games):
+        assert record.played is not None
+        bounded = analyze_moves(values, record_moves(game, record.answer, record.played), record.answer)
+        for b, e in zip(bounded.moves, judged.moves):
+            assert b.bounded and b.expected - 1e-9 <= e.expected
+            assert b.expected_high == -1 or e.expected <= b.expected_high + 1e-9
+            assert b.best_low - 1e-9 <= e.best and b.loss - 1e-9 <= e.loss
+            assert b.loss_high == -1 or e.loss <= b.loss_high + 1e-9
+        # the opener's buckets, never solved: searched, a tree is found for each; free, none
+        assert (bounded.moves[0].expected_high == -1) == (bounds_budget is not None)
+
+
 def test_the_analyze_command_past_its_budget_prints_bounds(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["analyze", "--env", "guessgym/Wordle-v1", "--game", "fuzzy BBBBB trace YBBBB moist GGGGG",
                  "--time-budget", "0.000001", "--no-memo"])

@@ -188,14 +188,22 @@ def test_the_viewer_renders_hostile_text_and_runs_none_of_it(tmp_path: Path) -> 
 def test_a_move_judged_by_bounds_shows_its_interval_in_the_browser(tmp_path: Path) -> None:
     """Past its time budget the analysis judges by bounds; the viewer shows each such move's loss
     as an interval marked as bounds, and no game loss that would pass for exact."""
-    from guessgym.baselines.move_values import StateValues
+    from guessgym.baselines.move_values import StateValues, ValuesTimedOut
+    from guessgym.evaluation.analysis import Analysis, analyze_moves, record_moves
 
     run = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", record_guesses=True, sample=2, seed=3)
-    values = StateValues(make_game("guessgym/Wordle-v1"))
+    game = make_game("guessgym/Wordle-v1")
+    values = StateValues(game)
     values.openers = None  # the first move needs its tree: not solved in a microsecond
-    bounded = analyze(run, values=values, time_budget=1e-6)
+    values.set_budget(1e-9)
+    with pytest.raises(ValuesTimedOut):
+        values.best(values.split(values.everyone, game.guess_index["kayak"])[0][1], 5, values.all_guesses)
+    values.bounds().set_budget(None)  # searched bounds: the opener's interval has both ends
+    bounded = Analysis(str(run.env_id), game.name, run.agent)
+    bounded.games = [analyze_moves(values, record_moves(game, r.answer, r.played or ()), r.answer)
+                     for r in run.records]
     move = bounded.games[0].moves[0]
-    assert move.bounded
+    assert move.bounded and move.loss_high >= 0
     page_file = write_viewer([run], tmp_path / "viewer.html", analyses={0: bounded})
     with browser_page() as (page, errors):
         page.goto(page_file.as_uri())
