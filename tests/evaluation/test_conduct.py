@@ -12,7 +12,7 @@ from guessgym.envs import make_game
 from guessgym.envs.game import Game
 from guessgym.envs.scoring import pattern_to_tiles
 from guessgym.evaluation import analyze, evaluate
-from guessgym.evaluation.conduct import conduct_summary, game_conduct
+from guessgym.evaluation.conduct import conduct_summary, game_conduct, games_conduct
 from guessgym.evaluation.report import result_markdown
 from guessgym.evaluation.results import GameRecord
 
@@ -51,6 +51,20 @@ def test_the_counts_equal_the_rules_in_words(answer: int, guesses: list[int]) ->
     assert (got.repeated, got.ignores_hints, got.excluded, got.impossible) == \
         reference(MINI, MINI.answers[answer], played)
     assert got.guesses == len(played)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.lists(st.integers(0, 5), min_size=1, max_size=5)),
+                min_size=1, max_size=12))
+def test_games_that_share_their_first_moves_are_counted_each_as_alone(games: list[tuple[int, list[int]]]) -> None:
+    """games_conduct walks the games as the tree they share (issue 51): few answers and guesses,
+    so games share their first moves, and each equals the rules in words."""
+    pool = [MINI.guesses[i * 37 % len(MINI.guesses)] for i in range(6)]
+    given_games = [(MINI.answers[a * 11 % len(MINI.answers)], [pool[g] for g in guesses]) for a, guesses in games]
+    got = games_conduct(MINI, given_games)
+    assert [(c.repeated, c.ignores_hints, c.excluded, c.impossible) for c in got] == \
+        [reference(MINI, answer, played) for answer, played in given_games]
+    assert [c.guesses for c in got] == [len(played) for _, played in given_games]
 
 
 def test_impossible_guesses_are_the_moves_the_analysis_calls_impossible() -> None:
