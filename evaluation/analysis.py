@@ -35,6 +35,7 @@ import gzip
 import json
 import math
 import os
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -303,6 +304,7 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
     left = game.max_attempts
     judged: list[MoveAnalysis] = []
     solved = False
+    memo = _judged_moves(values)
     try:
         state_best = 0 if values.spent else values.best(answers, left, allowed)
     except ValuesTimedOut:  # a start no shipped optimum covers, not solved in time
@@ -310,22 +312,42 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
     for number, move in enumerate(moves, start=1):
         if solved:
             raise ValueError(f"move {number} comes after the game was won")
-        if not values.spent:
+        exact_key = (tuple(moves[:number]), False)
+        step = memo.get(exact_key)
+        if step is None and not values.spent:
             try:
                 step = _exact_move(values, number, move, answers, left, allowed, state_best, notice)
+                memo[exact_key] = step
             except ValuesTimedOut:
                 step = None
-        if values.spent:
-            step = _bounded_move(values, number, move, answers, left, allowed)
+        if step is None and values.spent:
+            bounded_key = (exact_key[0], True)
+            step = memo.get(bounded_key)
+            if step is None:
+                step = memo[bounded_key] = _bounded_move(values, number, move, answers, left, allowed)
         assert step is not None
         judgement, answers, allowed, state_best, solved = step
         judged.append(judgement)
         left -= 1
-    left_after = 0.0 if solved or not judged or values.spent else state_best / answers.size
+    left_after = 0.0 if solved or not judged or judged[-1].bounded else state_best / answers.size
     return GameAnalysis(answer, solved, tuple(judged), left_after)
 
 
 _Step = tuple[MoveAnalysis, np.ndarray, np.ndarray, int, bool]
+_Moves = tuple[tuple[int, int] | None, ...]
+
+#: Each values object's judged moves, keyed by the moves that led to them and whether by bounds:
+#: the state a move is played in is a function of the moves before it, so the games of a
+#: deterministic agent, and of agents that play alike, share their judgements (a tree's each edge
+#: judged once instead of once per game through it).
+_JUDGED: weakref.WeakKeyDictionary[StateValues, dict[tuple[_Moves, bool], _Step]] = weakref.WeakKeyDictionary()
+
+
+def _judged_moves(values: StateValues) -> dict[tuple[_Moves, bool], _Step]:
+    memo = _JUDGED.get(values)
+    if memo is None:
+        memo = _JUDGED[values] = {}
+    return memo
 
 
 def _exact_move(values: StateValues, number: int, move: tuple[int, int] | None, answers: np.ndarray, left: int,

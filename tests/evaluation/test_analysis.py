@@ -403,3 +403,18 @@ def test_compare_states_its_analysis_budget_default() -> None:
     from guessgym.cli.evaluate import ANALYSIS_BUDGET_DEFAULT
 
     assert ANALYSIS_BUDGET_DEFAULT == main_job.ANALYSIS_BUDGET
+
+
+def test_games_that_share_moves_share_their_judgements_and_equal_a_fresh_judge() -> None:
+    """Issue 51: a move is judged once per sequence of moves that led to it (the state is a
+    function of them), so a deterministic agent's games share the judgements of their common
+    moves; each game equals its judgement by a values object that has seen nothing else."""
+    result = evaluate(make_agent("expected-size"), "guessgym/MiniNerdle-v1", record_guesses=True)
+    game = make_game("guessgym/MiniNerdle-v1")
+    shared = analyze(result)
+    firsts = {id(g.moves[0]) for g in shared.games}
+    assert len(firsts) < len(shared.games)  # the opener's judgement is one object per tiles shown
+    for record, judged in list(zip(result.records, shared.games))[::37]:
+        assert record.played is not None
+        alone = analyze_moves(StateValues(game), record_moves(game, record.answer, record.played), record.answer)
+        assert alone == judged
