@@ -255,7 +255,7 @@ class StateBounds:
         self.low = SearchKernel(values.game, mt, 0, 0.0)
         self.high = {w: SearchKernel(values.game, mt, w, 0.0) for w in self.WIDTHS}
         self.deadline = 0.0
-        self._states: dict[tuple[bytes, int, bytes], tuple[int, int | None]] = {}
+        self._states: dict[tuple[bytes, int, int, bytes], tuple[int, int | None]] = {}
         self._after: dict[tuple[bytes, int, int, bytes],
                           tuple[int, int | None, list[tuple[int, np.ndarray, np.ndarray]]]] = {}
 
@@ -285,7 +285,7 @@ class StateBounds:
         if self.at_root(answers, left) and values.root_total is not None:
             optimum = known_optimum(values.game)
             return (optimum.lower_bound if optimum is not None else values.root_total), values.root_total
-        key = (answers.tobytes(), left, allowed.tobytes() if values.game.hard_mode else b"")
+        key = values._key(answers, -1, left, allowed)  # a state: no guess played yet
         if key not in self._states:
             self._states[key] = self._state(answers, left, allowed)
         return self._states[key]
@@ -298,7 +298,7 @@ class StateBounds:
         if exact >= 0:  # solved exactly before the budget ran out, or a set of one or two
             return exact, exact
         # bounds taken without the attempt limit hold whether or not a tree fits within it
-        unlimited = max(n, 1)
+        unlimited = n
         cost, _, floor = self.low.known(answers, unlimited, allowed)
         if self.spent:
             return (cost if cost >= 0 else floor), None
@@ -320,10 +320,10 @@ class StateBounds:
         values = self.values
         key = values._key(answers, guess, left, allowed)
         if key not in self._after:
-            self._after[key] = self._bound_after(answers, guess, left, allowed)
+            self._after[key] = self._bound_after(key, answers, guess, left, allowed)
         return self._after[key]
 
-    def _bound_after(self, answers: np.ndarray, guess: int, left: int,
+    def _bound_after(self, key: tuple[bytes, int, int, bytes], answers: np.ndarray, guess: int, left: int,
                      allowed: np.ndarray) -> tuple[int, int | None, list[tuple[int, np.ndarray, np.ndarray]]]:
         values = self.values
         buckets = [(pattern, bucket, values.allowed_after(guess, pattern, allowed))
@@ -332,7 +332,6 @@ class StateBounds:
             interval = values.openers.interval(values.game, guess)
             if interval is not None:
                 return interval.lower, interval.upper, buckets
-        key = values._key(answers, guess, left, allowed)
         if key in values._after:  # solved before the budget ran out
             total = values._after[key][0]
             return total, total, buckets
