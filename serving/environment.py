@@ -91,7 +91,12 @@ class GuessgymEnvironment(Environment[GuessAction, GuessObservation, GuessState]
         super().__init__()
         self.server = server or GameServer()
         self.env = self.server.make_env()
-        self._state = GuessState(env_id=self.server.env_id, game=self.env.game.name)
+        # the session's place as plain attributes (a step updates them; :attr:`state` builds the
+        # pydantic model when asked: assigning to its validated fields cost a tenth of a step)
+        self._episode_id: str | None = None
+        self._step_count = 0
+        self._attempt = 0
+        self._done = True
 
     def reset(self, seed: int | None = None, episode_id: str | None = None,
               answer: int | str | None = None, **kwargs: Any) -> GuessObservation:
@@ -99,22 +104,23 @@ class GuessgymEnvironment(Environment[GuessAction, GuessObservation, GuessState]
             raise ValueError(f"reset takes seed, episode_id and answer; got {', '.join(sorted(kwargs))}")
         options = {"answer": answer} if answer is not None else None
         _, info = self.env.reset(seed=seed, options=options)
-        self._state = GuessState(episode_id=episode_id or uuid.uuid4().hex, step_count=0, env_id=self.server.env_id,
-                                 game=self.env.game.name, attempt=0, done=False)
+        self._episode_id = episode_id or uuid.uuid4().hex
+        self._step_count = self._attempt = 0
+        self._done = False
         return GuessObservation(done=False, reward=0.0, **observation_fields(info))
 
     def step(self, action: GuessAction, timeout_s: float | None = None,
              **kwargs: Any) -> GuessObservation:
-        if self._state.done:
-            raise GameNotStarted("no game is under way: reset starts one" if self._state.step_count == 0 else
+        if self._done:
+            raise GameNotStarted("no game is under way: reset starts one" if self._step_count == 0 else
                                  "the game has ended: reset starts another")
         if not isinstance(action, GuessAction):
             raise TypeError(f"the action is a GuessAction with the reply as its message, got {type(action).__name__}")
         _, reward, terminated, truncated, info = self.env.step(action.message)
         done = bool(terminated or truncated)
-        self._state.step_count += 1
-        self._state.attempt = int(info["attempt"])
-        self._state.done = done
+        self._step_count += 1
+        self._attempt = int(info["attempt"])
+        self._done = done
         return GuessObservation(done=done, reward=float(reward), **observation_fields(info))
 
     async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
@@ -129,7 +135,8 @@ class GuessgymEnvironment(Environment[GuessAction, GuessObservation, GuessState]
 
     @property
     def state(self) -> GuessState:
-        return self._state
+        return GuessState(episode_id=self._episode_id, step_count=self._step_count, env_id=self.server.env_id,
+                          game=self.env.game.name, attempt=self._attempt, done=self._done)
 
     def get_metadata(self) -> EnvironmentMetadata:
         from importlib import metadata

@@ -69,7 +69,8 @@ def parse_object(raw: str | bytes) -> dict[str, Any]:
         raise BadRequest(f"not valid JSON: {str(exc).splitlines()[0][:200]}", "INVALID_JSON") from None
     if not isinstance(value, dict):
         raise BadRequest(f"a JSON object was expected, got {type(value).__name__}")
-    _check_strings(value)
+    if not (raw.isascii() and ("\\u" not in raw if isinstance(raw, str) else b"\\u" not in raw)):
+        _check_strings(value)  # ASCII JSON without a \u escape cannot hold a surrogate: most messages
     return value
 
 

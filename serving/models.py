@@ -60,8 +60,9 @@ class GuessState(State):
 
 
 def observation_fields(info: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a :class:`GuessObservation` from the chat environment's ``info``."""
-    messages = [dict(m) for m in info["messages"]]
+    """The fields of a :class:`GuessObservation` from the chat environment's ``info`` (its
+    ``messages`` a list of its own; the observation's validation copies each message)."""
+    messages = info["messages"]
     return {
         "messages": messages, "prompt": messages[-1]["content"] if messages else "", "guess": info["guess"],
         "tiles": info["tiles"], "candidates": int(info["candidates"]), "attempt": int(info["attempt"]),
