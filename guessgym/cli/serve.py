@@ -54,7 +54,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ.update({ENVIRONMENT["env_id"]: args.env, ENVIRONMENT["env_kwargs"]: json.dumps(kwargs),
                            **{ENVIRONMENT[k]: str(v) for k, v in settings.items() if v is not None},
                            SUPERVISOR: str(os.getpid())})
-        uvicorn.run("guessgym.serving.app:app_from_environment", factory=True, workers=args.workers, **options)
+        from ..serving.workers import run_workers
+
+        run_workers(uvicorn.Config("guessgym.serving.app:app_from_environment", factory=True, workers=args.workers,
+                                   **options))
     else:
         uvicorn.run(app, **options)
     return 0
