@@ -9,7 +9,8 @@ five trials), whatever a worker is doing when they arrive. The parent holds the 
 bound the same way that does not listen (it gets no connections), so no other server can bind the
 port while this one runs. uvicorn's own supervisor runs the workers (signals, restarts of a worker
 that dies): what it hands each worker is :class:`OwnListener`, which becomes that worker's socket
-when the worker process unpickles it. Where ``SO_REUSEPORT`` does not spread connections (macOS
+when the worker process unpickles it. A worker that dies takes with it the connections its socket
+had queued and not yet accepted (its sessions end with it either way); its replacement listens anew. Where ``SO_REUSEPORT`` does not spread connections (macOS
 gives them all to one socket; Windows has none), the shared socket, as uvicorn makes it.
 """
 
