@@ -7,6 +7,11 @@ anything), the observation mask from the pool, the board and tiles copies, the i
 reset (once per game: about one step in six with random guesses). What ``bench_peers.py`` compares
 is the wrapped step with resets.
 
+Then the batched environment's step for 64 games (``make_vec(..., "vector_entry_point")``, random
+guesses) and its parts: the engine's rule for all 64 games (``engine.play``), the observations
+(board, tiles and the pooled masks), the info dicts, and the autoreset of 9 games (about one game in
+seven ends each step).
+
 Usage (from the repository root)::
 
     python benchmarks/bench_step_parts.py
@@ -67,7 +72,39 @@ def main() -> int:
     ]
     for name, fn, number in rows:
         print(f"{name:40s} {timed(fn, number):7,.0f} ns")
+    batched_parts()
     return 0
+
+
+def batched_parts() -> None:
+    import numpy as np
+
+    from guessgym.envs.engine import DONE, StepResult
+
+    venv = gym.make_vec("guessgym/Wordle-v1", num_envs=64, vectorization_mode="vector_entry_point")
+    batched = venv.unwrapped
+    venv.reset(seed=0)
+    actions = np.random.default_rng(0).integers(batched.single_action_space.n, size=(4096, 64))
+    rows_iter = itertools.cycle(actions)
+    played = StepResult(np.zeros(64), np.zeros(64, bool), np.full(64, 3), np.zeros(64, bool), None)
+    masks = batched.observations()["action_mask"]
+    nine = np.arange(9)
+
+    def rule() -> None:
+        row = next(rows_iter)
+        running = np.flatnonzero(batched.engine.status[:, DONE] == 0)
+        batched.engine.play(row, running)
+        batched.start_games(np.flatnonzero(batched.engine.status[:, DONE] != 0))
+
+    rows = [
+        ("batched step, 64 games", lambda: venv.step(next(rows_iter)), 5_000),
+        ("  the rule for 64 games (and restarts)", rule, 5_000),
+        ("  observations (board, tiles, masks)", batched.observations, 20_000),
+        ("  info dicts", lambda: batched._step_infos(actions[0], played, np.zeros(64, bool), masks), 20_000),
+        ("  autoreset of 9 games", lambda: batched.start_games(nine), 20_000),
+    ]
+    for name, fn, number in rows:
+        print(f"{name:40s} {timed(fn, number):7,.0f} ns")
 
 
 if __name__ == "__main__":
