@@ -1,17 +1,19 @@
 """``guessgym serve --workers N``: N server processes, each listening on a socket of its own.
 
 uvicorn's workers share one listening socket, and a worker woken by a new connection accepts every
-connection waiting: a trainer opening its sessions at once lands them unevenly (52 and 12 of 64
-sessions on two workers, measured), and the worker holding most of them limits the server. On
-Linux each worker here listens on its own socket of the port, bound with ``SO_REUSEPORT``, and the
-kernel spreads new connections over the sockets by a hash of each connection (27 to 37 of 64 in
-five trials), whatever a worker is doing when they arrive. The parent holds the port with a socket
-bound the same way that does not listen (it gets no connections), so no other server can bind the
-port while this one runs. uvicorn's own supervisor runs the workers (signals, restarts of a worker
-that dies): what it hands each worker is :class:`OwnListener`, which becomes that worker's socket
-when the worker process unpickles it. A worker that dies takes with it the connections its socket
-had queued and not yet accepted (its sessions end with it either way); its replacement listens anew. Where ``SO_REUSEPORT`` does not spread connections (macOS
-gives them all to one socket; Windows has none), the shared socket, as uvicorn makes it.
+connection waiting: sessions opened at once land unevenly (18 and 46 of 64 on two workers of the
+echo environment that ``benchmarks/bench_server.py`` runs beside guessgym; 12 and 52 seen), and the
+worker holding most of them limits the server. On Linux each worker here listens on its own socket
+of the port, bound with ``SO_REUSEPORT``, and the kernel spreads new connections over the sockets
+by a hash of each connection (23 to 41 of 64 in the same benchmark's rounds), whatever a worker is
+doing when they arrive. The parent holds the port with a socket bound the same way that does not
+listen (it gets no connections), so no other server can bind the port while this one runs.
+uvicorn's own supervisor runs the workers (signals, restarts of a worker that dies): what it hands
+each worker is :class:`OwnListener`, which becomes that worker's socket when the worker process
+unpickles it. A worker that dies takes with it the connections its socket had queued and not yet
+accepted (its sessions end with it either way); its replacement listens anew. Where
+``SO_REUSEPORT`` does not spread connections (macOS gives them all to one socket; Windows has
+none), the shared socket, as uvicorn makes it.
 """
 
 from __future__ import annotations
