@@ -2,7 +2,7 @@
 
 uvicorn's workers share one listening socket, and a worker woken by a new connection accepts every
 connection waiting: sessions opened at once land unevenly (18 and 46 of 64 on two workers of the
-echo environment that ``benchmarks/bench_server.py`` runs beside guessgym; 12 and 52 seen), and the
+echo environment that ``benchmarks/bench_server.py`` runs beside guessgym), and the
 worker holding most of them limits the server. On Linux each worker here listens on its own socket
 of the port, bound with ``SO_REUSEPORT``, and the kernel spreads new connections over the sockets
 by a hash of each connection (23 to 41 of 64 in the same benchmark's rounds), whatever a worker is
