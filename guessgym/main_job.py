@@ -294,6 +294,8 @@ def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], St
     Whatever happens, the states solved are kept: in ``values`` for the next agent of the same
     game, and in ``memo_dir`` for the next run (a state is in the memo only once its search
     finished, so a budget that ran out leaves nothing wrong there), so a rerun goes on from them.
+    With a ``memo_dir``, ``values`` holds one game at a time: an entry of another game replaces it
+    (the solved states come back from the memo on disk).
     """
     result = outcome.result
     assert result is not None
@@ -304,6 +306,11 @@ def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], St
         check_analysable(game)
         key = rules_key(game)
         if key not in values:
+            if memo_dir is not None:
+                # one game's values in memory at a time (each holds its game's transposed pattern
+                # matrix, up to 2.4 GB): another game's were saved when its entry ended and come
+                # back from the memo on disk if a later entry needs them
+                values.clear()
             values[key] = StateValues(game, cache_dir=memo_dir)
         state_values = values[key]
         outcome.analysis = analyze(result, values=state_values, notice=notice, max_openers=MAX_OPENERS,

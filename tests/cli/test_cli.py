@@ -443,6 +443,38 @@ def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
     assert "| broken | guessgym/MicroNerdle-v1 | error: RuntimeError: boom |" in report
 
 
+def test_main_job_holds_one_games_values_with_a_memo_and_judges_the_same(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a memo folder the job keeps one game's state values in memory (each holds its game's
+    transposed pattern matrix, 2.4 GB for Nerdle with every equation): a game that comes back
+    after another is judged from the memo on disk, the same as when every game's values stay."""
+    from guessgym import main_job
+
+    made: list[tuple[str, int]] = []
+    real = main_job.StateValues
+
+    def counted(game: object, **kwargs: object) -> object:
+        values = real(game, **kwargs)  # type: ignore[arg-type]
+        made.append((values.game.name, values.kernel.loaded))
+        return values
+
+    entries = [main_job.Entry(MICRO, "least-worst"), main_job.Entry("guessgym/MiniNerdle-v1", "least-worst"),
+               main_job.Entry(MICRO, "expected-size")]
+
+    def moves(outcomes: list[main_job.Outcome]) -> list[list[tuple[object, ...]]]:
+        return [[tuple((m.guess, m.tiles, m.expected, m.best, m.loss) for m in g.moves) for g in o.analysis.games]
+                for o in outcomes if o.analysis is not None]
+
+    monkeypatch.setattr(main_job, "StateValues", counted)
+    held = main_job.run_main_job(entries=entries, sample=20, n_jobs=1)
+    assert [name for name, _ in made] == [made[0][0], made[1][0]]  # no memo folder: both games' values kept
+    made.clear()
+    one_at_a_time = main_job.run_main_job(entries=entries, sample=20, n_jobs=1, memo_dir=tmp_path)
+    assert [name for name, _ in made] == [made[0][0], made[1][0], made[0][0]]
+    assert made[2][1] > 0  # the first game's solved states came back from the memo on disk
+    assert moves(one_at_a_time) == moves(held) and len(moves(held)) == 3
+
+
 def test_the_main_job_definition() -> None:
     from guessgym import main_job
 
