@@ -198,9 +198,10 @@ class PatternMatrix:
         return dense
 
     @classmethod
-    def clear_memory(cls) -> None:
-        """Forget the matrices memoised in this process (the disk cache is untouched)."""
-        cls._instances.clear()
+    def clear_memory(cls, keep: Game | None = None) -> None:
+        """Forget the matrices memoised in this process, but ``keep``'s (the disk cache is untouched)."""
+        for key in [k for k in cls._instances if keep is None or k[0] != keep.fingerprint]:
+            del cls._instances[key]
 
     @property
     def shape(self) -> tuple[int, int]:

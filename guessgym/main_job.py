@@ -31,6 +31,7 @@ from .agents.base import Agent, UnsupportedGameError
 from .agents.registry import make_agent as make_registered_agent
 from .baselines import BASELINES
 from .baselines.move_values import StateValues, ValuesTimedOut
+from .envs.matrix import PatternMatrix
 from .envs.registration import SUPERSEDED, V1_CHANGE
 from .evaluation.analysis import Analysis, analyze, check_analysable, game_of_result, load_analysis, rules_key
 from .evaluation.conduct import conduct_summary
@@ -309,8 +310,10 @@ def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], St
             if memo_dir is not None:
                 # one game's values in memory at a time (each holds its game's transposed pattern
                 # matrix, up to 2.4 GB): another game's were saved when its entry ended and come
-                # back from the memo on disk if a later entry needs them
+                # back from the memo on disk if a later entry needs them; so do the other games'
+                # pattern matrices (from the disk cache)
                 values.clear()
+                PatternMatrix.clear_memory(keep=game)
             values[key] = StateValues(game, cache_dir=memo_dir)
         state_values = values[key]
         outcome.analysis = analyze(result, values=state_values, notice=notice, max_openers=MAX_OPENERS,

@@ -251,6 +251,16 @@ def test_matrix_is_built_saved_and_reloaded(isolated_cache: Path, monkeypatch: p
     np.testing.assert_array_equal(reloaded.dense, pm.dense)
 
 
+def test_clear_memory_can_keep_one_games_matrix(isolated_cache: Path) -> None:
+    a, b = small_game(10), small_game(9)
+    kept, dropped = PatternMatrix.for_game(a), PatternMatrix.for_game(b)
+    PatternMatrix.clear_memory(keep=a)
+    assert PatternMatrix.for_game(a) is kept
+    again = PatternMatrix.for_game(b)  # from the disk cache
+    assert again is not dropped
+    np.testing.assert_array_equal(again.dense, dropped.dense)
+
+
 def test_cache_is_keyed_by_the_lists(isolated_cache: Path) -> None:
     a, b = small_game(10), small_game(9)
     PatternMatrix.for_game(a)
