@@ -199,9 +199,9 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 def against_echo(sessions: int, seconds: float, rounds: int) -> str:
-    """guessgym's server beside the echo environment, one worker and two, ``rounds`` times,
-    alternating (echo, guessgym, echo, guessgym ... so the machine's drift falls on both); the
-    ratios of each round, then their medians."""
+    """guessgym's server beside the echo environment, one worker and two, ``rounds`` times, each
+    worker count run for both servers in turn, which server goes first alternating from round to
+    round (so the machine's drift falls on both); the ratios of each round, then their medians."""
     measured: dict[tuple[str, int], list[float]] = {}
     cpu_per_step: dict[tuple[str, int], list[float]] = {}
     spread: dict[tuple[str, int], list[list[int]]] = {}
