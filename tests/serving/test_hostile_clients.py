@@ -23,6 +23,7 @@ import pytest
 pytest.importorskip("openenv", reason="the openenv extra (in the test extra)")
 
 import httpx
+from serve_process import children, free_port, wait_until_healthy
 from websockets.sync.client import connect
 
 from guessgym.envs.chat import ChatGuessEnv
@@ -40,12 +41,6 @@ def raw(url: str) -> Any:
 def ask(ws: Any, message: Any) -> dict[str, Any]:
     ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
     return json.loads(ws.recv(timeout=30))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 # ---- item 3: /mcp, sessions per client ---------------------------------------------------------
@@ -334,16 +329,8 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
                              "--env", "guessgym/NerdleChat-v0", "--env-kwargs", "length=5"],
                             stderr=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server never answered"
-            time.sleep(0.3)
-        workers = _children(proc.pid)
+        wait_until_healthy(port)
+        workers = children(proc.pid)
         assert len(workers) >= 2, workers
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
@@ -356,19 +343,6 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
 
 
 def _alive(pid: int) -> bool:

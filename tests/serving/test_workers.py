@@ -9,14 +9,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("openenv")
-import httpx
+from serve_process import children, free_port, wait_until_healthy
 from websockets.sync.client import ClientConnection, connect
 
 from guessgym.envs.chat import ChatGuessEnv
@@ -26,12 +25,6 @@ from guessgym.serving.workers import SPREADS_CONNECTIONS, OwnListener, reuseport
 linux_only = pytest.mark.skipif(not SPREADS_CONNECTIONS, reason="SO_REUSEPORT spreads connections on Linux only")
 #: A game that starts in about a second.
 GAME = ["--env", "guessgym/NerdleChat-v0", "--env-kwargs", "length=5"]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @linux_only
@@ -86,36 +79,15 @@ def _established_by_process(pids: list[int], port: int) -> dict[int, int]:
     return counts
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 @linux_only
 def test_sessions_opened_at_once_spread_over_two_workers_and_play_right(tmp_path: Path) -> None:
     """uvicorn's shared socket can put most of 64 sessions opened at once on one of two workers."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "guessgym", "serve", "--port", str(port), "--workers", "2",
                              "--max-sessions", "64", *GAME], stderr=subprocess.DEVNULL, cwd=tmp_path,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server never answered"
-            time.sleep(0.3)
+        wait_until_healthy(port)
         second = subprocess.run([sys.executable, "-m", "guessgym", "serve", "--port", str(port), *GAME],
                                 capture_output=True, text=True, timeout=120)
         assert second.returncode == 2 and "is in use" in second.stderr, second.stderr
@@ -129,8 +101,7 @@ def test_sessions_opened_at_once_spread_over_two_workers_and_play_right(tmp_path
         with ThreadPoolExecutor(16) as pool:
             sessions = list(pool.map(open_session, range(64)))
         try:
-            workers = [pid for pid in _children(proc.pid) if _established_by_process([pid], port)[pid]]
-            counts = _established_by_process(workers, port)
+            counts = {pid: n for pid, n in _established_by_process(children(proc.pid), port).items() if n}
             assert len(counts) == 2 and sum(counts.values()) == 64, counts
             assert min(counts.values()) >= 16, counts  # a hash spread: below 16 of 64 has odds of 1 in 30,000
             setup = ChatFamily().resolve("guessgym/NerdleChat-v0", {"length": 5})
