@@ -119,7 +119,10 @@ def script_json(value: Any) -> str:
     ``<script``) and the line separators U+2028/U+2029 are written as ``\\u`` escapes, which
     ``JSON.parse`` reads back as the same characters. A number that is not finite (NaN, an
     agent with no win) becomes ``null``, which the page draws as "-" (JSON has no NaN)."""
-    text = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
+    try:  # the usual case, every number finite: no copy of the data
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
     return text.translate(_SCRIPT_ESCAPES)
 
 

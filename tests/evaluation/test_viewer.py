@@ -15,7 +15,7 @@ from guessgym.cli import main
 from guessgym.envs import make_game
 from guessgym.envs.scoring import pattern_to_tiles
 from guessgym.evaluation import analyze, evaluate
-from guessgym.evaluation.viewer import viewer_data, write_viewer
+from guessgym.evaluation.viewer import script_json, viewer_data, write_viewer
 
 MINI = "guessgym/MiniNerdle-v1"
 
@@ -156,6 +156,14 @@ def test_hostile_text_reaches_the_page_only_as_text_or_data(tmp_path: Path) -> N
     for payload in PAYLOADS:  # no payload is anywhere in the page as it is, but for the harmless ones
         if any(c in payload for c in "<>&\"'"):
             assert payload not in page
+
+
+def test_script_json_writes_numbers_that_are_not_finite_as_null_at_any_depth() -> None:
+    finite = {"a": [1.5, (2, "x</script>")], "b": {"c": 0.1}}
+    assert json.loads(script_json(finite)) == {"a": [1.5, [2, "x</script>"]], "b": {"c": 0.1}}
+    assert "</" not in script_json(finite)
+    nasty = {"a": [1.5, (float("nan"), "NaN")], "b": {"c": float("inf"), "d": -float("inf")}}
+    assert json.loads(script_json(nasty)) == {"a": [1.5, [None, "NaN"]], "b": {"c": None, "d": None}}
 
 
 @pytest.mark.browser
