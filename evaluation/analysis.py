@@ -50,6 +50,7 @@ from ..envs.game import Game
 from ..envs.matrix import SOLVER_MAX_BYTES
 from ..envs.scoring import pattern_dtype, pattern_to_tiles, tiles_to_pattern
 from ..infra.atomic import atomic_write_bytes, atomic_write_text
+from .conduct import Scorer
 from .results import EvaluationResult
 from .saved import check_saved_result, game_of_result
 from .transcripts import Transcripts, Turn, read_transcripts
@@ -443,9 +444,24 @@ def parse_typed_game(game: Game, text: str) -> list[tuple[int, int]]:
     return moves
 
 
-def record_moves(game: Game, answer: str, played: Iterable[str]) -> list[tuple[int, int] | None]:
-    """A played game's (guess, pattern) pairs, its tiles scored against ``answer``."""
-    return [(game.guess_index[g], int(game.score(g, answer))) for g in played]
+def record_moves(game: Game, answer: str, played: Iterable[str],
+                 score: Scorer | None = None) -> list[tuple[int, int] | None]:
+    """A played game's (guess, pattern) pairs, its tiles scored against ``answer`` (by ``score``
+    where given: :func:`values_scorer` reads them from the values' matrix)."""
+    score = score or (lambda guess, answer: int(game.score(guess, answer)))
+    return [(game.guess_index[g], score(g, answer)) for g in played]
+
+
+def values_scorer(values: StateValues) -> Scorer:
+    """``score(guess, answer)`` read from the pattern matrix the values hold (the same tiles as
+    :meth:`Game.score`, without scoring each move again)."""
+    game = values.game
+    mt, guesses, answers = values.kernel.mt, game.guess_index, game.answer_index
+
+    def score(guess: str, answer: str) -> int:
+        row = answers.get(answer)
+        return int(game.score(guess, answer)) if row is None else int(mt[row, guesses[guess]])
+    return score
 
 
 def turn_moves(game: Game, turns: Iterable[Turn]) -> list[tuple[int, int] | None]:
@@ -528,10 +544,12 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
         values = StateValues(game, cache_dir=cache_dir)
     values.set_budget(time_budget)
     analysis = Analysis(str(result.env_id), game.name, result.agent)
+    score = values_scorer(values)
     total = len(result.records)
     for i, record in enumerate(result.records):
         assert record.played is not None
-        moves = turn_moves(game, turns[i]) if turns is not None else record_moves(game, record.answer, record.played)
+        moves = turn_moves(game, turns[i]) if turns is not None else record_moves(game, record.answer, record.played,
+                                                                                     score)
         analysis.games.append(analyze_moves(values, moves, record.answer, notice))
         if progress is not None:
             progress(i + 1, total)
@@ -541,4 +559,4 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
 
 __all__ = ["Analysis", "GameAnalysis", "LOSS_BINS", "MoveAnalysis", "analyze", "analyze_moves", "check_analysable",
            "game_of_result", "load_analysis", "parse_typed_game", "record_moves", "rules_key", "same_rules",
-           "turn_moves"]
+           "turn_moves", "values_scorer"]

@@ -21,7 +21,7 @@ from guessgym.envs.candidates import HardModeRule
 from guessgym.envs.game import Game, nerdle, wordle
 from guessgym.envs.scoring import all_green, pattern_to_tiles
 from guessgym.evaluation import evaluate
-from guessgym.evaluation.analysis import analyze, analyze_moves, parse_typed_game, record_moves
+from guessgym.evaluation.analysis import analyze, analyze_moves, parse_typed_game, record_moves, values_scorer
 
 WORDS = ["crane", "crate", "grate", "slate", "plate", "place", "space", "spade", "shade", "share", "stare",
          "scare", "score", "store", "stone", "shone", "phone", "prone", "drone", "crone"]
@@ -89,6 +89,7 @@ def check_against_brute_force(game: Game, rng: np.random.Generator) -> None:
     """Every move of a game per answer (random legal guesses, then the answer) judged as brute force does."""
     hard_mode = game.hard_mode
     values = StateValues(game)
+    score = values_scorer(values)
     for answer in game.answers:
         rule = HardModeRule(game) if hard_mode else None
         cands, moves, checks = tuple(game.answers), [], []
@@ -97,6 +98,7 @@ def check_against_brute_force(game: Game, rng: np.random.Generator) -> None:
             legal = [g for g in range(len(game.guesses)) if rule is None or rule.violation(g) is None]
             guess = int(rng.choice(legal)) if len(moves) < 3 else game.guess_index[answer]
             pattern = int(game.score(game.guesses[guess], answer))
+            assert score(game.guesses[guess], answer) == pattern
             total, buckets = brute_after(game, cands, guess, left, rule)
             if total >= INF:  # a guess that tells nothing apart: never played by a sensible agent
                 continue
