@@ -167,6 +167,11 @@ class StateValues:
         bucket = answers[self.kernel.mt[answers, guess].astype(np.int64) == pattern]
         return self._bucket(bucket, guess, int(pattern), left, allowed) if bucket.size else None
 
+    def solved_buckets(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> list[Bucket] | None:
+        """Every bucket of :meth:`after` where it has been solved already, else ``None`` (nothing solved)."""
+        known = self._after.get(self._key(answers, guess, left, allowed))
+        return None if known is None else known[1]
+
     def _key(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[bytes, int, int, bytes]:
         return answers.tobytes(), guess, left, allowed.tobytes() if self.game.hard_mode else b""
 

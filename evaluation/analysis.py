@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..agents.base import UnsupportedGameError
-from ..baselines.move_values import StateValues, ValuesTimedOut
+from ..baselines.move_values import Bucket, StateValues, ValuesTimedOut
 from ..envs.game import Game
 from ..envs.matrix import SOLVER_MAX_BYTES
 from ..envs.scoring import pattern_dtype, pattern_to_tiles, tiles_to_pattern
@@ -305,7 +305,7 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
     left = game.max_attempts
     judged: list[MoveAnalysis] = []
     solved = False
-    memo = _judged_moves(values)
+    memo, nodes = _judged_moves(values)
     try:
         state_best = 0 if values.spent else values.best(answers, left, allowed)
     except ValuesTimedOut:  # a start no shipped optimum covers, not solved in time
@@ -317,7 +317,15 @@ def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], 
         step = memo.get(exact_key)
         if step is None and not values.spent:
             try:
-                step = _exact_move(values, number, move, answers, left, allowed, state_best, notice)
+                if move is None:
+                    step = _forfeit_move(values, number, answers, left, allowed, state_best)
+                else:
+                    node_key = (exact_key[0][:-1], move[0])
+                    node = nodes.get(node_key)
+                    if node is None:
+                        node = nodes[node_key] = _exact_node(values, number, move[0], answers, left, allowed,
+                                                             state_best, notice)
+                    step = _exact_move(values, node, number, move, answers, left, allowed)
                 memo[exact_key] = step
             except ValuesTimedOut:
                 step = None
@@ -341,45 +349,88 @@ _Moves = tuple[tuple[int, int] | None, ...]
 #: the state a move is played in is a function of the moves before it, so the games of a
 #: deterministic agent, and of agents that play alike, share their judgements (a tree's each edge
 #: judged once instead of once per game through it).
-_JUDGED: weakref.WeakKeyDictionary[StateValues, dict[tuple[_Moves, bool], _Step]] = weakref.WeakKeyDictionary()
+#: Beside them, each state's judgement of a guess (:class:`_Node`), keyed by the moves before it
+#: and the guess: what a move's judgement shares with every other tile that guess could show.
+_Memo = tuple[dict[tuple[_Moves, bool], _Step], dict[tuple[_Moves, int], "_Node"]]
+_JUDGED: weakref.WeakKeyDictionary[StateValues, _Memo] = weakref.WeakKeyDictionary()
 
 
-def _judged_moves(values: StateValues) -> dict[tuple[_Moves, bool], _Step]:
+def _judged_moves(values: StateValues) -> _Memo:
     memo = _JUDGED.get(values)
     if memo is None:
-        memo = _JUDGED[values] = {}
+        memo = _JUDGED[values] = ({}, {})
     return memo
 
 
-def _exact_move(values: StateValues, number: int, move: tuple[int, int] | None, answers: np.ndarray, left: int,
-                allowed: np.ndarray, state_best: int, notice: Callable[[str], None] | None) -> _Step:
-    """One move judged exactly, and the state after it: (move, answers, allowed, its value, won)."""
+@dataclass
+class _Node:
+    """A guess in a state, judged once for whatever tiles it shows: the state's size and value, the
+    total with this guess and optimal play after it, the state's best guess, whether the guess could
+    be the answer or breaks hard mode, and the buckets of the tiles seen so far (all of them where
+    the values solved every bucket)."""
+
+    n: int
+    total: int
+    state_best: int
+    guess: str
+    best_guess: str
+    possible: bool
+    violation: bool
+    proven: bool
+    buckets: dict[int, Bucket | None]
+
+
+def _exact_node(values: StateValues, number: int, guess: int, answers: np.ndarray, left: int, allowed: np.ndarray,
+                state_best: int, notice: Callable[[str], None] | None) -> _Node:
+    """``guess`` played in the state (``answers``, ``left``, ``allowed``) judged exactly."""
+    game = values.game
+    proven = values.root_proven or not values.is_root(answers, left)
+    best_guess = game.guesses[values.best_guess(answers, left, allowed)]
+    if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
+        notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
+    total = values.after_total(answers, guess, left, allowed)
+    solved = values.solved_buckets(answers, guess, left, allowed)
+    violation = game.hard_mode and not bool(np.isin(guess, allowed))
+    possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
+    return _Node(int(answers.size), total, state_best, game.guesses[guess], best_guess, possible, violation, proven,
+                 {} if solved is None else {b.pattern: b for b in solved})
+
+
+def _exact_move(values: StateValues, node: _Node, number: int, move: tuple[int, int], answers: np.ndarray,
+                left: int, allowed: np.ndarray) -> _Step:
+    """One move judged exactly from its state's :class:`_Node`, and the state after it: (move,
+    answers, allowed, its value, won)."""
+    game = values.game
+    guess, pattern = move
+    if pattern in node.buckets:
+        bucket = node.buckets[pattern]
+    else:
+        bucket = node.buckets[pattern] = values.bucket_after(answers, guess, pattern, left, allowed)
+    if bucket is None:
+        raise ValueError(f"move {number}: {game.guesses[guess]} {pattern_to_tiles(pattern, game.length)} leaves no "
+                         "answer consistent with the tiles before it")
+    n, total = node.n, node.total
+    solved = pattern == values.kernel.green
+    expected, best = total / n, node.state_best / n
+    average_left = (total - n) / n
+    left_now = 0.0 if solved else bucket.total / bucket.answers.size
+    return (MoveAnalysis(number, node.guess, pattern_to_tiles(pattern, game.length), n, expected, best,
+                         expected - best, average_left - left_now, node.best_guess, node.possible, node.violation,
+                         node.proven),
+            bucket.answers, bucket.allowed, bucket.total, solved)
+
+
+def _forfeit_move(values: StateValues, number: int, answers: np.ndarray, left: int, allowed: np.ndarray,
+                  state_best: int) -> _Step:
+    """An attempt spent without tiles, judged exactly: the same state, one attempt fewer."""
     game = values.game
     n = int(answers.size)
     proven = values.root_proven or not values.is_root(answers, left)
     best_guess = game.guesses[values.best_guess(answers, left, allowed)]
-    if move is None:  # an attempt spent without tiles: the same state, one attempt fewer
-        then = values.best(answers, left - 1, allowed)
-        expected, best = (n + then) / n, state_best / n
-        return (MoveAnalysis(number, "", "", n, expected, best, expected - best, 0.0, best_guess, False, False,
-                             proven, forfeit=True), answers, allowed, then, False)
-    guess, pattern = move
-    if notice is not None and number == 1 and not values.knows_after(answers, guess, left, allowed):
-        notice(f"solving the tree of the opener {game.guesses[guess]} (once; the solved states are kept)")
-    total = values.after_total(answers, guess, left, allowed)
-    bucket = values.bucket_after(answers, guess, pattern, left, allowed)
-    if bucket is None:
-        raise ValueError(f"move {number}: {game.guesses[guess]} {pattern_to_tiles(pattern, game.length)} leaves no "
-                         "answer consistent with the tiles before it")
-    solved = pattern == values.kernel.green
-    expected, best = total / n, state_best / n
-    average_left = (total - n) / n
-    left_now = 0.0 if solved else bucket.total / bucket.answers.size
-    violation = game.hard_mode and not bool(np.isin(guess, allowed))
-    possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
-    return (MoveAnalysis(number, game.guesses[guess], pattern_to_tiles(pattern, game.length), n, expected, best,
-                         expected - best, average_left - left_now, best_guess, possible, violation, proven),
-            bucket.answers, bucket.allowed, bucket.total, solved)
+    then = values.best(answers, left - 1, allowed)
+    expected, best = (n + then) / n, state_best / n
+    return (MoveAnalysis(number, "", "", n, expected, best, expected - best, 0.0, best_guess, False, False,
+                         proven, forfeit=True), answers, allowed, then, False)
 
 
 def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None, answers: np.ndarray, left: int,
