@@ -31,7 +31,7 @@ whenever it keeps the games' guesses (a language model's always).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..envs.candidates import HardModeRule
@@ -82,7 +82,7 @@ def game_conduct(game: Game, answer: str, played: Sequence[str], score: Scorer |
 class _After:
     """What the counts of the next guess depend on, after one move: its (guess, pattern), the
     hard-mode rule, the most copies of each symbol a grey tile allows, the guesses seen and the
-    moves so far; and the counts of that move."""
+    moves so far; the counts of that move, and those of each next guess asked about so far."""
 
     move: tuple[str, int]
     rule: HardModeRule
@@ -90,43 +90,61 @@ class _After:
     seen: frozenset[str]
     feedback: tuple[tuple[str, int], ...]
     counts: tuple[int, int, int, int]
+    next_counts: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
 
 def games_conduct(game: Game, games: Sequence[tuple[str, Sequence[str]]],
                   score: Scorer | None = None) -> list[GameConduct]:
-    """:func:`game_conduct` of each ``(answer, guesses)``. A move's counts depend only on the moves
-    before it, so the games are walked in the order of their moves, as the tree they share: each
-    move that starts like the game before it is taken from there (a deterministic agent's 17,723
-    classic Nerdle games have some 54,000 moves but far fewer distinct ones)."""
+    """:func:`game_conduct` of each ``(answer, guesses)``. A guess's counts depend only on the moves
+    before it, so the games are walked in the order of their moves, as the tree they share: a guess
+    is counted once in each state it is played in, whatever tiles it then shows, and the state after
+    a move is made only where a game goes on from it (a deterministic agent's 17,723 classic Nerdle
+    games have some 54,000 moves but far fewer distinct ones)."""
     score = score or scorer(game)
     moves = [[(guess, score(guess, answer)) for guess in played] for answer, played in games]
     conducts: list[GameConduct | None] = [None] * len(games)
+    start: dict[str, tuple[int, int, int, int]] = {}
     path: list[_After] = []
     for i in sorted(range(len(games)), key=moves.__getitem__):
+        played = moves[i]
         shared = 0
-        while shared < min(len(path), len(moves[i])) and path[shared].move == moves[i][shared]:
+        while shared < min(len(path), len(played) - 1) and path[shared].move == played[shared]:
             shared += 1
         del path[shared:]
-        for move in moves[i][shared:]:
-            path.append(_after(game, path[-1] if path else None, move, score))
-        counts = [sum(after.counts[k] for after in path) for k in range(len(COUNTS))]
-        conducts[i] = GameConduct(len(moves[i]), *counts)
+        for move in played[shared:-1]:
+            path.append(_after(game, path[-1] if path else None, move, _counts(game, path, move[0], start, score)))
+        last = _counts(game, path, played[-1][0], start, score) if played else (0, 0, 0, 0)
+        counts = [sum(after.counts[k] for after in path) + last[k] for k in range(len(COUNTS))]
+        conducts[i] = GameConduct(len(played), *counts)
     return [c for c in conducts if c is not None]
 
 
-def _after(game: Game, before: _After | None, move: tuple[str, int], score: Scorer) -> _After:
-    """The state after ``move`` played from ``before`` (``None``: the start), with its counts."""
+def _counts(game: Game, path: list[_After], guess: str, start: dict[str, tuple[int, int, int, int]],
+            score: Scorer) -> tuple[int, int, int, int]:
+    """The counts of ``guess`` played after the moves of ``path`` (memoised in the state)."""
+    before = path[-1] if path else None
+    known = start if before is None else before.next_counts
+    if guess not in known:
+        if before is None:
+            known[guess] = (0, int(HardModeRule(game).violation(game.guess_index[guess]) is not None), 0,
+                            int(guess not in game.answer_index))
+        else:
+            known[guess] = (int(guess in before.seen),
+                            int(before.rule.violation(game.guess_index[guess]) is not None),
+                            int(any(guess.count(symbol) > n for symbol, n in before.at_most.items())),
+                            int(guess not in game.answer_index or any(score(g, guess) != p
+                                                                      for g, p in before.feedback)))
+    return known[guess]
+
+
+def _after(game: Game, before: _After | None, move: tuple[str, int], counts: tuple[int, int, int, int]) -> _After:
+    """The state after ``move`` played from ``before`` (``None``: the start), with its ``counts``."""
     guess, pattern = move
-    index = game.guess_index[guess]
     rule = HardModeRule(game) if before is None else before.rule.copy()
     at_most = {} if before is None else dict(before.at_most)
     seen = frozenset() if before is None else before.seen
     feedback = () if before is None else before.feedback
-    counts = (int(guess in seen),
-              int(rule.violation(index) is not None),
-              int(any(guess.count(symbol) > n for symbol, n in at_most.items())),
-              int(guess not in game.answer_index or any(score(g, guess) != p for g, p in feedback)))
-    rule.add(index, pattern)
+    rule.add(game.guess_index[guess], pattern)
     tiles = pattern_to_tiles(pattern, game.length)
     for symbol in {s for s, t in zip(guess, tiles) if t == "B"}:
         shown = sum(1 for s, t in zip(guess, tiles) if s == symbol and t != "B")
