@@ -70,6 +70,15 @@ class SolverState:
     history: list[tuple[int, int]]
     hard: HardModeRule | None
 
+    def after(self, guess: int, pattern: int) -> SolverState:
+        """The state once ``guess`` showed ``pattern`` (this one is left as it is)."""
+        hard = None
+        if self.hard is not None:
+            hard = self.hard.copy()
+            hard.add(guess, pattern)
+        return SolverState(self.game, self.candidates.update(guess, pattern), self.attempt + 1,
+                           [*self.history, (guess, pattern)], hard)
+
     def legal_guesses(self) -> np.ndarray:
         """Indices of the guesses the rules allow now (all of them in easy mode)."""
         if self.hard is None:
@@ -116,12 +125,13 @@ class CandidateAgent(Agent):
 
     def observe(self, guess: int, pattern: int) -> None:
         """Record that ``guess`` received ``pattern``."""
-        s = self.state
-        s.candidates = s.candidates.update(guess, pattern)
-        s.history.append((guess, pattern))
-        s.attempt += 1
-        if s.hard is not None:
-            s.hard.add(guess, pattern)
+        self.state = self.state.after(guess, pattern)
+
+    def resume(self, state: SolverState) -> None:
+        """Go on with the current game from ``state``, one this agent reached in it before (a walk
+        of the game's tree, :mod:`guessgym.evaluation.tree_play`, goes back to each fork)."""
+        self.state = state
+        self._pending = None
 
     def propose(self) -> int:
         """The solver's next guess for the current state (memoised)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.base import Agent, CandidateAgent
+from ..agents.base import Agent, CandidateAgent, SolverState
 from ..envs.candidates import HardModeRule
 from ..envs.env import PlainFamily
 from ..envs.families import GameSetup
@@ -49,12 +49,12 @@ def play_tree(agent: CandidateAgent, setup: GameSetup, indices: Sequence[int], *
     n = len(indices)
     found: dict[int, tuple[int, bool, tuple[str, ...], str, int]] = {}  # answer -> guesses, won, played, note, refused
     started = time.perf_counter()
-    stack: list[tuple[np.ndarray, list[tuple[int, int]]]] = [(np.unique(np.asarray(indices, dtype=np.int64)), [])]
+    agent.begin(game)
+    stack: list[tuple[np.ndarray, list[tuple[int, int]], SolverState]] = [
+        (np.unique(np.asarray(indices, dtype=np.int64)), [], agent.state)]
     while stack:
-        answers, path = stack.pop()
-        agent.begin(game)
-        for guess, pattern in path:
-            agent.observe(guess, pattern)
+        answers, path, state = stack.pop()
+        agent.resume(state)
         guess = agent.propose()
         played = tuple(game.guesses[g] for g, _ in path)
         refusal = _refusal(game, agent.state.hard, guess)
@@ -73,7 +73,7 @@ def play_tree(agent: CandidateAgent, setup: GameSetup, indices: Sequence[int], *
                 for answer in group:
                     found[int(answer)] = (len(after), won, after, "", 0)
             else:
-                stack.append((group, [*path, (guess, int(pattern))]))
+                stack.append((group, [*path, (guess, int(pattern))], state.after(guess, int(pattern))))
         _tell(progress, len(found), n)
     agent.begin(game)
     share = (time.perf_counter() - started) / max(n, 1)

@@ -90,3 +90,22 @@ def test_the_evaluation_loop_says_it_played_a_tree() -> None:
     assert result.meta["backend"] == "tree" and result.meta["n_jobs"] == 1 and result.n_games == 127
     random_play = evaluate(make_agent("random-consistent"), "guessgym/MicroNerdle-v1")
     assert random_play.meta["backend"] in ("tree", "serial")
+
+
+def test_a_state_after_a_move_leaves_the_state_before_it_as_it_was() -> None:
+    """The tree walk carries each state to its children (SolverState.after), so a fork must not
+    change the state the other children start from."""
+    agent = make_agent("least-worst")
+    game = resolve_setup("guessgym/Wordle-v1", {"hard_mode": True}).game
+    agent.begin(game)
+    start = agent.state
+    before = (len(start.candidates), start.attempt, list(start.history), start.hard.legal_mask().copy())
+    guess = agent.propose()
+    first = start.after(guess, 0)
+    second = start.after(guess, game.solved_pattern - 1)
+    assert (len(start.candidates), start.attempt, start.history) == before[:3]
+    assert (start.hard.legal_mask() == before[3]).all()
+    assert first.attempt == second.attempt == 1 and first.history != second.history
+    assert len(first.candidates) < len(start.candidates)
+    agent.resume(first)
+    assert agent.state is first
