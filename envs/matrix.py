@@ -39,9 +39,6 @@ DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: larger matrices are computed row by row
 #: the whole matrix in memory; every classic Nerdle equation as a guess takes 2.4 GB).
 SOLVER_MAX_BYTES = 8 << 30
 
-#: Guesses computed together when a transposed matrix is built without a dense one.
-TRANSPOSE_BLOCK = 2048
-
 #: Rows kept by an on-demand matrix at least: the env and the agent ask for the same row in one
 #: step, and openers are asked for in every game.
 ROW_CACHE_SIZE = 64
@@ -213,8 +210,8 @@ class PatternMatrix:
         take more than ``max_bytes`` (default :data:`SOLVER_MAX_BYTES`).
 
         From the dense matrix when there is one; otherwise (a matrix too large to cache, such as
-        every valid classic Nerdle equation against its answers, 2.4 GB) computed a block of
-        guesses at a time straight into the transposed layout, so the dense matrix never exists.
+        every valid classic Nerdle equation against its answers, 2.4 GB) computed straight into the
+        transposed layout, so the dense matrix never exists.
         """
         if self.dense is not None:
             out = np.empty(self.shape[::-1], dtype=self.dense.dtype)
@@ -224,15 +221,9 @@ class PatternMatrix:
         if n_guesses * n_answers * self.dtype.itemsize > (SOLVER_MAX_BYTES if max_bytes is None else max_bytes):
             return None
         g = self.game
-        out = np.empty((n_answers, n_guesses), dtype=self.dtype)
-        for start in range(0, n_guesses, TRANSPOSE_BLOCK):
-            stop = min(start + TRANSPOSE_BLOCK, n_guesses)
-            block = pattern_matrix(g.guess_codes[start:stop], g.answer_codes, g.n_symbols)
-            for guess in range(start, stop):
-                wins = g.commutative_wins.get(guess)
-                if wins is not None:
-                    block[guess - start, wins] = g.solved_pattern
-            transpose_into(out, block, start)
+        out = pattern_matrix(g.guess_codes, g.answer_codes, g.n_symbols, transposed=True)
+        for guess, wins in g.commutative_wins.items():
+            out[wins, guess] = g.solved_pattern
         return out
 
     def row_over(self, guess: int, answers: np.ndarray) -> np.ndarray:

@@ -163,67 +163,112 @@ def encode(words: list[str] | tuple[str, ...], alphabet: str) -> np.ndarray:
     return codes
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _fill_matrix(guesses: np.ndarray, answers: np.ndarray, n_symbols: int, out: np.ndarray) -> None:
-    length = guesses.shape[1]
-    n_answers = answers.shape[0]
+@njit(cache=True, nogil=True, inline="always")
+def _powers_of_three(length: int) -> np.ndarray:
     pow3 = np.empty(length, dtype=np.int64)
     p = 1
     for i in range(length):
         pow3[i] = p
         p *= 3
-    # Symbol-set bitmask of every answer: for a guess without repeated symbols a non-green symbol
-    # is yellow exactly when the answer contains it anywhere (no other copy in the guess competes).
-    answer_sets = np.zeros(n_answers, dtype=np.int64)
-    for ai in range(n_answers):
-        m = 0
-        for i in range(length):
-            m |= np.int64(1) << answers[ai, i]
-        answer_sets[ai] = m
-    for gi in prange(guesses.shape[0]):
-        counts = np.zeros(n_symbols, dtype=np.int32)
-        distinct = True
+    return pow3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _symbol_sets(words: np.ndarray) -> np.ndarray:
+    """Each word's symbols as a 64-bit mask."""
+    sets = np.zeros(words.shape[0], dtype=np.int64)
+    for w in range(words.shape[0]):
+        m = np.int64(0)
+        for i in range(words.shape[1]):
+            m |= np.int64(1) << words[w, i]
+        sets[w] = m
+    return sets
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _distinct(guesses: np.ndarray) -> np.ndarray:
+    """Whether each guess has no repeated symbol."""
+    out = np.ones(guesses.shape[0], dtype=np.bool_)
+    for gi in range(guesses.shape[0]):
         seen = np.int64(0)
-        for i in range(length):
+        for i in range(guesses.shape[1]):
             bit = np.int64(1) << guesses[gi, i]
             if seen & bit:
-                distinct = False
+                out[gi] = False
             seen |= bit
-        if distinct:
-            for ai in range(n_answers):
-                pattern = 0
-                aset = answer_sets[ai]
-                for i in range(length):
-                    g = guesses[gi, i]
-                    if g == answers[ai, i]:
-                        pattern += 2 * pow3[i]
-                    elif (aset >> g) & 1:
-                        pattern += pow3[i]
-                out[gi, ai] = pattern
-            continue
-        for ai in range(n_answers):
-            pattern = 0
-            for i in range(length):
-                if guesses[gi, i] == answers[ai, i]:
-                    pattern += 2 * pow3[i]
-                else:
-                    counts[answers[ai, i]] += 1
-            for i in range(length):
-                g = guesses[gi, i]
-                if g != answers[ai, i] and counts[g] > 0:
-                    counts[g] -= 1
-                    pattern += pow3[i]
-            for i in range(length):
-                counts[answers[ai, i]] = 0
-            out[gi, ai] = pattern
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pattern(guesses: np.ndarray, gi: int, distinct: bool, answers: np.ndarray, ai: int, aset: np.int64,
+             counts: np.ndarray, pow3: np.ndarray) -> int:
+    """The tiles of guess ``gi`` against answer ``ai``. For a guess without repeated symbols a
+    non-green symbol is yellow exactly when the answer contains it anywhere (no other copy in the
+    guess competes), read from the answer's symbol set; otherwise the copies are counted
+    (``counts``: zeros on entry and on return)."""
+    length = guesses.shape[1]
+    pattern = 0
+    if distinct:
+        for i in range(length):
+            g = guesses[gi, i]
+            if g == answers[ai, i]:
+                pattern += 2 * pow3[i]
+            elif (aset >> g) & 1:
+                pattern += pow3[i]
+        return pattern
+    for i in range(length):
+        if guesses[gi, i] == answers[ai, i]:
+            pattern += 2 * pow3[i]
+        else:
+            counts[answers[ai, i]] += 1
+    for i in range(length):
+        g = guesses[gi, i]
+        if g != answers[ai, i] and counts[g] > 0:
+            counts[g] -= 1
+            pattern += pow3[i]
+    for i in range(length):
+        counts[answers[ai, i]] = 0
+    return pattern
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _fill_matrix(guesses: np.ndarray, answers: np.ndarray, n_symbols: int, out: np.ndarray) -> None:
+    """``out[guess, answer]``, in parallel over guesses."""
+    pow3 = _powers_of_three(guesses.shape[1])
+    answer_sets = _symbol_sets(answers)
+    distinct = _distinct(guesses)
+    for gi in prange(guesses.shape[0]):
+        counts = np.zeros(n_symbols, dtype=np.int32)
+        if distinct[gi]:  # the branch taken once per guess, not per answer
+            for ai in range(answers.shape[0]):
+                out[gi, ai] = _pattern(guesses, gi, True, answers, ai, answer_sets[ai], counts, pow3)
+        else:
+            for ai in range(answers.shape[0]):
+                out[gi, ai] = _pattern(guesses, gi, False, answers, ai, answer_sets[ai], counts, pow3)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _fill_matrix_transposed(guesses: np.ndarray, answers: np.ndarray, n_symbols: int, out: np.ndarray) -> None:
+    """``out[answer, guess]``, in parallel over answers: each answer's row written in order."""
+    pow3 = _powers_of_three(guesses.shape[1])
+    answer_sets = _symbol_sets(answers)
+    distinct = _distinct(guesses)
+    for ai in prange(answers.shape[0]):
+        counts = np.zeros(n_symbols, dtype=np.int32)
+        aset = answer_sets[ai]
+        for gi in range(guesses.shape[0]):
+            out[ai, gi] = _pattern(guesses, gi, distinct[gi], answers, ai, aset, counts, pow3)
 
 
 def pattern_matrix(
-    guess_codes: np.ndarray, answer_codes: np.ndarray, n_symbols: int, out: np.ndarray | None = None
+    guess_codes: np.ndarray, answer_codes: np.ndarray, n_symbols: int, out: np.ndarray | None = None, *,
+    transposed: bool = False,
 ) -> np.ndarray:
-    """Fill the ``(guesses, answers)`` pattern matrix for encoded words (see :func:`encode`).
+    """Fill the ``(guesses, answers)`` pattern matrix for encoded words (see :func:`encode`), or
+    with ``transposed`` the ``(answers, guesses)`` one (the exact search's layout, written in
+    place rather than transposed after).
 
-    The kernel is compiled with numba and runs in parallel over guesses.
+    The kernel is compiled with numba and runs in parallel over guesses (answers when transposed).
     """
     if guess_codes.ndim != 2 or answer_codes.ndim != 2:
         raise ValueError("guess_codes and answer_codes must be 2-D arrays of symbol indices")
@@ -236,10 +281,10 @@ def pattern_matrix(
             f"alphabets of at most 63 symbols are supported (symbol sets are 64-bit masks), got {n_symbols}"
         )
     length = guess_codes.shape[1]
+    shape = (guess_codes.shape[0], answer_codes.shape[0])
     if out is None:
-        out = np.empty((guess_codes.shape[0], answer_codes.shape[0]), dtype=pattern_dtype(length))
+        out = np.empty(shape[::-1] if transposed else shape, dtype=pattern_dtype(length))
     if guess_codes.shape[0] and answer_codes.shape[0]:
-        _fill_matrix(
-            np.ascontiguousarray(guess_codes), np.ascontiguousarray(answer_codes), n_symbols, out
-        )
+        fill = _fill_matrix_transposed if transposed else _fill_matrix
+        fill(np.ascontiguousarray(guess_codes), np.ascontiguousarray(answer_codes), n_symbols, out)
     return out

@@ -241,6 +241,8 @@ def test_pattern_matrix_matches_mark_attempt_reference(case: tuple[str, list[str
     for i, g in enumerate(guesses):
         for j, a in enumerate(answers):
             assert marks_to_pattern(mark_attempt_reference(g, a)) == matrix[i, j]
+    transposed = pattern_matrix(encode(guesses, alphabet), encode(answers, alphabet), len(alphabet), transposed=True)
+    np.testing.assert_array_equal(transposed, matrix.T)
 
 
 @settings(max_examples=100)
@@ -251,6 +253,8 @@ def test_pattern_matrix_matches_nerdle_eval_reference(case: tuple[str, list[str]
     for i, g in enumerate(guesses):
         for j, a in enumerate(answers):
             assert marks_to_pattern(hints_to_marks(nerdle_eval_reference(a, g))) == matrix[i, j]
+    transposed = pattern_matrix(encode(guesses, alphabet), encode(answers, alphabet), len(alphabet), transposed=True)
+    np.testing.assert_array_equal(transposed, matrix.T)
 
 
 @pytest.mark.parametrize(
@@ -264,6 +268,8 @@ def test_pattern_matrix_matches_score_on_real_lists(game_factory) -> None:
     matrix = pattern_matrix(game.guess_codes[gi], game.answer_codes[ai], game.n_symbols)
     expected = [[score(game.guesses[g], game.answers[a]) for a in ai] for g in gi]
     np.testing.assert_array_equal(matrix, np.array(expected))
+    transposed = pattern_matrix(game.guess_codes[gi], game.answer_codes[ai], game.n_symbols, transposed=True)
+    np.testing.assert_array_equal(transposed, np.array(expected).T)
 
 
 def test_pattern_matrix_with_empty_sides_and_an_out_array() -> None:
