@@ -103,7 +103,7 @@ class Candidates:
         """Candidates after ``guess`` (an action index) received ``pattern``; a new object."""
         kept = self.indices.copy()
         count = filter_candidates(self.matrix.row(guess), kept, len(kept), int(pattern))
-        return Candidates(self.game, kept[:count], self.matrix)
+        return Candidates(self.game, kept[:count].copy(), self.matrix)  # not a view holding every index before
 
     def words(self) -> list[str]:
         """The remaining answers as strings."""

@@ -173,6 +173,8 @@ def test_candidates_helpers() -> None:
     patterns = start.possible_patterns(g)
     assert len(set(patterns)) == len(patterns)
     assert sum(len(start.update(g, int(p))) for p in patterns) == 206  # the patterns partition the set
+    # each set holds only its own indices, not a view of its parent's (a tree walk keeps thousands alive)
+    assert after.indices.base is None or after.indices.base.size == len(after)
 
 
 # ---- HardModeRule ---------------------------------------------------------------------------------
