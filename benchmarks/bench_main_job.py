@@ -6,6 +6,11 @@ Issue 51, aim 1: the main job took 7 min 33 s and 4.3 GB from an empty cache on 
 warm. Each side runs the command in a fresh process (the base revision's code from a temporary
 ``git worktree``), first with an empty ``GUESSGYM_CACHE_DIR`` (cold), then again with the cache
 that run filled (warm); the sides alternate (base cold, current cold, base warm, current warm).
+numba's compiled kernels are kept in that folder too (``NUMBA_CACHE_DIR``), so a cold run compiles
+them, as a fresh install's first command does, on both sides alike (before 2026-11-29 the current
+checkout's kernels were already compiled in its source folder and the base worktree's were not,
+which counted the base's compiling against it: against 7ce1b2b 283 s cold against 187 s the old
+way, 263 s against 236 s with both compiling, ``results/benchmarks/main_job.md``).
 Every result file of the two sides' runs is then compared with the timings left out (``wall_seconds``,
 ``seconds_per_game`` and the like), and every move analysis byte for byte: a change that is only
 faster prints ``same results``.
@@ -52,7 +57,7 @@ sys.exit(code)
 def run(tree: Path | None, cache: Path, out: Path, sample: int | None) -> dict[str, float]:
     """``guessgym compare`` in a fresh process; its wall seconds and the peak resident memory of its
     largest process."""
-    env = {**os.environ, "GUESSGYM_CACHE_DIR": str(cache)}
+    env = {**os.environ, "GUESSGYM_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache / "numba")}
     if tree is not None:
         env["PYTHONPATH"] = str(import_root(tree))
     argv = [sys.executable, "-m", "guessgym", "compare", "--out", str(out), "--no-progress"]
