@@ -67,11 +67,16 @@ class LearnedAgent(Agent):
             self.name = name
         self._rng = np.random.default_rng(seed)
         self._keys = list(model.policy.observation_space.spaces)  # type: ignore[attr-defined]
+        #: how the policy was trained, in words, where the model's own step count does not say it
+        #: (a shipped model's card: DAgger or cloning leave an SB3 model with 0 steps)
+        self.training: str | None = None
 
     def describe(self) -> str:
+        how = "argmax" if self.deterministic else "sampled"
+        if self.training is not None:
+            return f"guess policy trained on {self.trained_game.name} ({self.training}; {how})"
         algo = type(self.model).__name__
         steps = int(getattr(self.model, "num_timesteps", 0))
-        how = "argmax" if self.deterministic else "sampled"
         return f"{algo} guess policy trained {steps:,} steps on {self.trained_game.name} ({how})"
 
     def begin(self, game: Game) -> None:

@@ -121,6 +121,7 @@ def load_pretrained(name: str, *, deterministic: bool = True) -> LearnedAgent:
     except (TypeError, ValueError) as exc:
         raise PretrainedError(f"the model card of {name!r} names a game guessgym cannot make ({exc})") from None
     agent = load_agent(path, deterministic=deterministic, name=SPEC_PREFIX + name, game=game)
+    agent.training = training_summary(card["training"])
     if agent.trained_game.fingerprint != card["fingerprint"]:
         raise PretrainedError(
             f"pretrained model {name!r} plays {agent.trained_game.name} (fingerprint "
@@ -173,6 +174,20 @@ def card_markdown(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def training_summary(training: dict[str, Any]) -> str:
+    """How a shipped model was trained, in a few words (its card's ``training``): DAgger's
+    iterations and games for the general policy, else its cloning epochs and its PPO steps."""
+    general = training.get("general")
+    if general:
+        return f"DAgger, {general['iterations']} iterations over {general['games']:,} games"
+    parts = []
+    if training.get("cloning"):
+        parts.append(f"cloned, {training['cloning']['epochs']} epochs")
+    if training["steps"] or not parts:
+        parts.append(f"{training['steps']:,} PPO steps")
+    return " + ".join(parts)
+
+
 def _training_rows(tr: dict[str, Any]) -> list[str]:
     """The card's rows on how the model was trained: cloning (if any), PPO steps, wall time."""
     rows = []
@@ -207,4 +222,5 @@ __all__ = [
     "load_pretrained",
     "model_card",
     "model_path",
+    "training_summary",
 ]

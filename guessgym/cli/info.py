@@ -55,7 +55,7 @@ def _table(rows: Sequence[tuple[str, ...]]) -> str:
 
 
 def cmd_pretrained(args: argparse.Namespace) -> int:
-    from ..agents.pretrained import PretrainedError, available, card_markdown, model_card
+    from ..agents.pretrained import PretrainedError, available, card_markdown, model_card, training_summary
 
     if args.name:
         try:
@@ -70,20 +70,10 @@ def cmd_pretrained(args: argparse.Namespace) -> int:
         ev = card["evaluation"]
         kwargs = " ".join(f"{k}={v}" for k, v in card["env_kwargs"].items())
         print(f"| pretrained:{name} | {card['env_id']} {kwargs} | {ev['games']:,} | {100 * ev['win_rate']:.2f} | "
-              f"{ev['mean_guesses']:.4f} | {_training(card['training'])} | {card['model_bytes'] / 1e6:.1f} MB |")
+              f"{ev['mean_guesses']:.4f} | {training_summary(card['training'])} | {card['model_bytes'] / 1e6:.1f} MB |")
     print("\n'guessgym pretrained NAME' shows a model card; "
           "'guessgym evaluate --agent pretrained:NAME' evaluates it on its game.")
     return 0
-
-
-def _training(training: dict[str, Any]) -> str:
-    """How a shipped model was trained, in a few words: its cloning epochs and its PPO steps."""
-    parts = []
-    if training.get("cloning"):
-        parts.append(f"cloned, {training['cloning']['epochs']} epochs")
-    if training["steps"] or not parts:
-        parts.append(f"{training['steps']:,} PPO steps")
-    return " + ".join(parts)
 
 
 def cmd_cache(args: argparse.Namespace) -> int:

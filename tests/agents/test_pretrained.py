@@ -71,6 +71,18 @@ def test_one_line_loaders_and_the_command_line_play_the_cards_game(capsys: pytes
     assert "guessgym/MiniNerdle-v1" in capsys.readouterr().out
 
 
+def test_each_model_is_described_by_how_it_was_trained(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 52: the general policy was trained by DAgger, not "MaskablePPO ... trained 0 steps";
+    a cloned model says its epochs; a PPO model its steps (from its card, in the list and the agent alike)."""
+    general, cloned, ppo = (load_pretrained(n).describe() for n in ("wordle-general", "wordle-cloned", "mini-nerdle"))
+    assert "DAgger, 10 iterations over 240 games" in general and "0 steps" not in general
+    assert "cloned, 4 epochs" in cloned and "0 PPO steps" not in cloned
+    assert f"{model_card('mini-nerdle')['training']['steps']:,} PPO steps" in ppo
+    assert cli.main(["pretrained"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "pretrained:wordle-general " in line)
+    assert "DAgger" in row and "0 PPO steps" not in row
+
+
 # ---- shipping a run, and the errors -----------------------------------------------------------------
 @pytest.fixture
 def shipped_micro(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
