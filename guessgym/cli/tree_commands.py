@@ -144,9 +144,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     result.tree.save(args.out, game)
     scope = (f"among trees opening with {args.opener}" if args.opener else
              "over every opener" if args.proof or openers == "all" else f"among the {openers} most promising openers")
-    status = (f"proven optimal {scope}" if result.proven else
-              f"not proven {scope}: lower bound {result.lower_bound:,} (gap {result.gap:,}, "
-              f"{100 * result.gap / result.lower_bound:.2f}%)")
+    if result.proven:
+        status = f"proven optimal {scope}"
+    elif result.gap == 0:  # exact over the openers searched, which are not every opener
+        status = f"proven optimal {scope}, not over every opener (--openers all or --proof for that)"
+    else:
+        status = (f"not proven {scope}: lower bound {result.lower_bound:,} (gap {result.gap:,}, "
+                  f"{100 * result.gap / result.lower_bound:.2f}%)")
     print(f"{game.name}: opener {result.tree.root.guess}, total {result.total:,} over {len(result.tree.paths):,} "
           f"answers (mean {result.mean:.4f}, max {result.tree.max_depth}); {status}; width "
           f"{result.settings['width'] or 'every guess'}; {result.seconds:.1f} s, {result.nodes:,} sets searched"

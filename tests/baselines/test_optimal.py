@@ -284,6 +284,10 @@ def test_the_solve_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--opener", "8-1=7", "--beam", "1",
                  "--out", str(tmp_path / "b.txt"), "--no-memo"]) == 0
     assert "not proven among trees opening with 8-1=7" in capsys.readouterr().out
+    assert main(["solve", "--env", "guessgym/MicroNerdle-v1", "--openers", "3", "--out", str(tmp_path / "c.txt"),
+                 "--memo-dir", str(memo)]) == 0
+    text = capsys.readouterr().out  # issue 52: exact among the openers searched is not "not proven (gap 0)"
+    assert "proven optimal among the 3 most promising openers, not over every opener" in text and "gap 0" not in text
     for argv, message in [
         (["--proof", "--beam", "2"], "--proof searches every opener exactly"),
         (["--openers", "some"], "--openers must be 'all' or a number"),
