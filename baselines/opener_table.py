@@ -268,14 +268,20 @@ def fill_refute(table: OpenerTable, solver: OpenerSolver, bound: int, *, deadlin
     return settled
 
 
-def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str, floor: int = 0) -> bytes:
+def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str, floor: int = 0,
+                 best: tuple[str, int] | None = None) -> bytes:
     """The package's compact form of a table (:func:`~guessgym.agents.opener_values.parse_table`
     reads it): gzip'd JSON with each guess's lower bound and upper total (0 and 0: not computed),
     and the guesses whose trees do not fit the attempts. ``floor``: a proven lower bound of every
-    tree that fits (the optimum's, proven over every opener), which raises the openers' bounds."""
-    lower = [(max(values[g].lower, min(floor, values[g].upper)) if values[g].fits else values[g].lower)
-             if g in values else 0 for g in game.guesses]
+    tree that fits (the optimum's, proven over every opener), which raises the openers' bounds;
+    ``best``: the optimum's opener and total, a tree that lowers that opener's upper total (the
+    table's own tree for it may be a greedy one: hard mode's SALET was 8,099 to 8,106)."""
     upper = [values[g].upper if g in values else 0 for g in game.guesses]
+    if best is not None and best[0] in values:
+        at = game.guess_index[best[0]]
+        upper[at] = min(upper[at], best[1])
+    lower = [(max(values[g].lower, min(floor, upper[i])) if values[g].fits else values[g].lower)
+             if g in values else 0 for i, g in enumerate(game.guesses)]
     unfit = sorted(game.guess_index[w] for w, v in values.items() if not v.fits)
     data = {"format": 1, "game": game.name, "fingerprint": game.fingerprint, "hard_mode": game.hard_mode,
             "max_attempts": game.max_attempts, "guesses": len(game.guesses), "lower": lower, "upper": upper,

@@ -117,7 +117,8 @@ def ship() -> None:
         command = f"python scripts/opener_table.py run {mode}; python scripts/opener_table.py ship"
         optimum = known_optimum(game)  # proven over every opener: no tree that fits does better
         floor = optimum.lower_bound if optimum is not None else 0
-        blob = shipped_blob(game, values, command, floor)
+        best = (optimum.opener, optimum.total) if optimum is not None and optimum.opener else None
+        blob = shipped_blob(game, values, command, floor, best)
         atomic_write_bytes(PACKAGE / f"{name}.json.gz", blob)
         print(f"{PACKAGE / f'{name}.json.gz'}: {len(values):,} openers, {len(blob) / 1024:.0f} KiB")
 

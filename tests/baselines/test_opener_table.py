@@ -128,6 +128,27 @@ def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
         if len(values) < len(game.guesses) else None
     if missing is not None:
         assert shipped.interval(game, missing) is None
+    # the optimum's tree is a tree of its opener: it lowers that opener's upper total to the optimum
+    optimum = solve(game)
+    word = optimum.tree.root.guess
+    wide = {**values, word: OpenerValue(word, optimum.total - 5, optimum.total + 3, True)}
+    best = parse_table(shipped_blob(game, wide, "cmd", floor=optimum.total, best=(word, optimum.total)), "t.json.gz")
+    got = best.interval(game, game.guess_index[word])
+    assert got is not None and got.exact and got.upper == optimum.total
+
+
+def test_the_shipped_tables_give_the_optimums_opener_its_proven_total() -> None:
+    """Issue 52: hard mode's SALET was 8,099 to 8,106 in the table though the proof gives 8,099."""
+    from guessgym.agents.opener_values import opener_interval
+    from guessgym.agents.optima import known_optimum
+    from guessgym.envs.game import make_game
+
+    for env_id in ("guessgym/Wordle-v1", "guessgym/WordleHard-v1"):
+        game = make_game(env_id)
+        optimum = known_optimum(game)
+        assert optimum is not None and optimum.proven
+        got = opener_interval(game, game.guess_index[optimum.opener])
+        assert got is not None and (got.lower, got.upper) == (optimum.total, optimum.total)
 
 
 @pytest.mark.parametrize(("blob", "message"), [
