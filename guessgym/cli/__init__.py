@@ -10,11 +10,13 @@ Subcommands::
     guessgym list                                    environments, agents, the main job
     guessgym train ...                               train a learned agent (training package)
     guessgym serve [--env ID]                        a chat game in OpenEnv's protocol
+    guessgym opener WORD [--hard] [--list L]         a Wordle opener's exact total, rank and loss
 
 Modules: :mod:`~guessgym.cli.common` (what the commands share), :mod:`~guessgym.cli.evaluate`
 (evaluate, compare), :mod:`~guessgym.cli.analyze` (analyze), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
-:mod:`~guessgym.cli.tree_commands` (tree, solve, worst-case), :mod:`~guessgym.cli.info` (list, pretrained,
-cache), :mod:`~guessgym.cli.train` (train; imported only when asked for, as it imports torch).
+:mod:`~guessgym.cli.tree_commands` (tree, solve, worst-case), :mod:`~guessgym.cli.opener` (opener),
+:mod:`~guessgym.cli.info` (list, pretrained, cache), :mod:`~guessgym.cli.train` (train; imported only when
+asked for, as it imports torch).
 
 Bad input (unknown environment or agent, malformed keyword arguments, unknown answers) prints one
 line to stderr and exits with status 2; a run in which an agent crashed exits with 1.
@@ -32,14 +34,14 @@ from typing import Any
 
 from ..infra.deprecation import moved_names
 from ..infra.optional import DependencyNotInstalled
-from . import analyze, demos, evaluate, games, info, serve, tree_commands
+from . import analyze, demos, evaluate, games, info, opener, serve, tree_commands
 from .common import PROG, OneLineParser, UsageError, agent_from_spec, parse_answers, parse_kwargs
 
 #: The commands of :mod:`guessgym.cli.train`, whose parser is built only when one is asked for.
 TRAINING_COMMANDS = ("train", "train-general")
 
 #: The modules of commands, in the order their commands are listed.
-COMMAND_MODULES = (evaluate, analyze, demos, games, tree_commands, serve, info)
+COMMAND_MODULES = (evaluate, analyze, demos, games, tree_commands, opener, serve, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:
