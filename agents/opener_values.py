@@ -129,9 +129,11 @@ def opener_interval(game: Game, guess: int) -> OpenerInterval | None:
     return None if table is None else table.interval(game, guess)
 
 
-def _ranking(game: Game, table: OpenerValues) -> list[tuple[int, int, int]]:
-    """``(upper, lower, guess)`` of every computed opener, best first."""
-    rows = [(int(table.upper[g]), int(table.lower[g]), int(g)) for g in np.flatnonzero(table.upper)]
+def _ranking(game: Game, table: OpenerValues, fits: bool = True) -> list[tuple[int, int, int]]:
+    """``(upper, lower, guess)`` of every computed opener that always wins within the attempts
+    (``fits=False``: of those that cannot), best first."""
+    rows = [(int(table.upper[g]), int(table.lower[g]), int(g)) for g in np.flatnonzero(table.upper)
+            if (int(g) not in table.unfit) == fits]
     return sorted(rows)
 
 
@@ -157,6 +159,32 @@ def _figures(lower: int, upper: int, answers: int, best: int | None) -> tuple[st
     return f"{lower:,} to {upper:,}", f"{lower / answers:.3f} to {upper / answers:.3f}", loss
 
 
+#: The picture of every opener's value (drawn by ``scripts/opener_table.py page``), from docs/.
+PICTURE = "_static/openers-values.png"
+
+
+def table_data(games: list[Game]) -> list[dict[str, Any]]:
+    """Every computed opener of each game with a shipped table, for the full table's page: per game
+    its name, mode, answers, optimum and rows ``[rank, opener, lower, upper]``, the openers that
+    always win first, best first (``rank`` a number where certain, ``"(n)"`` where provisional),
+    then those that cannot (``rank`` ``"†"``)."""
+    out = []
+    for game in games:
+        table = opener_values(game)
+        if table is None:
+            continue
+        optimum = known_optimum(game)
+        rows = _ranking(game, table)
+        certain = certain_count((up, lo) for up, lo, _ in rows)
+        data: list[list[Any]] = [[str(rank) if rank <= certain else f"({rank})", game.guesses[g], lo, up]
+                                 for rank, (up, lo, g) in enumerate(rows, start=1)]
+        data += [["†", game.guesses[g], lo, up] for up, lo, g in _ranking(game, table, fits=False)]
+        out.append({"game": game.name, "mode": "hard mode" if game.hard_mode else "normal mode",
+                    "answers": len(game.answers), "guesses": len(game.guesses),
+                    "best": optimum.total if optimum is not None and optimum.proven else None, "rows": data})
+    return out
+
+
 def page_markdown(games: list[Game], top: int = 100) -> str:
     """The published page: for each game with a shipped table, its coverage, the best ``top``
     openers (rank, total, mean, loss against the optimum) and where some well-known openers stand."""
@@ -175,7 +203,11 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
              "In hard mode many openers *cannot always win within six guesses*: TRACE's tiles YBYGB leave",
              "batch, catch, hatch, latch, match, patch and watch, and hard mode only lets each guess try one",
              "of them, seven answers for five guesses. Such an opener's value counts the games it cannot",
-             "win in time as played on without the limit, as the move analysis does; it is marked.", ""]
+             "win in time as played on without the limit, as the move analysis does; it is marked † and not",
+             "ranked among the openers that always win.", "",
+             "Every opener of both tables, searchable: [the full table](../envs/data/openers). How the openers'",
+             "values spread (`python scripts/opener_table.py page` draws it from the shipped tables):", "",
+             f"![Every opener's mean guesses, normal and hard mode]({PICTURE})", ""]
     for game in games:
         table = opener_values(game)
         if table is None:
@@ -183,6 +215,7 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
         optimum = known_optimum(game)
         best = optimum.total if optimum is not None else None
         rows = _ranking(game, table)
+        unfit = len(table.unfit)
         certain = certain_count((up, lo) for up, lo, _ in rows)
         n = len(game.answers)
         mode = "hard mode" if game.hard_mode else "normal mode"
@@ -190,14 +223,14 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
                   f"Coverage: {table.computed:,} openers with an interval, {table.exact:,} solved exactly; the best "
                   f"{certain:,} are ranked for certain (each exact, and no other opener's lower bound is below it)."
                   + (f" Optimum: {best:,} ({optimum.opener})." if optimum is not None and best is not None else "")
-                  + " A rank in parentheses is provisional; † marks an opener that cannot always win within "
-                  f"{game.max_attempts} guesses.",
+                  + " A rank in parentheses is provisional."
+                  + (f" {unfit:,} openers cannot always win within {game.max_attempts} guesses: they are not ranked "
+                     "here (the full table lists them apart, marked †)." if unfit else ""),
                   "", "| rank | opener | total | mean | loss per game |", "|---:|---|---:|---:|---:|"]
         for rank, (up, lo, g) in enumerate(rows[:top], start=1):
             shown, mean, loss = _figures(lo, up, n, best)
             place = f"{rank}" if rank <= certain else f"({rank})"
-            word = game.guesses[g] + ("†" if g in table.unfit else "")
-            lines.append(f"| {place} | {word} | {shown} | {mean} | {loss} |")
+            lines.append(f"| {place} | {game.guesses[g]} | {shown} | {mean} | {loss} |")
         famous = [w for w in ("crane", "slate", "adieu", "audio", "raise", "arise", "stare", "roate", "soare",
                               "fuzzy") if w in game.guess_index]
         lines += ["", "Some openers people use:", "", "| opener | total | mean | loss per game |",
@@ -208,10 +241,11 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
                 lines.append(f"| {word} | not computed yet | | |")
                 continue
             shown, mean, loss = _figures(interval.lower, interval.upper, n, best)
-            lines.append(f"| {word} | {shown} | {mean} | {loss} |")
+            mark, loss = ("", loss) if interval.fits else ("†", "")
+            lines.append(f"| {word}{mark} | {shown} | {mean} | {loss} |")
         lines.append("")
     return "\n".join(lines)
 
 
-__all__ = ["OpenerInterval", "OpenerValues", "certain_count", "opener_interval", "opener_values", "page_markdown",
-           "parse_table", "shipped_tables"]
+__all__ = ["PICTURE", "OpenerInterval", "OpenerValues", "certain_count", "opener_interval", "opener_values",
+           "page_markdown", "parse_table", "shipped_tables", "table_data"]

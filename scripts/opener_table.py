@@ -6,7 +6,8 @@ opener's greedy interval (its proven lower bound, raised to the proof's bound fr
 for as long as ``--hours`` allows; run it again and it goes on where it stopped. ``ship`` writes the
 table into the package (``envs/data/openers/<name>.json.gz``: per guess, its lower bound and upper
 total), which the move analysis reads to judge a first move at once; ``page`` writes the published
-page (``docs/openers.md``: rank, total, mean, loss against the optimum) and ``status`` says how far
+page (``docs/openers.md``: rank, total, mean, loss against the optimum) and its picture of every
+opener's value (``docs/_static/openers-values.png``) and ``status`` says how far
 each table has come.
 
 Usage (from the repository root; one core each)::
@@ -124,10 +125,60 @@ def ship() -> None:
 
 
 def page() -> None:
-    from guessgym.agents.opener_values import page_markdown
+    from guessgym.agents.opener_values import PICTURE, page_markdown
 
-    atomic_write_text(PAGE, page_markdown([make_game(env_id) for _, env_id, _ in TABLES.values()]))
+    games = [make_game(env_id) for _, env_id, _ in TABLES.values()]
+    atomic_write_text(PAGE, page_markdown(games))
     print(f"wrote {PAGE}")
+    picture = PAGE.parent / PICTURE
+    draw_values(games, picture)
+    print(f"wrote {picture}")
+
+
+def draw_values(games: list[Game], path: Path) -> None:
+    """How every opener's mean guesses spread, one panel per game: exact values, and the upper end
+    of the openers still given as an interval, apart; the optimum marked (needs matplotlib)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from guessgym.agents.opener_values import opener_values
+
+    shown = [(g, opener_values(g)) for g in games]
+    shown = [(g, t) for g, t in shown if t is not None]
+    fig, axes = plt.subplots(len(shown), 1, figsize=(8, 3.2 * len(shown)), squeeze=False)
+    for ax, (game, table) in zip(axes[:, 0], shown, strict=True):
+        n = len(game.answers)
+        done = table.upper > 0
+        fits = done.copy()
+        fits[list(table.unfit)] = False
+        exact = fits & (table.lower == table.upper)
+        bounded = fits & ~exact
+        means = table.upper / n
+        bins = np.linspace(means[done].min(), np.percentile(means[done], 99.9), 60)
+        ax.hist([means[exact], means[bounded], means[done & ~fits]], bins=bins, stacked=True,
+                color=["#2a7ab9", "#a6c8e6", "#d9822b"],
+                label=[f"exact ({exact.sum():,})", f"interval, its upper end ({bounded.sum():,})",
+                       f"cannot always win in {game.max_attempts}, upper end ({(done & ~fits).sum():,})"])
+        optimum = known_optimum(game)
+        if optimum is not None:
+            ax.axvline(optimum.total / n, color="black", linewidth=1)
+            ax.annotate(f" optimum {optimum.opener} {optimum.total / n:.4f}", (optimum.total / n, 0.93),
+                        xycoords=("data", "axes fraction"), fontsize=8)
+        mode = "hard mode" if game.hard_mode else "normal mode"
+        ax.set_title(f"{game.name}, {mode}: {done.sum():,} of {len(game.guesses):,} openers in the table", fontsize=10)
+        ax.set_xlabel("mean guesses with optimal play after the opener")
+        ax.set_ylabel("openers")
+        ax.legend(fontsize=8, frameon=False)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())
 
 
 def main() -> None:

@@ -551,10 +551,42 @@ def generate_favicon() -> None:
 
 
 # ---- Sphinx -----------------------------------------------------------------------------------------
+def openers_table_page() -> str:
+    """The full opener table's page: each shipped table's openers with a search box; the rows are
+    drawn by ``_static/openers-table.js`` from the data, which sits in the page as JSON that cannot
+    end its script element (``guessgym.evaluation.viewer.script_json``)."""
+    from guessgym.agents.opener_values import table_data
+    from guessgym.envs.game import make_game
+    from guessgym.evaluation.viewer import script_json
+
+    data = table_data([make_game("guessgym/Wordle-v1"), make_game("guessgym/WordleHard-v1")])
+    lines = ["# Every opener, searchable", "",
+             "Every opener of the shipped opener tables ([how good is your opener](openers.md) says what the",
+             "figures are): the total guesses over every answer with optimal play after it, exact or a proven",
+             "interval, its mean, and its loss per game against the optimum. Type an opener (or its first",
+             "letters) to find it; openers that cannot always win within the attempts are marked † and listed",
+             "after those that can. `guessgym opener WORD` gives the same from the command line.", ""]
+    for i, game in enumerate(data):
+        lines += [f"## {game['game']}, {game['mode']}", "",
+                  f"{len(game['rows']):,} of {game['guesses']:,} openers in the table.", "",
+                  f'<div class="opener-table" data-index="{i}">',
+                  f'<input type="search" class="opener-search" placeholder="an opener, e.g. crane" '
+                  f'aria-label="search the openers of {game["game"]}, {game["mode"]}">',
+                  '<p class="opener-count"></p>',
+                  '<table class="opener-rows"><thead><tr><th>rank</th><th>opener</th><th>total</th><th>mean</th>'
+                  '<th>loss per game</th></tr></thead><tbody></tbody></table>',
+                  "<noscript>The table needs JavaScript; the best openers are on the openers page.</noscript>",
+                  "</div>", ""]
+    lines += [f'<script type="application/json" id="opener-data">{script_json(data)}</script>',
+              '<script src="_static/openers-table.js"></script>', ""]
+    return "\n".join(lines)
+
+
 def generate(app: Sphinx) -> None:
     """Write every generated page (connected to ``builder-inited``)."""
     generate_environment_pages()
     write_if_changed(DOCS / "reference" / "cli.md", cli_page())
+    write_if_changed(DOCS / "openers-table.md", openers_table_page())
     generate_api_pages()
     generate_results()
 
@@ -581,6 +613,7 @@ def repository_pages() -> dict[str, str]:
     pages["results/benchmarks"] = "results/imported/benchmark-outputs.md"
     pages["envs/registration.py"] = "environments/registered.md"  # the table of every registered id
     pages["guessgym/cli"] = "reference/cli.md"  # the parser the reference is walked from
+    pages["envs/data/openers"] = "openers-table.md"  # the shipped opener tables, every row searchable
     return pages
 
 

@@ -117,3 +117,29 @@ def test_long_table_cells_wrap_instead_of_scrolling(browser: Any, served: str, p
         ".table-wrapper", "ws => ws.filter(w => w.scrollWidth > w.clientWidth + 1).length")
     assert widest_cell <= 36 * 16 + 40
     assert overflowing == 0
+
+
+def test_the_opener_table_finds_an_opener_and_the_openers_page_draws_its_picture(
+        browser: Any, served: str, tmp_path: Path) -> None:
+    """Issue 52: every opener of the shipped tables, searchable in the browser."""
+    report = visit(browser, f"{served}/openers-table.html", tmp_path / "openers-table.png")
+    page = report["page"]
+    normal, hard = page.locator(".opener-table").nth(0), page.locator(".opener-table").nth(1)
+    assert normal.locator("tbody tr").count() == 200  # the first rows, until the reader types
+    assert "Showing 200 of 12,947" in normal.locator(".opener-count").inner_text()
+    assert normal.locator("tbody tr").first.locator("td").all_inner_texts()[:3] == ["1", "salet", "7,897"]
+    normal.locator(".opener-search").fill("CRANE")
+    cells = [row.locator("td").all_inner_texts() for row in normal.locator("tbody tr").all()]
+    assert ["crane", "7,907", "3.4244", "0.0043"] in [c[1:] for c in cells]
+    hard.locator(".opener-search").fill("trace")
+    marked = [row.locator("td").all_inner_texts() for row in hard.locator("tbody tr").all()]
+    assert any(c[0] == "\u2020" and c[1] == "trace" and c[4] == "" for c in marked)  # apart: no rank, no loss
+    normal.locator(".opener-search").fill("<img src=x>")
+    assert normal.locator(".opener-count").inner_text() == "No opener matches."
+    page.screenshot(path=str(tmp_path / "openers-table-search.png"), full_page=False)
+    assert not report["errors"] and not report["failed"], (report["errors"], report["failed"])
+    assert check_links(browser, served, report["links"]) == []
+    openers = visit(browser, f"{served}/openers.html", tmp_path / "openers.png")
+    assert not openers["broken"] and not openers["errors"] and not openers["failed"]
+    assert openers["page"].locator("img[src*='openers-values']").count() == 1
+    assert check_links(browser, served, openers["links"]) == []
