@@ -66,6 +66,14 @@ class OpenerValues:
                               guess not in self.unfit)
 
     @property
+    def always_wins(self) -> np.ndarray:
+        """Per guess: computed, and a tree opening with it wins every answer within the attempts
+        (the openers that are ranked; a new array each time)."""
+        mask = self.upper > 0
+        mask[list(self.unfit)] = False
+        return mask
+
+    @property
     def computed(self) -> int:
         return int(np.count_nonzero(self.upper))
 
@@ -132,9 +140,8 @@ def opener_interval(game: Game, guess: int) -> OpenerInterval | None:
 def _ranking(game: Game, table: OpenerValues, fits: bool = True) -> list[tuple[int, int, int]]:
     """``(upper, lower, guess)`` of every computed opener that always wins within the attempts
     (``fits=False``: of those that cannot), best first."""
-    rows = [(int(table.upper[g]), int(table.lower[g]), int(g)) for g in np.flatnonzero(table.upper)
-            if (int(g) not in table.unfit) == fits]
-    return sorted(rows)
+    chosen = table.always_wins if fits else (table.upper > 0) & ~table.always_wins
+    return sorted((int(table.upper[g]), int(table.lower[g]), int(g)) for g in np.flatnonzero(chosen))
 
 
 def certain_count(intervals: Iterable[tuple[int, int]]) -> int:

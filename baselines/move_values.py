@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,12 +176,18 @@ class StateValues:
     def _key(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[bytes, int, int, bytes]:
         return answers.tobytes(), guess, left, allowed.tobytes() if self.game.hard_mode else b""
 
-    def after(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> tuple[int, list[Bucket]]:
-        """The total with ``guess`` played now and optimal play after it, and its buckets."""
+    def after(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray,
+              progress: Callable[[int, int], None] | None = None) -> tuple[int, list[Bucket]]:
+        """The total with ``guess`` played now and optimal play after it, and its buckets
+        (``progress``: told the answers whose buckets are solved, of all, as each is)."""
         key = self._key(answers, guess, left, allowed)
         if key not in self._after:
-            buckets = [self._bucket(bucket, guess, pattern, left, allowed)
-                       for pattern, bucket in self.split(answers, guess)]
+            buckets, done = [], 0
+            for pattern, bucket in self.split(answers, guess):
+                buckets.append(self._bucket(bucket, guess, pattern, left, allowed))
+                done += int(bucket.size)
+                if progress is not None:
+                    progress(done, int(answers.size))
             self._after[key] = (int(answers.size) + sum(b.total for b in buckets), buckets)
         return self._after[key]
 

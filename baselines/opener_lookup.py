@@ -6,8 +6,9 @@ analysis values a first move (:class:`~guessgym.baselines.move_values.StateValue
 tree cannot win every answer within the attempts has the games it cannot win in time played on
 without the limit, and is not ranked among the openers that always win). :func:`opener_report`
 answers from the shipped table when it has the opener's exact total; otherwise it solves the
-opener's tree (a bucket at a time, with ``progress``; the solved sets are kept in ``cache_dir``), and
-once ``time_budget`` runs out it gives the proven interval instead. ``guessgym opener`` prints it.
+opener's tree (:meth:`~guessgym.baselines.move_values.StateValues.after`, a bucket at a time, with
+``progress``; the solved sets are kept in ``cache_dir``), and once ``time_budget`` runs out it gives
+the proven interval instead. ``guessgym opener`` prints it.
 """
 
 from __future__ import annotations
@@ -137,20 +138,13 @@ def opener_report(game: Game, word: str, *, time_budget: float | None = None,
     values.set_budget(time_budget)
     everyone, left, allowed = values.everyone, game.max_attempts, values.all_guesses
     try:
-        done = 0
-        for pattern, bucket in sorted(values.split(everyone, guess), key=lambda pb: -pb[1].size):
-            values.bucket_after(everyone, guess, pattern, left, allowed)
-            done += int(bucket.size)
-            if progress is not None:
-                progress(done, int(everyone.size))
-        total = values.after_total(everyone, guess, left, allowed)
+        total, buckets = values.after(everyone, guess, left, allowed, progress)
         kernel = values.kernel
         fits: bool | None = all(b.pattern == kernel.green or kernel.cost(b.answers, left - 1, b.allowed, INF) < INF
-                                for b in values.after(everyone, guess, left, allowed)[1])
+                                for b in buckets)
         lower = upper = total
         source = "solved"
     except ValuesTimedOut:
-        values.save()
         low, high, _ = values.bounds().after(everyone, guess, left, allowed)
         lower, upper = low, (high or 0)
         fits = known.fits if known is not None else None
@@ -167,8 +161,7 @@ def _report(game: Game, guess: int, table: OpenerValues | None, lower: int, uppe
     rank: tuple[int, int] | None = None
     ranked = 0
     if table is not None:
-        fitting = table.upper > 0
-        fitting[list(table.unfit)] = False
+        fitting = table.always_wins
         fitting[guess] = False
         others_low, others_high = table.lower[fitting], table.upper[fitting]
         ranked = int(np.count_nonzero(fitting)) + (1 if fits else 0)

@@ -153,9 +153,7 @@ def draw_values(games: list[Game], path: Path) -> None:
     fig, axes = plt.subplots(len(shown), 1, figsize=(8, 3.2 * len(shown)), squeeze=False)
     for ax, (game, table) in zip(axes[:, 0], shown, strict=True):
         n = len(game.answers)
-        done = table.upper > 0
-        fits = done.copy()
-        fits[list(table.unfit)] = False
+        done, fits = table.upper > 0, table.always_wins
         exact = fits & (table.lower == table.upper)
         bounded = fits & ~exact
         means = table.upper / n

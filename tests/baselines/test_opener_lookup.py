@@ -53,8 +53,11 @@ def test_an_opener_the_table_has_not_solved_is_solved_and_ranked_by_the_interval
     partial = full_table(game, tmp_path / "b", exact=5)
     table = parse_table(shipped_blob(game, partial, "cmd"), "t.json.gz")
     word = next(w for w, v in partial.items() if not v.exact)
-    report = opener_report(game, word, table=table)
+    told: list[tuple[int, int]] = []
+    report = opener_report(game, word, table=table, progress=lambda done, total: told.append((done, total)))
     assert report.source == "solved" and report.lower == report.upper == exact[word].upper
+    assert told and told[-1] == (len(game.answers), len(game.answers))  # a bucket at a time, to every answer
+    assert all(a[0] < b[0] for a, b in zip(told, told[1:]))
     low, high = report.rank or (0, 0)
     others = [v for w, v in partial.items() if w != word]
     assert low == 1 + sum(v.upper < report.upper for v in others)
