@@ -121,11 +121,13 @@ class SearchKernel:
     """One memo and the arrays :func:`search_kernels.search` needs, for one game and width.
 
     Kept across searches (openers, games of a run), the memo lets later searches reuse every set
-    solved before.
+    solved before. ``scan_min``: the fewest answers a set or bucket needs to be bounded by the
+    bit-table scan before it is searched (:data:`search_kernels.PRECHECK_MIN`; tests lower it so
+    the scans work on games small enough to brute-force).
     """
 
     def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float,
-                 cache_dir: str | os.PathLike[str] | None = None) -> None:
+                 cache_dir: str | os.PathLike[str] | None = None, scan_min: int = K.PRECHECK_MIN) -> None:
         rng = np.random.default_rng(K.KEY_SEED)
         self.game = game
         self.mt = mt
@@ -142,11 +144,11 @@ class SearchKernel:
         self.seen = np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), dtype=np.uint64)
         self.clock = np.zeros(1, dtype=np.int64)
         self.green = all_green(game.length)
-        self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative)],
-                               dtype=np.int64)
+        self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative),
+                                scan_min], dtype=np.int64)
         self.cls = answer_classes(game)
         self.class_tally = np.zeros(len(game.answers), dtype=np.int64)
-        self.stats = np.zeros(3, dtype=np.int64)
+        self.stats = np.zeros(4, dtype=np.int64)
         self.deadline = deadline
         self.all_guesses = np.arange(len(game.guesses), dtype=np.int32)
         self.store = None if cache_dir is None else MemoStore(cache_dir, game, width)

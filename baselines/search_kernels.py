@@ -57,7 +57,9 @@ BIT_CHUNK = 128
 
 #: Sets of at least this many answers try :func:`least_lb_scan` against beta before the full scan
 #: (most of them fail: refuting nyt2023 openers, 92% of the nodes); smaller sets, which mostly
-#: do not, go straight to the scan (Mini Nerdle over every opener was 0.73x with every set).
+#: do not, go straight to the scan (Mini Nerdle over every opener was 0.73x with every set). A
+#: guess's buckets of this size are bounded by that scan before any of them is searched. The
+#: search reads it from ``params`` (tests lower it to put the scans to work on tiny games).
 PRECHECK_MIN = 16
 
 #: Bits of a memo value that hold the guess (the cost sits above them).
@@ -67,8 +69,9 @@ GUESS_BITS = 24
 #: of :mod:`guessgym.baselines.memo_store`, are reproducible across runs).
 KEY_SEED = 0x6F70_7469
 
-# stats slots
-NODES, ABORTED, SCANS, CHECK_EVERY = 0, 1, 2, 1024
+# stats slots, and how often the clock is read: every CHECK_EVERY nodes or bucket scans (a node can
+# cost a thousand bucket scans of a large set, so counting nodes alone let a budget pass unseen)
+NODES, ABORTED, SCANS, BOUND_SCANS, CHECK_EVERY = 0, 1, 2, 3, 64
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -161,6 +164,16 @@ def guess_lb(n: int, k: int, wins: int, left: int, cmax: int = 1) -> int:
 
 
 @njit(cache=True)
+def part_lb(m: int, most: int) -> int:
+    """Fewest total guesses for ``m`` candidates (two attempts or more) that are part of a set on
+    which no guess shows more than ``most`` tile patterns: no guess shows more on a part than on the
+    whole, so the next guess wins at most one answer and leaves at most ``most - 1`` other buckets,
+    and every answer it does not win needs two more guesses unless it is alone in its bucket
+    (:func:`guess_lb` with ``k + wins <= most``): ``3m - 1 - most``."""
+    return 3 * m - 1 - most
+
+
+@njit(cache=True)
 def least_guess_lb(n: int, k: np.ndarray, wins: np.ndarray, left: int, cmax: int) -> int:
     """The least :func:`guess_lb` over guesses with ``k`` buckets and ``wins`` (from :func:`scan`),
     those that learn nothing left out: a lower bound of the set itself (``INF`` if none helps)."""
@@ -232,7 +245,7 @@ def _column(row: np.ndarray, guesses: np.ndarray, dense: bool, c: int) -> int:
 
 @njit(cache=True)
 def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, seen: np.ndarray,
-                  left: int) -> int:
+                  left: int, stop: int = 0, shown: np.ndarray | None = None) -> int:
     """The least :func:`guess_lb` over ``guesses`` for ``cands`` in a plain game (a guess wins at
     most the one answer it is): what ``scan`` then ``least_guess_lb`` give, three to four times
     faster, for the bounds of a proof, which need no sum of squares.
@@ -241,11 +254,18 @@ def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green:
     ``(chunks, ceil(n_patterns / 64))`` uint64 table that stays in the core's cache, left zeroed);
     a set with many answers counts the bits afterwards, a small one counts them as they are set
     and clears the words it touched.
+
+    ``stop``: the scan may end once the least found is at most this (the caller only asks whether
+    the bound exceeds it), returning that least. ``shown``: for a part of a set scanned before, how
+    many tile patterns each guess showed on the whole set, with ``guesses`` sorted by it, most
+    first. A guess shows no more patterns on a part than on the whole, so its bound on ``cands`` is
+    at least ``3n - 1 - shown``; once that reaches the least found, no later guess can go below it
+    and the scan ends with the same least it would have found.
     """
     n = cands.size
     m = guesses.size
     width, words = seen.shape
-    dense = m == mt.shape[1]  # every guess, in order: read the row directly
+    dense = shown is None and m == mt.shape[1]  # every guess, in order: read the row directly
     one = np.uint64(1)
     green_word, green_bit = green >> 6, one << np.uint64(green & 63)
     sparse = 8 * n < words  # measured: counting as it goes wins below about a dozen answers (Nerdle)
@@ -253,6 +273,8 @@ def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green:
     ww = np.zeros(width, np.int64)
     best = INF
     for g0 in range(0, m, width):
+        if shown is not None and part_lb(n, shown[g0]) >= best:
+            break
         w = min(width, m - g0)
         if sparse:
             kk[:] = 0
@@ -293,7 +315,7 @@ def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green:
                 row = mt[cands[i]]
                 for j in range(w):
                     seen[j, _column(row, guesses, dense, g0 + j) >> 6] = 0
-        if best <= 2 * n - 1:  # the least any guess can give: the rest cannot lower it
+        if best <= max(2 * n - 1, stop):  # the least any guess can give, or as low as the caller cares
             break
     return best
 
@@ -424,7 +446,8 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
 
     ``params``: width (0: every guess), hard mode (0/1), the all-green pattern, symbols, classes
     (0/1: Nerdle's commutative rule, under which one guess wins every answer of its class ``cls``;
-    ``class_tally`` is scratch space, one zeroed slot per class).
+    ``class_tally`` is scratch space, one zeroed slot per class), the fewest answers a set needs to
+    be bounded by :func:`least_lb_scan` (:data:`PRECHECK_MIN`).
     """
     n = cands.size
     if n == 1:
@@ -456,8 +479,9 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
         exact[key] = ((2 * n - 1) << GUESS_BITS) | shortcut
         return 2 * n - 1
 
-    if cmax == 1 and n >= PRECHECK_MIN:  # most large sets fail against beta: the bit-table bound, 3x cheaper, says so
-        first = least_lb_scan(mt, cands, allowed, green, seen, left)
+    if cmax == 1 and n >= params[5]:  # most large sets fail against beta: the bit-table bound, 3x cheaper, says so
+        stats[BOUND_SCANS] += 1
+        first = least_lb_scan(mt, cands, allowed, green, seen, left, beta - 1)
         if first >= beta:  # what the scan would find: no guess below beta, the least bound stored
             if first > floor.get(key, 0):
                 floor[key] = first
@@ -489,6 +513,12 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
         elif lb[j] < lowest:
             lowest = lb[j]
     ordered = idx[np.argsort(rank, kind="mergesort")]
+    by_shown = allowed[:0]  # the allowed guesses by the patterns they show on cands, most first (when needed)
+    shown = k[:0]
+    most = 0  # the most tile patterns any allowed guess shows on cands, so on any part of it
+    for j in range(m):
+        if k[j] + wins[j] > most:
+            most = k[j] + wins[j]
 
     order = np.empty(n, cands.dtype)
     starts = np.empty(n, np.int64)
@@ -559,6 +589,8 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                     known = exact.get(child_key, -1)
                     solved[b] = known >= 0
                     bound = (known >> GUESS_BITS) if known >= 0 else max(base, floor.get(child_key, 0))
+                if c == 1 and part_lb(size, most) > bound:
+                    bound = part_lb(size, most)
                 if bound == base and c == 1 and perfect_candidate(
                         mt, order[starts[b] : starts[b] + size], answer_guess, stamp, clock) < 0:
                     bound = base + 1  # the best first guess wins one and leaves a pair, or wins none
@@ -570,6 +602,44 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
         if failed:
             lowest = min(lowest, total)
             continue
+        if cmax == 1:
+            for b in range(nbig):
+                size = sizes[b]
+                if solved[b] or size < params[5]:
+                    continue
+                child = order[starts[b] : starts[b] + size]
+                if hard:
+                    child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)
+                    child_key = node_key(hashes[b], left - 1, set_hash(child_allowed, guess_keys))
+                else:
+                    child_allowed = allowed
+                    child_key = node_key(hashes[b], left - 1, allowed_hash)
+                if child_key in floor or (hard and child_key in exact):
+                    continue  # scanned or searched before: its bound is in bounds[b] already (normal mode)
+                stats[BOUND_SCANS] += 1
+                if stats[BOUND_SCANS] % CHECK_EVERY == 0 and deadline > 0 and _timed_out(deadline):
+                    stats[ABORTED] = 1
+                    return INF
+                if hard:
+                    first = least_lb_scan(mt, child, child_allowed, green, seen, left - 1, bounds[b])
+                else:
+                    if by_shown.size == 0:
+                        rank_shown = np.argsort(-(k + wins), kind="mergesort")
+                        by_shown = allowed[rank_shown]
+                        shown = (k + wins)[rank_shown]
+                    first = least_lb_scan(mt, child, by_shown, green, seen, left - 1, bounds[b], shown)
+                if first <= bounds[b]:
+                    continue
+                floor[child_key] = first
+                if first > bounds[b]:
+                    total += first - bounds[b]
+                    bounds[b] = first
+                    if total >= best:
+                        failed = True
+                        break
+            if failed:
+                lowest = min(lowest, total)
+                continue
         for b in range(nbig):
             size = sizes[b]
             if solved[b]:
