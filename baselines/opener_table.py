@@ -26,7 +26,7 @@ import gzip
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ import numpy as np
 
 from ..agents.opener_values import OpenerInterval, certain_count
 from ..envs.game import Game
+from ..infra.pool import Backend, run_tasks
 from ..infra.resumable_log import ResumableLog
 from .optimal import ExactSearch, SearchKernel
 from .search_kernels import INF
@@ -198,18 +199,57 @@ class OpenerSolver:
         return OpenerValue(opener, total, total, fits, time.perf_counter() - started)
 
 
+#: What a worker is asked: ``("greedy", opener, floor, True)`` or ``("exact", opener, upper, fits)``.
+OpenerTask = tuple[str, str, int, bool]
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Where the table's openers are computed (:func:`~guessgym.infra.pool.run_tasks`): in this
+    process (``serial``, with the caller's solver and its memo), in ``n_jobs`` local processes
+    (``process``), or on Ray (``ray``: a local instance of ``n_jobs`` CPUs, or the cluster at
+    ``address``). Each worker builds one :class:`OpenerSolver` and keeps it, with its memo, for
+    every opener it is given; the table itself is written by the caller's process alone, so a run
+    stopped anywhere resumes from what reached it."""
+
+    backend: Backend = "serial"
+    n_jobs: int = 1
+    address: str | None = None
+
+
+def solve_opener(solver: OpenerSolver, task: OpenerTask) -> OpenerValue:
+    """One opener's greedy interval or exact total (a worker's task)."""
+    kind, opener, number, fits = task
+    return solver.greedy(opener, number) if kind == "greedy" else solver.exact(opener, number, fits)
+
+
+def _computed(solver: OpenerSolver, tasks: Iterable[OpenerTask], workers: Workers) -> Iterator[OpenerValue]:
+    if workers.backend == "serial":
+        return run_tasks(solve_opener, tasks, setup=lambda: solver)
+    return run_tasks(solve_opener, tasks, setup=OpenerSolver, setup_args=(solver.game,), backend=workers.backend,
+                     n_jobs=workers.n_jobs, address=workers.address,
+                     died="the openers it had were not written; run the same command again to resume")
+
+
 def fill_greedy(table: OpenerTable, solver: OpenerSolver, *, floors: dict[str, int] | None = None,
-                deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+                deadline: float | None = None, progress: Callable[[int, int], None] | None = None,
+                workers: Workers = Workers(), openers: Sequence[str] | None = None) -> int:
     """Give every opener not in the table its greedy interval; returns how many were added.
     ``floors``: proven lower bounds to start from (a proof's); ``deadline``: a ``time.monotonic()``
-    past which no new opener is started."""
-    openers = solver.openers()
+    past which no new opener is started; ``workers``: where they are computed; ``openers``: a
+    slice of the table (default: every opener, :meth:`OpenerSolver.openers`)."""
+    openers = solver.openers() if openers is None else list(openers)
     todo = [w for w in openers if w not in table.values]
     done = len(openers) - len(todo)
-    for word in todo:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        table.add(solver.greedy(word, (floors or {}).get(word, 0)))
+
+    def tasks() -> Iterator[OpenerTask]:
+        for word in todo:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            yield "greedy", word, (floors or {}).get(word, 0), True
+
+    for value in _computed(solver, tasks(), workers):
+        table.add(value)
         done += 1
         if progress is not None:
             progress(done, len(openers))
@@ -217,23 +257,30 @@ def fill_greedy(table: OpenerTable, solver: OpenerSolver, *, floors: dict[str, i
 
 
 def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = None,
-               deadline: float | None = None, progress: Callable[[int, int], None] | None = None) -> int:
+               deadline: float | None = None, progress: Callable[[int, int], None] | None = None,
+               workers: Workers = Workers()) -> int:
     """Solve openers exactly, most promising first (smallest known tree, then smallest bound),
     until the table's ``count`` best openers are all exact (``None``: every opener) or ``deadline``
     (a ``time.monotonic()``) passes; returns how many were solved. An opener's exact total only
     ever moves it up, so the next unsolved opener is the one whose rank is in doubt. Openers
-    without an interval yet are skipped (:func:`fill_greedy` first)."""
+    without an interval yet are skipped (:func:`fill_greedy` first). With several workers, an
+    opener is handed out when one is free, judged by the totals known then (a few more than
+    ``count`` may be solved; every total is the same)."""
     key = lambda v: (v.upper, v.lower, v.opener)  # noqa: E731
     pending = sorted((v for v in table.values.values() if not v.exact), key=key)
     exact = sorted(key(v) for v in table.values.values() if v.exact)
     wanted = len(table.values) if count is None else min(count, len(table.values))
+
+    def tasks() -> Iterator[OpenerTask]:
+        for value in pending:
+            if bisect.bisect_left(exact, key(value)) >= wanted:
+                return  # the best ``wanted`` are exact and all come before this one
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            yield "exact", value.opener, value.upper, value.fits
+
     solved = 0
-    for value in pending:
-        if bisect.bisect_left(exact, key(value)) >= wanted:
-            break  # the best ``wanted`` are exact and all come before this one
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        done = solver.exact(value.opener, value.upper, value.fits)
+    for done in _computed(solver, tasks(), workers):
         table.add(done)
         bisect.insort(exact, key(done))
         solved += 1
@@ -294,5 +341,6 @@ def certain_ranks(values: Iterable[OpenerValue]) -> int:
     return certain_count((v.upper, v.lower) for v in values)
 
 
-__all__ = ["GREEDY_WIDTHS", "OpenerSolver", "OpenerTable", "OpenerValue", "TABLE_FORMAT", "certain_ranks",
-           "fill_exact", "fill_greedy", "fill_refute", "shipped_blob", "table_header"]
+__all__ = ["GREEDY_WIDTHS", "OpenerSolver", "OpenerTable", "OpenerTask", "OpenerValue", "TABLE_FORMAT", "Workers",
+           "certain_ranks", "fill_exact", "fill_greedy", "fill_refute", "shipped_blob", "solve_opener",
+           "table_header"]

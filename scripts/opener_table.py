@@ -13,6 +13,8 @@ each table has come.
 Usage (from the repository root; one core each)::
 
     python scripts/opener_table.py run normal --hours 1.5     # or: hard; resumes
+    python scripts/opener_table.py run normal --hours 8 --backend process --jobs 16    # one core each
+    python scripts/opener_table.py run normal --hours 8 --backend ray --address HOST:6379  # a Ray cluster
     python scripts/opener_table.py run normal --exact 300 --certify 300   # the best 300, ranked for certain
     python scripts/opener_table.py status
     python scripts/opener_table.py ship
@@ -30,15 +32,18 @@ from guessgym.baselines.opener_search import CHECKPOINT_FORMAT, Checkpoint
 from guessgym.baselines.opener_table import (
     OpenerSolver,
     OpenerTable,
+    Workers,
     certain_ranks,
     fill_exact,
     fill_greedy,
     fill_refute,
     shipped_blob,
 )
+from guessgym.cli.common import MAX_JOBS, whole_number
 from guessgym.envs.game import Game, make_game
 from guessgym.infra.atomic import atomic_write_bytes, atomic_write_text
 from guessgym.infra.inputs import script_main
+from guessgym.infra.pool import BACKENDS
 
 OUT = Path("results/openers")
 PACKAGE = Path("envs/data/openers")
@@ -72,7 +77,7 @@ def _progress(label: str) -> object:
     return show
 
 
-def run(mode: str, hours: float, exact: int | None, certify: int | None) -> None:
+def run(mode: str, hours: float, exact: int | None, certify: int | None, workers: Workers) -> None:
     name, env_id, proof = TABLES[mode]
     game = make_game(env_id)
     deadline = time.monotonic() + hours * 3600
@@ -80,10 +85,10 @@ def run(mode: str, hours: float, exact: int | None, certify: int | None) -> None
     solver = OpenerSolver(game)
     with OpenerTable(game, OUT / f"{name}.jsonl") as table:
         added = fill_greedy(table, solver, floors=proof_floors(game, proof), deadline=deadline,
-                            progress=_progress(f"{name} greedy"))  # type: ignore[arg-type]
+                            progress=_progress(f"{name} greedy"), workers=workers)  # type: ignore[arg-type]
         print(f"{name}: {added:,} greedy intervals added", flush=True)
         solved = fill_exact(table, solver, count=exact, deadline=deadline,
-                            progress=_progress(f"{name} exact"))  # type: ignore[arg-type]
+                            progress=_progress(f"{name} exact"), workers=workers)  # type: ignore[arg-type]
         print(f"{name}: {solved:,} openers solved exactly", flush=True)
         totals = sorted(v.upper for v in table.values.values() if v.exact)
         if certify is not None and len(totals) >= certify:
@@ -188,12 +193,19 @@ def main() -> None:
     p.add_argument("--exact", type=int, help="solve only the best N openers exactly (default: all, in order)")
     p.add_argument("--certify", type=int, help="then bound every other opener at the N-th best exact total, so "
                    "that the best N are ranked for certain")
+    p.add_argument("--backend", choices=BACKENDS, default="serial",
+                   help="where openers are computed: this process, local processes, or Ray (default: serial)")
+    p.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1,
+                   help="worker processes, or CPUs of a local Ray instance")
+    p.add_argument("--address", help="the Ray cluster (HOST:PORT or auto; default: a local instance)")
     sub.add_parser("status", help="how far each table has come")
     sub.add_parser("ship", help="write the tables into the package")
     sub.add_parser("page", help="write docs/openers.md from the shipped tables")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.mode, args.hours, args.exact, args.certify)
+        if args.address and args.backend != "ray":
+            parser.error("--address: only with --backend ray")
+        run(args.mode, args.hours, args.exact, args.certify, Workers(args.backend, args.jobs, args.address))
     else:
         {"status": status, "ship": ship, "page": page}[args.command]()
 

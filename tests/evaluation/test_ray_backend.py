@@ -16,6 +16,10 @@ from guessgym.evaluation.evaluate import evaluate
 
 ray = pytest.importorskip("ray")
 
+# One worker runs every test that starts or looks for a Ray instance (with ``--dist loadgroup``): the
+# cluster of tests/baselines/test_opener_table_ray.py would otherwise be found by "auto" here.
+pytestmark = pytest.mark.xdist_group("ray-cluster")
+
 
 class FirstCandidate(CandidateAgent):
     """Plays the first answer still possible."""
