@@ -36,39 +36,43 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+#: Where a side-by-side worker imports guessgym from (the base's worktree); this checkout otherwise.
+IMPORT_ROOT = os.environ.get("BENCH_FIRST_MOVE_ROOT", str(ROOT))
+sys.path.insert(0, IMPORT_ROOT)
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_revisions import base_worktree, import_root  # noqa: E402
 
+import guessgym  # noqa: E402
 from guessgym.baselines.move_values import StateValues, ValuesTimedOut  # noqa: E402
 from guessgym.envs.game import make_game  # noqa: E402
 
 IDS = {"normal": "guessgym/Wordle-v1", "hard": "guessgym/WordleHard-v1"}
 
 
-def opener_seconds(game: object, guess: int, budget: float) -> float | None:
-    """CPU seconds to solve ``guess``'s tree from a cold memo, or None past ``budget``."""
+def opener_seconds(game: object, guess: int, budget: float) -> tuple[float, int] | None:
+    """CPU seconds to solve ``guess``'s tree from a cold memo and its total, or None past ``budget``."""
     values = StateValues(game)  # type: ignore[arg-type]
     values.set_budget(budget)
     start = time.process_time()
     try:
-        values.after(values.everyone, guess, game.max_attempts, values.all_guesses)  # type: ignore[attr-defined]
+        total, _ = values.after(values.everyone, guess, game.max_attempts, values.all_guesses)  # type: ignore[attr-defined]
     except ValuesTimedOut:
         return None
-    return time.process_time() - start
+    return time.process_time() - start, total
 
 
 def worker(mode: str, budget: float) -> int:
-    """A side of the side-by-side run: compile, then solve each opener index read from stdin and
-    print its CPU seconds (``over``: past the budget), until stdin ends."""
+    """A side of the side-by-side run: compile, say which code it loaded, then solve each opener
+    index read from stdin and print its CPU seconds and total (``over``: past the budget), until
+    stdin ends."""
     game = make_game(IDS[mode])
     opener_seconds(game, game.guess_index["salet"], budget)  # compiles the kernels (untimed)
-    print("ready", flush=True)
+    print("ready", Path(guessgym.__file__).resolve().parents[1], flush=True)
     for line in sys.stdin:
-        seconds = opener_seconds(game, int(line), budget)
-        print("over" if seconds is None else f"{seconds:.6f}", flush=True)
+        got = opener_seconds(game, int(line), budget)
+        print("over" if got is None else f"{got[0]:.6f} {got[1]}", flush=True)
     return 0
 
 
@@ -77,27 +81,34 @@ class Side:
 
     def __init__(self, tree: Path | None, mode: str, budget: float) -> None:
         env = dict(os.environ)
-        if tree is not None:
-            env["PYTHONPATH"] = str(import_root(tree))
+        root = ROOT if tree is None else import_root(tree)
+        env["BENCH_FIRST_MOVE_ROOT"] = str(root)
         script = str(Path(__file__).resolve())
         self.process = subprocess.Popen([sys.executable, script, "--worker", mode, "--budget", str(budget)],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                         cwd=tempfile.gettempdir())
-        if self._line() != "ready":
-            sys.exit(f"the {'base' if tree else 'current'} worker did not start")
+        name = "base" if tree else "current"
+        ready = self._line().split(" ", 1)
+        if ready[0] != "ready":
+            sys.exit(f"the {name} worker did not start")
+        if Path(ready[1]).resolve() != root.resolve():  # the base's code, not this checkout's
+            sys.exit(f"the {name} worker loaded guessgym from {ready[1]}, not {root}")
 
     def _line(self) -> str:
         assert self.process.stdout is not None
         return self.process.stdout.readline().strip()
 
-    def solve(self, guess: int) -> float | None:
+    def solve(self, guess: int) -> tuple[float, int] | None:
         assert self.process.stdin is not None
         self.process.stdin.write(f"{guess}\n")
         self.process.stdin.flush()
         answer = self._line()
         if not answer:
             sys.exit("a worker ended early")
-        return None if answer == "over" else float(answer)
+        if answer == "over":
+            return None
+        seconds, total = answer.split()
+        return float(seconds), int(total)
 
     def close(self) -> None:
         assert self.process.stdin is not None
@@ -148,7 +159,8 @@ def main() -> int:
         timed: list[tuple[float, str]] = []
         over: list[str] = []
         for n, guess in enumerate(openers, start=1):
-            seconds = opener_seconds(game, guess, args.budget)
+            got = opener_seconds(game, guess, args.budget)
+            seconds = None if got is None else got[0]
             word = game.guesses[guess]
             if seconds is None:
                 over.append(word)
@@ -168,13 +180,17 @@ def side_by_side(base: Path, mode: str, count: int, seed: int, budget: float) ->
     openers = [int(g) for g in np.random.default_rng(seed).choice(len(game.guesses), size=count, replace=False)]
     sides = {"base": Side(base, mode, budget), "current": Side(None, mode, budget)}
     got: dict[str, dict[str, float | None]] = {"base": {}, "current": {}}
+    totals: dict[str, dict[str, int]] = {"base": {}, "current": {}}
     try:
         for n, guess in enumerate(openers, start=1):
             word = game.guesses[guess]
             for name in (("base", "current") if n % 2 else ("current", "base")):
-                got[name][word] = sides[name].solve(guess)
-            print(f"{mode} {n}/{count} {word}: base {got['base'][word]}, current {got['current'][word]}",
-                  file=sys.stderr, flush=True)
+                answer = sides[name].solve(guess)
+                got[name][word] = None if answer is None else answer[0]
+                if answer is not None:
+                    totals[name][word] = answer[1]
+            print(f"{mode} {n}/{count} {word}: base {got['base'][word]}, current {got['current'][word]}, totals "
+                  f"{totals['base'].get(word)} {totals['current'].get(word)}", file=sys.stderr, flush=True)
     finally:
         for side in sides.values():
             side.close()
@@ -187,8 +203,13 @@ def side_by_side(base: Path, mode: str, count: int, seed: int, budget: float) ->
         lines += summary(f"{name}: ", timed, over, budget)
         medians[name] = statistics.median([t if t is not None else float("inf") for t in got[name].values()])
     ratios = [b / c for w, c in got["current"].items() if c and (b := got["base"][w])]
+    both = [w for w in totals["base"] if w in totals["current"]]
+    differ = [f"{w} {totals['base'][w]} against {totals['current'][w]}" for w in both
+              if totals["base"][w] != totals["current"][w]]
     lines += [f"median base / median current: {medians['base'] / medians['current']:.2f}x; median of the "
-              f"per-opener ratios (both timed): {statistics.median(ratios):.2f}x over {len(ratios)} openers", ""]
+              f"per-opener ratios (both timed): {statistics.median(ratios):.2f}x over {len(ratios)} openers",
+              f"totals: the same for all {len(both)} openers both sides solved" if not differ
+              else f"totals DIFFER: {'; '.join(differ)}", ""]
     return lines
 
 
