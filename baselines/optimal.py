@@ -122,12 +122,14 @@ class SearchKernel:
 
     Kept across searches (openers, games of a run), the memo lets later searches reuse every set
     solved before. ``scan_min``: the fewest answers a set or bucket needs to be bounded by the
-    bit-table scan before it is searched (:data:`search_kernels.PRECHECK_MIN`; tests lower it so
-    the scans work on games small enough to brute-force).
+    bit-table scan before it is searched (:data:`search_kernels.PRECHECK_MIN`), ``block_after``: the
+    bucket scans after which a node scans from a copy of its rows (:data:`search_kernels.BLOCK_AFTER`);
+    tests lower both, so that these paths work on games small enough to brute-force.
     """
 
     def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float,
-                 cache_dir: str | os.PathLike[str] | None = None, scan_min: int = K.PRECHECK_MIN) -> None:
+                 cache_dir: str | os.PathLike[str] | None = None, scan_min: int = K.PRECHECK_MIN,
+                 block_after: int = K.BLOCK_AFTER) -> None:
         rng = np.random.default_rng(K.KEY_SEED)
         self.game = game
         self.mt = mt
@@ -145,7 +147,7 @@ class SearchKernel:
         self.clock = np.zeros(1, dtype=np.int64)
         self.green = all_green(game.length)
         self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative),
-                                scan_min], dtype=np.int64)
+                                scan_min, block_after], dtype=np.int64)
         self.cls = answer_classes(game)
         self.class_tally = np.zeros(len(game.answers), dtype=np.int64)
         self.stats = np.zeros(4, dtype=np.int64)

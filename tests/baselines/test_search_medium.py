@@ -1,6 +1,7 @@
 """The exact search's bucket bounds (issue 52): a guess's buckets are bounded by a scan of their own
-before any is searched (from 16 answers; here from 3, so that the scans work on games a plain
-recursion can value), and every bucket by the most tile patterns any guess shows on the whole set.
+before any is searched (from 16 answers, and from a copy of the set's rows after 8 such scans; here
+from 3 answers and the first scan, so that these paths work on games a plain recursion can value),
+and every bucket by the most tile patterns any guess shows on the whole set.
 Against a plain memoised recursion over every guess, in normal and hard mode, on sets of real Wordle
 answers from a few rhyming families (fight, light, might; bound, found; ...), which no guess
 separates at once: the totals are the same, and every value and lower bound the search leaves in
@@ -89,7 +90,7 @@ def test_the_search_with_its_bucket_bounds_equals_the_plain_recursion(seed: int,
     answers = sorted(a for a in nyt.answers if a.endswith(tuple(rng.choice(FAMILIES, size=3, replace=False))))
     guesses = sorted(set(answers) | set(rng.choice(nyt.guesses, size=4, replace=False).tolist()))
     game = wordle(answers=answers, guesses=guesses, hard_mode=hard_mode)
-    kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3)
+    kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3, block_after=1)
     everyone = np.arange(len(game.answers), dtype=np.int32)
     held = 0
     for left in (3, 4, 5, 6):
@@ -107,7 +108,7 @@ def test_the_bucket_scan_over_guesses_sorted_by_what_they_show_stops_at_the_same
     answers = sorted(a for a in nyt.answers if a.endswith("ing"))
     others = np.random.default_rng(0).choice(sorted(set(nyt.guesses) - set(answers)), size=300, replace=False)
     game = wordle(answers=answers, guesses=sorted(set(answers) | set(others.tolist())))
-    kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3)
+    kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3, block_after=1)
     total, truth = reference_costs(game, 4)
     assert kernel.cost(np.arange(len(answers), dtype=np.int32), 4, kernel.all_guesses, INF) == total
     assert memo_entries_hold(kernel, truth) >= 5 and len(game.guesses) > 2 * K.BIT_CHUNK
