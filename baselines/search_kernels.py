@@ -668,12 +668,11 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 if first <= bounds[b]:
                     continue
                 floor[child_key] = first
-                if first > bounds[b]:
-                    total += first - bounds[b]
-                    bounds[b] = first
-                    if total >= best:
-                        failed = True
-                        break
+                total += first - bounds[b]
+                bounds[b] = first
+                if total >= best:
+                    failed = True
+                    break
             if failed:
                 lowest = min(lowest, total)
                 continue
