@@ -44,12 +44,13 @@ def main() -> int:
     started = time.process_time()
     stats = values.kernel.stats
     for pattern, bucket in buckets:
-        before = time.process_time(), int(stats[K.NODES]), int(stats[K.SCANS])
+        before = time.process_time(), int(stats[K.NODES]), int(stats[K.SCANS]), int(stats[K.BOUND_SCANS])
         values.bucket_after(everyone, guess, pattern, left, allowed)
         seconds = time.process_time() - before[0]
         if seconds >= args.min_seconds:
             print(f"  bucket of {bucket.size:,} answers: {seconds:.1f} s CPU, {int(stats[K.NODES]) - before[1]:,} "
-                  f"nodes, {int(stats[K.SCANS]) - before[2]:,} scans")
+                  f"nodes, {int(stats[K.SCANS]) - before[2]:,} scans, {int(stats[K.BOUND_SCANS]) - before[3]:,} bucket "
+                  "scans")
     total = values.after_total(everyone, guess, left, allowed)
     print(f"total {total:,} (mean {total / everyone.size:.4f}) in {time.process_time() - started:.1f} s CPU")
     return 0
