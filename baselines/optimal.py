@@ -143,7 +143,7 @@ class SearchKernel:
         self.counts = np.zeros((K.CHUNK, n_patterns), dtype=np.uint16 if len(game.answers) < 65535 else np.uint32)
         self.tally = np.zeros(n_patterns, dtype=np.int64)
         self.stamp = np.zeros(n_patterns, dtype=np.int64)
-        self.seen = np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), dtype=np.uint64)
+        self.seen = K.scan_table(n_patterns)
         self.clock = np.zeros(1, dtype=np.int64)
         self.green = all_green(game.length)
         self.params = np.array([width, int(game.hard_mode), self.green, game.n_symbols, int(game.commutative),

@@ -132,45 +132,85 @@ def _popcount(x: np.uint64) -> int:
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
+#: Pattern spaces up to this size (Wordle's 243) keep one byte per pattern in :func:`least_lb_scan`'s
+#: table, a store per cell instead of a read-modify-write of a bit, summed per guess by vector
+#: instructions (a large bucket's scan: 1.6x faster); larger ones (Nerdle's 6,561) keep bits.
+BYTE_PATTERNS = 256
+
+
+def scan_table(n_patterns: int) -> np.ndarray:
+    """The zeroed scratch table :func:`least_lb_scan` takes: per guess of a chunk, a byte per
+    pattern where :data:`BYTE_PATTERNS` allows, else a bit."""
+    words = -(-n_patterns // 8) if n_patterns <= BYTE_PATTERNS else -(-n_patterns // 64)
+    return np.zeros((BIT_CHUNK, words), dtype=np.uint64)
+
+
 @njit(cache=True, inline="always")
 def _column(row: np.ndarray, guesses: np.ndarray, dense: bool, c: int) -> int:
     return row[c] if dense else row[guesses[c]]
 
 
 @njit(cache=True)
+def _is_every(guesses: np.ndarray, m: int) -> bool:
+    if guesses.size != m:
+        return False
+    for j in range(m):
+        if guesses[j] != j:
+            return False
+    return True
+
+
+@njit(cache=True)
 def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, seen: np.ndarray,
-                  left: int, stop: int = 0, shown: np.ndarray | None = None) -> int:
+                  left: int, stop: int = 0, shown: np.ndarray | None = None, enough: int = INF) -> int:
     """The least :func:`guess_lb` over ``guesses`` for ``cands`` in a plain game (a guess wins at
     most the one answer it is): what ``scan`` then ``least_guess_lb`` give, three to four times
     faster, for the bounds of a proof, which need no sum of squares.
 
-    Each guess of a chunk keeps the patterns it has seen as bits (``seen``: a zeroed
-    ``(chunks, ceil(n_patterns / 64))`` uint64 table that stays in the core's cache, left zeroed);
-    a set with many answers counts the bits afterwards, a small one counts them as they are set
-    and clears the words it touched.
+    Each guess of a chunk marks the patterns it has seen in ``seen`` (:func:`scan_table`: a byte per
+    pattern where the table is wide enough, else a bit; left zeroed), which stays in the core's
+    cache. With bits, a set with many answers counts them afterwards, a small one as they are set.
 
     ``stop``: the scan may end once the least found is at most this (the caller only asks whether
     the bound exceeds it), returning that least. ``shown``: for a part of a set scanned before, how
     many tile patterns each guess showed on the whole set, with ``guesses`` sorted by it, most
     first. A guess shows no more patterns on a part than on the whole, so its bound on ``cands`` is
     at least ``3n - 1 - shown``; once that reaches the least found, no later guess can go below it
-    and the scan ends with the same least it would have found.
+    and the scan ends with the same least it would have found. ``enough``: with ``shown``, the
+    caller only asks whether the bound reaches this; the scan may end once every guess left is
+    bounded at it, returning a bound that is at least ``enough`` but may be below the least.
     """
     n = cands.size
     m = guesses.size
+    n_patterns = green + 1  # the all-green pattern is the last
+    dense = _is_every(guesses, mt.shape[1])  # every column in order: read the row directly
     width, words = seen.shape
-    dense = shown is None and m == mt.shape[1]  # every guess, in order: read the row directly
+    bytewise = n_patterns <= BYTE_PATTERNS and 8 * words >= n_patterns
+    flags = seen.view(np.uint8)
     one = np.uint64(1)
     green_word, green_bit = green >> 6, one << np.uint64(green & 63)
-    sparse = 8 * n < words  # measured: counting as it goes wins below about a dozen answers (Nerdle)
+    sparse = not bytewise and 8 * n < words  # measured: counting as it goes wins below about a dozen answers (Nerdle)
     kk = np.zeros(width, np.int64)
     ww = np.zeros(width, np.int64)
     best = INF
     for g0 in range(0, m, width):
-        if shown is not None and part_lb(n, shown[g0]) >= best:
-            break
+        if shown is not None and part_lb(n, shown[g0]) >= min(best, enough):
+            return min(best, part_lb(n, shown[g0]))
         w = min(width, m - g0)
-        if sparse:
+        if bytewise:
+            for i in range(n):
+                row = mt[cands[i]]
+                for j in range(w):
+                    flags[j, _column(row, guesses, dense, g0 + j)] = 1
+            for j in range(w):
+                wins = np.int64(flags[j, green])
+                c = np.int64(0)
+                for t in range(n_patterns):
+                    c += flags[j, t]
+                    flags[j, t] = 0
+                kk[j] = c - wins
+                ww[j] = wins
+        elif sparse:
             kk[:] = 0
             for i in range(n):
                 row = mt[cands[i]]
@@ -300,4 +340,28 @@ def perfect_candidate(mt: np.ndarray, cands: np.ndarray, answer_guess: np.ndarra
             stamp[p] = now
         if ok:
             return g
+    return -1
+
+
+@njit(cache=True)
+def perfect_splitter(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green: int, stamp: np.ndarray,
+                     clock: np.ndarray) -> int:
+    """The first guess of ``guesses`` that shows every answer of ``cands`` a different pattern, none
+    of them green, or -1: what a set with two attempts left needs when no candidate splits the rest
+    into singletons (:func:`perfect_candidate`). Each guess is dropped at its first repeated
+    pattern, so most cost a few reads, where :func:`scan` reads every answer for every guess."""
+    n = cands.size
+    for j in range(guesses.size):
+        h = guesses[j]
+        clock[0] += 1
+        now = clock[0]
+        ok = True
+        for i in range(n):
+            p = mt[cands[i], h]
+            if p == green or stamp[p] == now:
+                ok = False
+                break
+            stamp[p] = now
+        if ok:
+            return h
     return -1

@@ -16,9 +16,17 @@ of cost(B, left - 1)``. :func:`search` computes it depth first with branch and b
   cost (``beta``) and gives up as soon as it cannot stay below. Before any bucket is searched,
   each one's bound is raised by what is known cheaply: its memo entry (exact cost or proven
   floor), else ``2m`` when no candidate splits the others into singletons (Alex Selby's solver
-  makes the same pass). A guess can fail on these bounds alone, with no search.
+  makes the same pass), and at least :func:`part_lb`. Buckets of :data:`PRECHECK_MIN` answers or
+  more are then bounded by their own :func:`least_lb_scan`, the guesses taken by how many patterns
+  each shows on ``S``, most first, each scan ending once its bound is enough to refute the guess
+  (hard mode scans the bucket's own allowed guesses, in the same order). A guess can fail on these
+  bounds alone, with no search.
 * **Shortcut.** A remaining candidate that splits the others into singletons costs ``2|S| - 1``,
-  the smallest possible: it is played without scanning the guesses.
+  the smallest possible: it is played without scanning the guesses. With two attempts left and no
+  such candidate, the set costs ``2|S|`` if some guess splits it into singletons and cannot be won
+  otherwise: the first such guess is found by :func:`perfect_splitter`, which drops each guess at
+  its first repeated pattern, and a bucket with two attempts is settled that way before any of its
+  guess's buckets is searched.
 * **Same moves.** Guesses that split ``S`` into the same buckets (and agree on winning now) are
   the same move in easy mode; they have the same ``lb`` and sum of squares, so they are adjacent in
   the order and only the first is searched.
@@ -55,7 +63,9 @@ from .scan_kernels import (  # noqa: F401 - re-exported: the search's callers an
     least_lb_scan,
     part_lb,
     perfect_candidate,
+    perfect_splitter,
     scan,
+    scan_table,
     split,
 )
 
@@ -208,6 +218,15 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
     if shortcut >= 0:
         exact[key] = ((2 * n - 1) << GUESS_BITS) | shortcut
         return 2 * n - 1
+    if left == 2 and cmax == 1:  # every answer must be told apart by the next guess: the first that does
+        splitter = perfect_splitter(mt, cands, allowed, green, stamp, clock)
+        if 0 <= splitter and 2 * n < beta:
+            exact[key] = ((2 * n) << GUESS_BITS) | splitter
+            return 2 * n
+        lowest = max(2 * n if splitter >= 0 else INF, beta)
+        if lowest > floor.get(key, 0):
+            floor[key] = lowest
+        return lowest
 
     if cmax == 1 and n >= params[5]:  # most large sets fail against beta: the bit-table bound, 3x cheaper, says so
         stats[BOUND_SCANS] += 1
@@ -248,6 +267,8 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
     scanned = 0  # buckets scanned at this node (normal mode); from params[6] on, read from block:
     block = mt[:0, :0]  # cands' rows of mt, columns in by_shown order
     columns = allowed[:0]
+    shown_of = np.empty(0, np.int64)  # hard mode: each guess's patterns shown on cands, and its column in block
+    column_of = np.empty(0, np.int64)
     row_of = np.empty(0, np.int64)  # each answer's row in block
     most = 0  # the most tile patterns any allowed guess shows on cands, so on any part of it
     for j in range(m):
@@ -364,30 +385,56 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 if stats[BOUND_SCANS] % CHECK_EVERY == 0 and deadline > 0 and _timed_out(deadline):
                     stats[ABORTED] = 1
                     return INF
-                if hard:
-                    first = least_lb_scan(mt, child, child_allowed, green, seen, left - 1, bounds[b])
-                else:
-                    if by_shown.size == 0:
-                        rank_shown = np.argsort(-(k + wins), kind="mergesort")
-                        by_shown = allowed[rank_shown]
-                        shown = (k + wins)[rank_shown]
-                    scanned += 1
-                    if scanned == params[6]:  # many buckets to scan here: the set's rows in that order, once
-                        block = np.empty((n, m), mt.dtype)
-                        row_of = np.empty(mt.shape[0], np.int64)
-                        for i in range(n):
-                            row = mt[cands[i]]
-                            for c in range(m):
-                                block[i, c] = row[by_shown[c]]
-                            row_of[cands[i]] = i
-                        columns = np.arange(m).astype(allowed.dtype)
+                if left == 3:  # two attempts: solved here, as its own search would, by the first perfect splitter
+                    if bounds[b] != 2 * size:
+                        continue  # 2m - 1, a candidate splits the rest; or more, no guess can
+                    splitter = perfect_splitter(mt, child, child_allowed, green, stamp, clock)
+                    if splitter >= 0:
+                        exact[child_key] = ((2 * size) << GUESS_BITS) | splitter
+                        solved[b] = True
+                        continue
+                    floor[child_key] = INF
+                    total = INF
+                    failed = True
+                    break
+                if by_shown.size == 0:
+                    rank_shown = np.argsort(-(k + wins), kind="mergesort")
+                    by_shown = allowed[rank_shown]
+                    shown = (k + wins)[rank_shown]
+                    if hard:  # where each guess stands in that order, to scan a child's allowed guesses in it
+                        shown_of = np.zeros(mt.shape[1], np.int64)
+                        column_of = np.zeros(mt.shape[1], np.int64)
+                        for c in range(m):
+                            shown_of[by_shown[c]] = shown[c]
+                            column_of[by_shown[c]] = c
+                scanned += 1
+                if scanned == params[6]:  # many buckets to scan here: the set's rows in that order, once
+                    block = np.empty((n, m), mt.dtype)
+                    row_of = np.empty(mt.shape[0], np.int64)
+                    for i in range(n):
+                        row = mt[cands[i]]
+                        for c in range(m):
+                            block[i, c] = row[by_shown[c]]
+                        row_of[cands[i]] = i
+                    columns = np.arange(m).astype(allowed.dtype)
+                if hard:  # the child's allowed guesses, in the order of the patterns they show here
+                    guesses = hard_filter(by_shown, codes, g, patterns[b], n_symbols)
+                    guesses_shown = shown_of[guesses]
                     if scanned >= params[6]:
-                        rows = np.empty(size, cands.dtype)
-                        for i in range(size):
-                            rows[i] = row_of[child[i]]
-                        first = least_lb_scan(block, rows, columns, green, seen, left - 1, bounds[b], shown)
-                    else:
-                        first = least_lb_scan(mt, child, by_shown, green, seen, left - 1, bounds[b], shown)
+                        guesses = column_of[guesses].astype(allowed.dtype)
+                else:
+                    guesses = columns if scanned >= params[6] else by_shown
+                    guesses_shown = shown
+                enough = bounds[b] + best - total  # refutes g: the scan may stop once its bound is past it
+                if scanned >= params[6]:
+                    rows = np.empty(size, cands.dtype)
+                    for i in range(size):
+                        rows[i] = row_of[child[i]]
+                    first = least_lb_scan(block, rows, guesses, green, seen, left - 1, bounds[b], guesses_shown,
+                                          enough)
+                else:
+                    first = least_lb_scan(mt, child, guesses, green, seen, left - 1, bounds[b], guesses_shown,
+                                          enough)
                 if first <= bounds[b]:
                     continue
                 floor[child_key] = first

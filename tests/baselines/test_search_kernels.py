@@ -83,28 +83,64 @@ def least_lb_by_counting(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray,
     return best
 
 
-@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 300), st.sampled_from([243, 6561]),
-       st.booleans(), st.integers(2, 6))
-def test_the_bit_table_scan_gives_the_least_guess_bound_of_the_counts(seed: int, n: int, m: int, n_patterns: int,
-                                                                       subset: bool, left: int) -> None:
-    """:func:`least_lb_scan` on random matrices of a plain game (each guess all green on at most
-    one answer, its own): small and large sets (its two ways of counting), Wordle's and Nerdle's
-    pattern counts, every guess (read in place) or a subset (hard mode's allowed guesses)."""
-    rng = np.random.default_rng(seed)
+def random_plain_game(rng: np.random.Generator, m: int, n_patterns: int, n_answers: int = 80) -> np.ndarray:
+    """A random pattern matrix (answers x guesses) of a plain game: few patterns per guess, so that
+    buckets collide as in a real bucket, and guess ``a`` all green on answer ``a`` alone."""
     green = n_patterns - 1
-    n_answers = 80
-    few = rng.integers(1, 4)  # few patterns per guess: buckets collide, as in a real bucket
+    few = rng.integers(1, 4)
     mt = rng.integers(0, few + 1, size=(n_answers, m)).astype(np.uint16) * (green // (few + 1))
     for a in range(min(n_answers, m)):
-        mt[a, a] = green  # answer a is guess a
-    cands = np.sort(rng.choice(n_answers, size=min(n, n_answers), replace=False)).astype(np.int32)
+        mt[a, a] = green
+    return mt
+
+
+def scratch_table(n_patterns: int, bits: bool) -> np.ndarray:
+    """The table :func:`least_lb_scan` is given: the search's own, or one bit a pattern (the way
+    Nerdle's pattern counts always take, tried on Wordle's count too)."""
+    return np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), np.uint64) if bits else K.scan_table(n_patterns)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 300), st.sampled_from([243, 6561]),
+       st.booleans(), st.integers(2, 6), st.booleans())
+def test_the_bit_table_scan_gives_the_least_guess_bound_of_the_counts(seed: int, n: int, m: int, n_patterns: int,
+                                                                       subset: bool, left: int, bits: bool) -> None:
+    """:func:`least_lb_scan` on random matrices of a plain game (each guess all green on at most
+    one answer, its own): small and large sets (its ways of counting), Wordle's and Nerdle's
+    pattern counts with a byte or a bit per pattern, every guess (read in place) or a subset (hard
+    mode's allowed guesses)."""
+    rng = np.random.default_rng(seed)
+    green = n_patterns - 1
+    mt = random_plain_game(rng, m, n_patterns)
+    cands = np.sort(rng.choice(mt.shape[0], size=min(n, mt.shape[0]), replace=False)).astype(np.int32)
     guesses = np.arange(m, dtype=np.int32)
     if subset:
         guesses = np.sort(rng.choice(m, size=rng.integers(1, m + 1), replace=False)).astype(np.int32)
-    seen = np.zeros((K.BIT_CHUNK, -(-n_patterns // 64)), np.uint64)
+    seen = scratch_table(n_patterns, bits)
     got = K.least_lb_scan(mt, cands, guesses, green, seen, left)
     assert got == least_lb_by_counting(mt, cands, guesses, green, left)
-    assert not seen.any()  # the bit table is left zeroed
+    assert not seen.any()  # the table is left zeroed
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 60), st.integers(1, 300), st.sampled_from([243, 6561]),
+       st.integers(3, 6), st.integers(0, 400), st.booleans())
+def test_a_part_scanned_by_what_the_whole_shows_stops_at_the_least_or_past_enough(
+        seed: int, n: int, m: int, n_patterns: int, left: int, enough: int, bits: bool) -> None:
+    """A part of a set scanned with its guesses sorted by the patterns each shows on the whole
+    (``shown``) gives the least bound when that is below ``enough``; otherwise a bound that is at
+    least ``enough`` and never above the least."""
+    rng = np.random.default_rng(seed)
+    green = n_patterns - 1
+    mt = random_plain_game(rng, m, n_patterns)
+    whole = np.sort(rng.choice(mt.shape[0], size=rng.integers(n, mt.shape[0] + 1), replace=False)).astype(np.int32)
+    part = np.sort(rng.choice(whole, size=n, replace=False)).astype(np.int32)
+    shows = np.array([len(set(mt[whole, g].tolist())) for g in range(m)])
+    rank = np.argsort(-shows, kind="mergesort")
+    guesses, shown = rank.astype(np.int32), shows[rank]
+    seen = scratch_table(n_patterns, bits)
+    got = K.least_lb_scan(mt, part, guesses, green, seen, left, 0, shown, enough)
+    least = least_lb_by_counting(mt, part, guesses, green, left)
+    assert got == least if least < enough else enough <= got <= least
+    assert not seen.any()
 
 
 @given(st.integers(1, 40), st.integers(0, 6))
