@@ -139,6 +139,7 @@ class SearchKernel:
         self.guess_keys = rng.integers(0, 2**63, size=len(game.guesses), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
         self.exact = new_memo()
         self.floor = new_memo()
+        self.links = new_memo()  # hard mode: a bucket's allowed guesses' hash (search_kernels.hard_hash)
         n_patterns = num_patterns(game.length)
         self.counts = np.zeros((K.CHUNK, n_patterns), dtype=np.uint16 if len(game.answers) < 65535 else np.uint32)
         self.tally = np.zeros(n_patterns, dtype=np.int64)
@@ -175,8 +176,9 @@ class SearchKernel:
 
     def cost(self, cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
         return int(K.solve_set(self.mt, self.answer_guess, self.codes, self.keys, self.guess_keys, self.exact,
-                               self.floor, self.counts, self.seen, self.tally, self.stamp, self.clock, self.params,
-                               self.stats, self.deadline, self.cls, self.class_tally, cands, left, allowed, beta))
+                               self.floor, self.links, self.counts, self.seen, self.tally, self.stamp, self.clock,
+                               self.params, self.stats, self.deadline, self.cls, self.class_tally, cands, left,
+                               allowed, beta))
 
     def class_max(self, cands: np.ndarray) -> int:
         """The most answers of ``cands`` one guess wins (1 in a plain game)."""

@@ -139,6 +139,25 @@ def node_key(set_hash: np.uint64, left: int, allowed_hash: np.uint64) -> np.uint
     return mix64(set_hash ^ (np.uint64(left) * _LEFT)) ^ allowed_hash
 
 
+#: Most links :func:`hard_hash` keeps (about 100 MB); past it, new ones are computed and not kept.
+MAX_LINKS = 2_000_000
+
+
+@njit(cache=True)
+def hard_hash(links: Dict, allowed: np.ndarray, allowed_hash: np.uint64, codes: np.ndarray, guess: int,
+              pattern: int, n_symbols: int, guess_keys: np.ndarray) -> np.uint64:
+    """The set hash of the guesses hard mode allows once ``guess`` showed ``pattern`` among
+    ``allowed`` (whose hash is ``allowed_hash``), kept in ``links`` by those three: a node searched
+    again, against a larger beta, reads its buckets' memo entries without filtering the guesses."""
+    link = mix64(allowed_hash ^ mix64((np.uint64(guess) << np.uint64(16)) | np.uint64(pattern)))
+    if link in links:
+        return np.uint64(links[link])  # its bits, kept as int64: a uint64-valued dict crashed the cached search
+    h = set_hash(hard_filter(allowed, codes, guess, pattern, n_symbols), guess_keys)
+    if len(links) < MAX_LINKS:
+        links[link] = np.int64(h)
+    return h
+
+
 @njit(cache=True)
 def probe(exact: Dict, floor: Dict, cands: np.ndarray, keys: np.ndarray, left: int, allowed: np.ndarray,
           guess_keys: np.ndarray, hard: bool) -> tuple[int, int]:
@@ -163,20 +182,21 @@ def _clock() -> float:
 
 @njit(cache=True)
 def solve_set(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray,
-              guess_keys: np.ndarray, exact: Dict, floor: Dict, counts: np.ndarray, seen: np.ndarray,
+              guess_keys: np.ndarray, exact: Dict, floor: Dict, links: Dict, counts: np.ndarray, seen: np.ndarray,
               tally: np.ndarray, stamp: np.ndarray, clock: np.ndarray, params: np.ndarray, stats: np.ndarray,
               deadline: float,
               cls: np.ndarray, class_tally: np.ndarray,
               cands: np.ndarray, left: int, allowed: np.ndarray, beta: int) -> int:
     """:func:`search` for a set given with its allowed guesses (the hash is computed here)."""
     allowed_hash = set_hash(allowed, guess_keys) if params[1] else np.uint64(0)
-    return search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, seen, tally, stamp, clock,
+    return search(mt, answer_guess, codes, keys, guess_keys, exact, floor, links, counts, seen, tally, stamp, clock,
                   params, stats, deadline, cls, class_tally, cands, left, allowed, allowed_hash, beta)
 
 
 @njit(cache=True)
 def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np.ndarray, guess_keys: np.ndarray,
-           exact: Dict, floor: Dict, counts: np.ndarray, seen: np.ndarray, tally: np.ndarray, stamp: np.ndarray,
+           exact: Dict, floor: Dict, links: Dict, counts: np.ndarray, seen: np.ndarray, tally: np.ndarray,
+           stamp: np.ndarray,
            clock: np.ndarray, params: np.ndarray, stats: np.ndarray, deadline: float, cls: np.ndarray,
            class_tally: np.ndarray,
            cands: np.ndarray, left: int, allowed: np.ndarray, allowed_hash: np.uint64, beta: int) -> int:
@@ -364,11 +384,10 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                     continue
                 child = order[starts[b] : starts[b] + size]
                 if hard:
-                    child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)
-                    child_key = node_key(hashes[b], left - 1, set_hash(child_allowed, guess_keys))
+                    child_hash = hard_hash(links, allowed, allowed_hash, codes, g, patterns[b], n_symbols, guess_keys)
                 else:
-                    child_allowed = allowed
-                    child_key = node_key(hashes[b], left - 1, allowed_hash)
+                    child_hash = allowed_hash
+                child_key = node_key(hashes[b], left - 1, child_hash)
                 if hard:  # the first pass had no key to read the memo with
                     known = exact.get(child_key, -1)
                     bound = (known >> GUESS_BITS) if known >= 0 else max(bounds[b], floor.get(child_key, 0))
@@ -381,6 +400,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                             break
                 if child_key in floor or solved[b]:
                     continue  # scanned or searched before: its bound is in bounds[b] already
+                child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols) if hard else allowed
                 stats[BOUND_SCANS] += 1
                 if stats[BOUND_SCANS] % CHECK_EVERY == 0 and deadline > 0 and _timed_out(deadline):
                     stats[ABORTED] = 1
@@ -452,15 +472,22 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 continue  # its exact cost is in total already
             rest = total - bounds[b]
             child = order[starts[b] : starts[b] + size].copy()
-            if hard:
-                child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols)
-                child_hash = set_hash(child_allowed, guess_keys)
+            sub = -1
+            if hard:  # the memo read without the child's allowed guesses, which are filtered only to search
+                child_hash = hard_hash(links, allowed, allowed_hash, codes, g, patterns[b], n_symbols, guess_keys)
+                child_key = node_key(hashes[b], left - 1, child_hash)
+                known = exact.get(child_key, -1)
+                if known >= 0:
+                    sub = known >> GUESS_BITS
+                elif floor.get(child_key, 0) >= best - rest and cmax == 1:
+                    sub = max(2 * size - 1, floor[child_key])  # what the search would return at once
             else:
-                child_allowed = allowed
                 child_hash = allowed_hash
-            sub = search(mt, answer_guess, codes, keys, guess_keys, exact, floor, counts, seen, tally, stamp, clock,
-                         params, stats, deadline, cls, class_tally, child, left - 1, child_allowed, child_hash,
-                         best - rest)
+            if sub < 0:
+                child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols) if hard else allowed
+                sub = search(mt, answer_guess, codes, keys, guess_keys, exact, floor, links, counts, seen, tally,
+                             stamp, clock, params, stats, deadline, cls, class_tally, child, left - 1, child_allowed,
+                             child_hash, best - rest)
             if stats[ABORTED]:
                 return INF
             total = rest + sub
