@@ -145,6 +145,9 @@ def scan_table(n_patterns: int) -> np.ndarray:
     return np.zeros((BIT_CHUNK, words), dtype=np.uint64)
 
 
+_BYTES = np.uint64(0x0101010101010101)
+
+
 @njit(cache=True, inline="always")
 def _column(row: np.ndarray, guesses: np.ndarray, dense: bool, c: int) -> int:
     return row[c] if dense else row[guesses[c]]
@@ -205,9 +208,9 @@ def least_lb_scan(mt: np.ndarray, cands: np.ndarray, guesses: np.ndarray, green:
             for j in range(w):
                 wins = np.int64(flags[j, green])
                 c = np.int64(0)
-                for t in range(n_patterns):
-                    c += flags[j, t]
-                    flags[j, t] = 0
+                for t in range(words):  # eight flags a word, each byte 0 or 1: one multiply sums them
+                    c += np.int64((seen[j, t] * _BYTES) >> np.uint64(56))
+                    seen[j, t] = 0
                 kk[j] = c - wins
                 ww[j] = wins
         elif sparse:
