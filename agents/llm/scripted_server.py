@@ -32,7 +32,10 @@ The models, by name:
 * ``"flood"``: a well-formed reply of ``flood_chars`` characters (a model that never stops), sent
   with its ``Content-Length`` or, with ``flood_sized=False``, without (read until the connection closes).
 
-Any other model name gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
+A request with ``"stream": true`` gets its reply as server-sent events, as OpenAI streams one (the
+reply in one delta, the finish reason, the usage when ``stream_options.include_usage`` asks, then
+``[DONE]``); message contents given as lists of parts are read as their text. Any other model name
+gets HTTP 404 with an OpenAI-style error. With ``api_key`` set, a request
 without ``Authorization: Bearer <api_key>`` gets HTTP 401. Every reply reports ``usage``:
 prompt tokens are the number of whitespace-separated words of the conversation, completion
 tokens those of the reply (a stand-in that makes the token accounting checkable).
@@ -224,6 +227,16 @@ class ScriptedServer:
         return 200, _completion(model, messages, text), {}
 
 
+def _plain(message: Any) -> dict[str, str]:
+    """A request message with its content as text (a list of content parts joined by their text)."""
+    if not isinstance(message, dict):
+        return {"role": "", "content": ""}
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return {**message, "content": content if isinstance(content, str) else ""}
+
+
 def _completion(model: str, messages: list[dict[str, str]], text: str) -> dict[str, Any]:
     """A chat-completion body with ``text`` and the stand-in token counts (words)."""
     prompt_tokens = sum(len(m.get("content", "").split()) for m in messages)
@@ -233,6 +246,23 @@ def _completion(model: str, messages: list[dict[str, str]], text: str) -> dict[s
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
                   "total_tokens": prompt_tokens + len(text.split())},
     }
+
+
+class EventStream(bytes):
+    """A body sent as server-sent events (``Content-Type: text/event-stream``)."""
+
+
+def _stream(body: dict[str, Any], usage: bool) -> EventStream:
+    """A completion as OpenAI streams one (``"stream": true``): the reply in one delta, a chunk with
+    the finish reason, the usage when ``stream_options.include_usage`` asks for it, then ``[DONE]``."""
+    choice = body["choices"][0]
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
+    chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": choice["message"]["content"]},
+                                    "finish_reason": None}]},
+              {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}]
+    if usage:
+        chunks.append({**base, "choices": [], "usage": body["usage"]})
+    return EventStream(("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode())
 
 
 class Trickle(bytes):
@@ -259,7 +289,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/event-stream" if isinstance(body, EventStream) else "application/json")
         if not isinstance(body, Unsized):
             self.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
@@ -306,7 +336,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.scripted.count("failures:404")
             self._send(404, {"error": {"message": f"The model `{model}` does not exist.", "code": "model_not_found"}})
             return
-        status, body, headers = self.scripted.respond(model, messages, self.headers.get("Authorization", ""))
+        status, body, headers = self.scripted.respond(model, [_plain(m) for m in messages],
+                                                      self.headers.get("Authorization", ""))
+        if request.get("stream") is True and status == 200 and isinstance(body, dict):
+            options = request.get("stream_options")
+            body = _stream(body, isinstance(options, dict) and options.get("include_usage") is True)
         try:
             self._send(status, body, headers)
         except (BrokenPipeError, ConnectionResetError):

@@ -420,3 +420,22 @@ def test_reply_parsing_is_linear(preset: str | None) -> None:
 
     small, large = seconds(12_000), seconds(96_000)
     assert large < 0.5 or large < 24 * small, (small, large)
+
+
+def test_a_streamed_request_gets_the_same_reply_as_server_sent_events(mini_server: ScriptedServer) -> None:
+    """``"stream": true`` (what verifiers 0.4's chat program asks): the reply in SSE chunks that the
+    OpenAI client reassembles into the reply a plain request gets, the usage when asked for, then
+    ``[DONE]``; content given as a list of parts reads as its text."""
+    openai = pytest.importorskip("openai")
+    client = openai.OpenAI(base_url=mini_server.base_url, api_key="unused", max_retries=0)
+    question = [{"role": "user", "content": "Make your first guess."}]
+    plain = client.chat.completions.create(model="solver", messages=question)
+    parts = [{"role": "user", "content": [{"type": "text", "text": "Make your first guess."}]}]
+    chunks = list(client.chat.completions.create(model="solver", messages=parts, stream=True,
+                                                 stream_options={"include_usage": True}))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == plain.choices[0].message.content and "[" in text
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "stop"
+    assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == plain.usage.total_tokens
+    quiet = list(client.chat.completions.create(model="solver", messages=question, stream=True))
+    assert all(c.usage is None for c in quiet)
