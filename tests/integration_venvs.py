@@ -46,21 +46,27 @@ class Integration:
 
 INTEGRATIONS = {
     "verifiers": Integration("verifiers", "3.11"),
+    "nemo_gym": Integration("nemo_gym", "3.12"),
 }
 
 
 def find_python(version: str) -> str | None:
-    """A Python ``version`` interpreter on this machine: this one, ``pythonX.Y`` on the PATH, or pyenv's."""
+    """A working Python ``version`` interpreter: this one, pyenv's, or ``pythonX.Y`` on the PATH (a
+    pyenv shim there may name a version it cannot run, so each candidate is tried)."""
     if f"{sys.version_info.major}.{sys.version_info.minor}" == version:
         return sys.executable
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    for candidate in sorted(pyenv.glob(f"{version}.*"), reverse=True):
-        binary = candidate / "bin" / f"python{version}"
-        if binary.is_file():
-            return str(binary)
+    candidates = [str(p / "bin" / f"python{version}") for p in sorted(pyenv.glob(f"{version}.*"), reverse=True)]
+    candidates.append(shutil.which(f"python{version}") or "")
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            try:
+                tried = subprocess.run([candidate, "-c", "import venv"], capture_output=True, timeout=60)
+                works = tried.returncode == 0
+            except (OSError, subprocess.TimeoutExpired):
+                works = False
+            if works:
+                return candidate
     return None
 
 
