@@ -4,9 +4,8 @@ each rollout's game), a stand-in policy answers the Responses API with the scrip
 replies, and every rollout's reward, conversation and end equal the in-process chat game's.
 
 NeMo Gym needs Python 3.12 and pins against the test extra (see guessgym.adapters.nemo_gym), so
-this module is skipped in the test extra's environment; it runs in an environment of its own:
-``python3.12 -m venv V && V/bin/pip install -e ".[nemo-gym]" pytest hypothesis pytest-xdist filelock
-&& V/bin/python -m pytest tests/adapters/test_nemo_gym.py -p no:cacheprovider``."""
+this module is skipped in the test extra's environment; ``test_nemo_gym_environment.py`` runs it in
+an environment of its own, built from ``integrations/nemo_gym/requirements.lock`` and cached."""
 
 from __future__ import annotations
 
