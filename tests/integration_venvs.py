@@ -3,8 +3,8 @@
 An integration under ``integrations/<name>/`` pins its framework beside guessgym's core in
 ``requirements.lock`` (verifiers 0.4 pins ``mcp==2.0.0``, which the openenv extra cannot share;
 NeMo Gym needs Python 3.12). :func:`integration_venv` gives the test a virtual environment built
-from that lock with the Python it needs, guessgym's core and the integration installed from this
-checkout (on ``PYTHONPATH``, so the environment tests the code as it stands). It is built once and kept in
+from that lock with the Python it needs; guessgym's core and the integration are taken from this
+checkout (on ``PYTHONPATH``, so the environment tests the code as it stands). It is built once, kept in
 ``$GUESSGYM_VENV_CACHE`` (default ``~/.cache/guessgym/venvs``) under a name that changes with the
 lock and the Python, so a changed lock builds a new one; workers of one run wait on a file lock,
 and a half-built environment is never used (it is marked ready only once its install ended).
