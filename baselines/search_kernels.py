@@ -400,7 +400,6 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                             break
                 if child_key in floor or solved[b]:
                     continue  # scanned or searched before: its bound is in bounds[b] already
-                child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols) if hard else allowed
                 stats[BOUND_SCANS] += 1
                 if stats[BOUND_SCANS] % CHECK_EVERY == 0 and deadline > 0 and _timed_out(deadline):
                     stats[ABORTED] = 1
@@ -408,6 +407,7 @@ def search(mt: np.ndarray, answer_guess: np.ndarray, codes: np.ndarray, keys: np
                 if left == 3:  # two attempts: solved here, as its own search would, by the first perfect splitter
                     if bounds[b] != 2 * size:
                         continue  # 2m - 1, a candidate splits the rest; or more, no guess can
+                    child_allowed = hard_filter(allowed, codes, g, patterns[b], n_symbols) if hard else allowed
                     splitter = perfect_splitter(mt, child, child_allowed, green, stamp, clock)
                     if splitter >= 0:
                         exact[child_key] = ((2 * size) << GUESS_BITS) | splitter
