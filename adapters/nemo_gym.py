@@ -14,10 +14,10 @@ the game's opening conversation; the answer stays with the server, never in the 
 
 It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: NeMo
 Gym 0.4.0 needs Python 3.12 or later and pins ``mcp<2`` (openenv-core's fastmcp
-needs ``mcp>=2.3``) and ``openai<=2.7.2``. NeMo Gym's launcher starts a server as ``python app.py``
-in its folder (``resources_servers/guessgym/``), where ``app.py`` calls
-``GuessgymResourcesServer.run_webserver()`` (the how-to "NeMo Gym" shows the folder and the config);
-``python -m guessgym.adapters.nemo_gym`` does the same.
+needs ``mcp>=2.3``) and ``openai<=2.7.2``. The server in NeMo Gym's own layout (``app.py``, config
+YAML, example rows, pyproject) is ``integrations/nemo_gym/resources_servers/guessgym/`` in the
+repository; NeMo Gym's launcher starts it as ``python app.py`` in that folder.
+``python -m guessgym.adapters.nemo_gym`` does the same from anywhere, given the launcher's config.
 """
 
 from __future__ import annotations
@@ -38,16 +38,18 @@ MAX_SESSIONS = 10_000
 
 
 def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, seed: int = 0,
-                  env_kwargs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                  env_kwargs: dict[str, Any] | None = None, agent: str | None = None) -> list[dict[str, Any]]:
     """NeMo Gym's dataset rows (one JSON object per line of its JSONL file) for ``games`` answers
     (a seeded sample; every answer for ``None``): ``responses_create_params.input`` is the game's
-    opening conversation; ``answer``, ``answer_index`` and ``seed`` go to the server only."""
+    opening conversation; ``answer``, ``answer_index`` and ``seed`` go to the server only;
+    ``agent`` names the agent that plays each row (NeMo Gym's ``agent_ref``), where given."""
     from ..evaluation.games import select_answers
 
     check_seed(seed)
     env = ChatGuessEnv(**chat_options(gym_id, env_kwargs, "NeMo Gym config"))
-    return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed}
-            for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
+    ref = {} if agent is None else {"agent_ref": {"type": "responses_api_agents", "name": agent}}
+    return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed,
+             **ref} for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
 
 
 @functools.cache

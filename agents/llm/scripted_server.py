@@ -241,7 +241,7 @@ def _completion(model: str, messages: list[dict[str, str]], text: str) -> dict[s
     """A chat-completion body with ``text`` and the stand-in token counts (words)."""
     prompt_tokens = sum(len(m.get("content", "").split()) for m in messages)
     return {
-        "id": "scripted", "object": "chat.completion", "model": model,
+        "id": "scripted", "object": "chat.completion", "created": 0, "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
                   "total_tokens": prompt_tokens + len(text.split())},
@@ -256,7 +256,7 @@ def _stream(body: dict[str, Any], usage: bool) -> EventStream:
     """A completion as OpenAI streams one (``"stream": true``): the reply in one delta, a chunk with
     the finish reason, the usage when ``stream_options.include_usage`` asks for it, then ``[DONE]``."""
     choice = body["choices"][0]
-    base = {"id": body["id"], "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": body["created"], "model": body["model"]}
     chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": choice["message"]["content"]},
                                     "finish_reason": None}]},
               {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}]

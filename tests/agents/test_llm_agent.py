@@ -439,3 +439,18 @@ def test_a_streamed_request_gets_the_same_reply_as_server_sent_events(mini_serve
     assert chunks[-1].usage is not None and chunks[-1].usage.total_tokens == plain.usage.total_tokens
     quiet = list(client.chat.completions.create(model="solver", messages=question, stream=True))
     assert all(c.usage is None for c in quiet)
+
+
+def test_a_reply_has_every_field_openais_schema_requires(mini_server: ScriptedServer) -> None:
+    """NeMo Gym's model server validates replies against OpenAI's ChatCompletion schema (``created``
+    included, which the scripted server once left out)."""
+    openai = pytest.importorskip("openai")
+    from openai.types.chat import ChatCompletion
+
+    client = openai.OpenAI(base_url=mini_server.base_url, api_key="unused", max_retries=0)
+    raw = client.chat.completions.with_raw_response.create(
+        model="solver", messages=[{"role": "user", "content": "Make your first guess."}])
+    body = json.loads(raw.http_response.text)
+    required = {name for name, field in ChatCompletion.model_fields.items() if field.is_required()}
+    assert required <= set(body), required - set(body)
+    assert ChatCompletion.model_validate(body).choices[0].message.content
