@@ -46,6 +46,8 @@ def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     from ..evaluation.games import select_answers
 
     check_seed(seed)
+    if agent is not None and (not isinstance(agent, str) or not agent.strip()):
+        raise ValueError(f"agent must name a NeMo Gym agent of the config (a non-empty string), not {agent!r}")
     env = ChatGuessEnv(**chat_options(gym_id, env_kwargs, "NeMo Gym config"))
     ref = {} if agent is None else {"agent_ref": {"type": "responses_api_agents", "name": agent}}
     return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed,
