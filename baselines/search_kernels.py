@@ -72,9 +72,12 @@ from .scan_kernels import (  # noqa: F401 - re-exported: the search's callers an
 #: Sets of at least this many answers try :func:`least_lb_scan` against beta before the full scan
 #: (most of them fail: refuting nyt2023 openers, 92% of the nodes); smaller sets, which mostly
 #: do not, go straight to the scan (Mini Nerdle over every opener was 0.73x with every set). A
-#: guess's buckets of this size are bounded by that scan before any of them is searched. The
-#: search reads it from ``params`` (tests lower it to put the scans to work on tiny games).
-PRECHECK_MIN = 16
+#: guess's buckets of this size are bounded by that scan before any of them is searched: 10
+#: rather than 16 took 6-7% off Wordle openers' values from a cold memo, normal and hard mode,
+#: and 5% off Nerdle's (``benchmarks/bench_search_params.py``, results/benchmarks/scan_min_16_vs_10.txt;
+#: the gain is the buckets' threshold, the node's own made no difference). The search reads it
+#: from ``params`` (tests lower it to put the scans to work on tiny games).
+PRECHECK_MIN = 10
 
 #: A node that has scanned this many of its guesses' buckets (normal mode) copies its set's rows of
 #: the matrix, columns in the order the bucket scans take the guesses, so later scans read them in
