@@ -137,12 +137,19 @@ def _popcount(x: np.uint64) -> int:
 #: instructions (a large bucket's scan: 1.6x faster); larger ones (Nerdle's 6,561) keep bits.
 BYTE_PATTERNS = 256
 
+#: Guesses scored together by :func:`least_lb_scan` with a byte table (Wordle's: 62 KiB): each
+#: answer's row is read once per chunk, so wider chunks read rows less often: 256 against 128 took
+#: 3% off normal-mode openers' values and 1% off hard-mode ones; 512 was slower than 256
+#: (``benchmarks/bench_search_params.py --setting chunk``, results/benchmarks/chunk_128_vs_256.txt).
+BYTE_CHUNK = 256
+
 
 def scan_table(n_patterns: int) -> np.ndarray:
     """The zeroed scratch table :func:`least_lb_scan` takes: per guess of a chunk, a byte per
     pattern where :data:`BYTE_PATTERNS` allows, else a bit."""
-    words = -(-n_patterns // 8) if n_patterns <= BYTE_PATTERNS else -(-n_patterns // 64)
-    return np.zeros((BIT_CHUNK, words), dtype=np.uint64)
+    if n_patterns <= BYTE_PATTERNS:
+        return np.zeros((BYTE_CHUNK, -(-n_patterns // 8)), dtype=np.uint64)
+    return np.zeros((BIT_CHUNK, -(-n_patterns // 64)), dtype=np.uint64)
 
 
 _BYTES = np.uint64(0x0101010101010101)

@@ -54,6 +54,7 @@ from ..envs.candidates import hard_filter
 from .memo_tables import set_hash
 from .scan_kernels import (  # noqa: F401 - re-exported: the search's callers and tests read them here
     BIT_CHUNK,
+    BYTE_CHUNK,
     CHUNK,
     INF,
     bucket_lb,

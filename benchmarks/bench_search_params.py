@@ -1,8 +1,10 @@
 """A setting of the exact search tried against another on the same openers: CPU seconds per opener.
 
-The exact search reads two tuning settings from its kernel's ``params``: ``scan_min``, the fewest
-answers a set or bucket needs before :func:`least_lb_scan` bounds it (``PRECHECK_MIN``), and
-``block_after``, the bucket scans after which a node scans a copy of its rows (``BLOCK_AFTER``).
+The exact search has three tuning settings: ``scan_min``, the fewest answers a set or bucket needs
+before :func:`least_lb_scan` bounds it (``PRECHECK_MIN``), ``block_after``, the bucket scans after
+which a node scans a copy of its rows (``BLOCK_AFTER``), both read from its kernel's ``params``, and
+``chunk``, the guesses :func:`least_lb_scan` scores together (its scratch table's rows:
+``BYTE_CHUNK`` for Wordle, ``BIT_CHUNK`` for Nerdle).
 This solves each opener of the first-move benchmark's seeded sample (``bench_first_move.py``: cold
 memo, ``StateValues.after``) once per value, in one process, the values taking turns (their order
 reversed every other opener, so both see the same load), checks every value finds the same total,
@@ -25,14 +27,18 @@ from guessgym.envs.game import make_game
 
 IDS = {"normal": "guessgym/Wordle-v1", "hard": "guessgym/WordleHard-v1", "nerdle": "guessgym/Nerdle-v1",
        "midi": "guessgym/MidiNerdle-v1"}
-#: where each setting sits in the kernel's ``params`` (:class:`guessgym.baselines.optimal.SearchKernel`)
-SETTINGS = {"scan_min": 5, "block_after": 6}
+#: where each setting sits in the kernel's ``params`` (:class:`guessgym.baselines.optimal.SearchKernel`);
+#: ``chunk`` (-1) is the row count of its scratch table ``seen``
+SETTINGS = {"scan_min": 5, "block_after": 6, "chunk": -1}
 
 
 def solve(game: object, guess: int, slot: int, value: int) -> tuple[int, float]:
     """The opener's total and the CPU seconds it took from a cold memo with the setting at ``value``."""
     values = StateValues(game)  # type: ignore[arg-type]
-    values.kernel.params[slot] = value
+    if slot < 0:
+        values.kernel.seen = np.zeros((value, values.kernel.seen.shape[1]), np.uint64)
+    else:
+        values.kernel.params[slot] = value
     start = time.process_time()
     total, _ = values.after(values.everyone, guess, game.max_attempts, values.all_guesses)  # type: ignore[attr-defined]
     return total, time.process_time() - start

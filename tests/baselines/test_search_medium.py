@@ -103,15 +103,15 @@ def test_the_search_with_its_bucket_bounds_equals_the_plain_recursion(seed: int,
 def test_the_bucket_scan_over_guesses_sorted_by_what_they_show_stops_at_the_same_bound() -> None:
     """With more guesses than one chunk of the bit table, a bucket's scan takes its guesses by how
     many patterns each shows on the whole set, most first, and stops where none left can go lower:
-    the ``-ing`` family with 300 other guesses, where a wrong stop leaves a floor above the truth."""
+    the ``-ing`` family with 600 other guesses, where a wrong stop leaves a floor above the truth."""
     nyt = make_game("guessgym/Wordle-v1")
     answers = sorted(a for a in nyt.answers if a.endswith("ing"))
-    others = np.random.default_rng(0).choice(sorted(set(nyt.guesses) - set(answers)), size=300, replace=False)
+    others = np.random.default_rng(0).choice(sorted(set(nyt.guesses) - set(answers)), size=600, replace=False)
     game = wordle(answers=answers, guesses=sorted(set(answers) | set(others.tolist())))
     kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3, block_after=1)
     total, truth = reference_costs(game, 4)
     assert kernel.cost(np.arange(len(answers), dtype=np.int32), 4, kernel.all_guesses, INF) == total
-    assert memo_entries_hold(kernel, truth) >= 5 and len(game.guesses) > 2 * K.BIT_CHUNK
+    assert memo_entries_hold(kernel, truth) >= 5 and len(game.guesses) > 2 * K.BYTE_CHUNK
 
 
 def test_a_part_costs_at_least_what_the_most_patterns_on_the_whole_allow() -> None:
