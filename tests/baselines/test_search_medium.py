@@ -103,10 +103,10 @@ def test_the_search_with_its_bucket_bounds_equals_the_plain_recursion(seed: int,
 def test_the_bucket_scan_over_guesses_sorted_by_what_they_show_stops_at_the_same_bound() -> None:
     """With more guesses than one chunk of the bit table, a bucket's scan takes its guesses by how
     many patterns each shows on the whole set, most first, and stops where none left can go lower:
-    the ``-ing`` family with 600 other guesses, where a wrong stop leaves a floor above the truth."""
+    the ``-ing`` family with 520 other guesses, where a wrong stop leaves a floor above the truth."""
     nyt = make_game("guessgym/Wordle-v1")
     answers = sorted(a for a in nyt.answers if a.endswith("ing"))
-    others = np.random.default_rng(0).choice(sorted(set(nyt.guesses) - set(answers)), size=600, replace=False)
+    others = np.random.default_rng(0).choice(sorted(set(nyt.guesses) - set(answers)), size=520, replace=False)
     game = wordle(answers=answers, guesses=sorted(set(answers) | set(others.tolist())))
     kernel = SearchKernel(game, ExactSearch(game).mt, 0, 0.0, None, scan_min=3, block_after=1)
     total, truth = reference_costs(game, 4)
