@@ -13,7 +13,9 @@ import sys
 import pytest
 from integration_venvs import ROOT, integration_venv
 
-pytestmark = pytest.mark.xdist_group("nemo-gym")
+# NeMo Gym's launcher starts a Ray instance: it runs on the worker of every Ray test, where no other
+# test's "--address auto" can find it.
+pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 
 def test_the_nemo_gym_resources_server_passes_its_tests_in_its_own_environment() -> None:

@@ -16,9 +16,11 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,6 +45,20 @@ GYM = str(Path(sys.executable).with_name("gym"))
 
 
 @pytest.fixture
+def ray_apart() -> Iterator[dict[str, str]]:
+    """The environment the launcher runs in: its own Ray temp folder (short: Ray's socket paths are
+    bounded), so the Ray instance NeMo Gym starts does not join a cluster started by ``ray start``
+    (found by the address file in Ray's temp folder) and its session files go with the test. Another
+    test's ``--address auto`` finds it by its processes all the same: the module runs on the worker
+    of the Ray tests (``test_nemo_gym_environment.py``)."""
+    folder = tempfile.mkdtemp(prefix="ngray", dir="/tmp")
+    try:
+        yield {**{k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}, "RAY_TMPDIR": folder}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
 def venvs(tmp_path: Path) -> list[str]:
     """The launcher's options that make every server run in this environment (and keep Hydra's
     run folder out of the checkout)."""
@@ -53,11 +69,11 @@ def venvs(tmp_path: Path) -> list[str]:
 
 
 @contextlib.contextmanager
-def launched(arguments: list[str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def launched(arguments: list[str], log: Path, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     """``gym env start`` in the layout's folder, until all its servers answer; interrupted on exit
     (as Ctrl-C stops it), then its process group killed if anything outlives that."""
     with log.open("wb") as out:
-        process = subprocess.Popen([GYM, "env", "start", *arguments], cwd=LAYOUT, stdout=out,
+        process = subprocess.Popen([GYM, "env", "start", *arguments], cwd=LAYOUT, stdout=out, env=env,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + START_SECONDS
@@ -88,18 +104,18 @@ def assistant_texts(output: list[dict[str, Any]], role: str) -> list[str]:
 
 
 def test_nemo_gyms_launcher_serves_the_layout_and_its_rollouts_are_the_in_process_games(
-        tmp_path: Path, venvs: list[str]) -> None:
+        tmp_path: Path, venvs: list[str], ray_apart: dict[str, str]) -> None:
     rows = [json.loads(line) for line in (SERVER_DIR / "data" / "example.jsonl").read_text().splitlines()]
     reference = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/WordleChat-v0", {}))
     output = tmp_path / "rollouts.jsonl"
     with ScriptedServer(reference.game) as model:
         overrides = [f"+config_paths=[{CONFIG},{MODEL_CONFIG}]", f"+policy_base_url={model.base_url}",
                      "+policy_api_key=unused", "+policy_model_name=solver", *venvs]
-        with launched(overrides, tmp_path / "servers.log"):
+        with launched(overrides, tmp_path / "servers.log", ray_apart):
             collected = subprocess.run([GYM, "eval", "run", "--no-serve", "--agent", "guessgym_gymnasium_agent",
                                         "--input", str(SERVER_DIR / "data" / "example.jsonl"),
-                                        "--output", str(output)], cwd=tmp_path, capture_output=True, text=True,
-                                       timeout=300)
+                                        "--output", str(output)], cwd=tmp_path, env=ray_apart, capture_output=True,
+                                       text=True, timeout=300)
         assert collected.returncode == 0, (collected.stdout + collected.stderr)[-4000:]
         assert model.counts["requests:solver"] > len(rows)  # every turn went to the model
     failures = tmp_path / "rollouts_failures.jsonl"
