@@ -206,10 +206,14 @@ SUPERVISOR = "GUESSGYM_SERVE_SUPERVISOR"
 def app_from_environment() -> Any:
     """:func:`make_app` of the ``GUESSGYM_SERVE_*`` variables (defaults where unset); in a worker of
     ``guessgym serve --workers N`` (:data:`SUPERVISOR` is its parent), the worker also ends when its
-    parent is gone (:func:`guessgym.infra.pool.watch_parent`)."""
+    parent is gone (:func:`guessgym.infra.pool.watch_parent`), or at once if it was gone before the
+    worker got this far (a slow start under load)."""
     read = {key: os.environ.get(name) for key, name in ENVIRONMENT.items()}
     supervisor = os.environ.get(SUPERVISOR, "")
-    if supervisor.isdigit() and int(supervisor) == os.getppid():
+    if supervisor.isdigit():
+        if int(supervisor) != os.getppid():  # the supervisor was killed while this worker started
+            raise SystemExit(f"guessgym serve: worker {os.getpid()} ends: its supervisor (process {supervisor}) "
+                             "is gone")
         from ..infra.pool import watch_parent
 
         watch_parent(int(supervisor))

@@ -345,6 +345,16 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
             pass
 
 
+def test_a_worker_whose_supervisor_is_gone_before_it_started_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen under load: a worker still importing when its parent was killed never started its watch
+    (it watches only a living parent) and served on for ever."""
+    from guessgym.serving.app import SUPERVISOR, app_from_environment
+
+    monkeypatch.setenv(SUPERVISOR, str(os.getppid() + 1 if os.getppid() > 1 else 2))
+    with pytest.raises(SystemExit, match="its supervisor .* is gone"):
+        app_from_environment()
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
