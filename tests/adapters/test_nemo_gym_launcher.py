@@ -93,7 +93,7 @@ def launched(arguments: list[str], log: Path, env: dict[str, str]) -> Iterator[s
         process.wait(timeout=30)
 
 
-def assistant_texts(output: list[dict[str, Any]], role: str) -> list[str]:
+def message_texts(output: list[dict[str, Any]], role: str) -> list[str]:
     """The texts of ``role``'s messages in a rollout's response output."""
     texts = []
     for item in output:
@@ -124,7 +124,7 @@ def test_nemo_gyms_launcher_serves_the_layout_and_its_rollouts_are_the_in_proces
     assert sorted(r["_ng_task_index"] for r in rollouts) == list(range(len(rows)))
     for rollout in rollouts:
         row = rows[rollout["_ng_task_index"]]
-        replies = assistant_texts(rollout["response"]["output"], "assistant")
+        replies = message_texts(rollout["response"]["output"], "assistant")
         _, info = reference.reset(seed=row["seed"], options={"answer": row["answer"]})
         shown = [{"role": m["role"], "content": m["content"]} for m in rollout["responses_create_params"]["input"]]
         assert shown == info["messages"]
@@ -136,7 +136,7 @@ def test_nemo_gyms_launcher_serves_the_layout_and_its_rollouts_are_the_in_proces
         assert done and rollout["terminated"] is True
         assert rollout["reward"] == pytest.approx(total)
         assert rollout["info"]["won"] == info["won"] and rollout["info"]["answer"] == row["answer"]
-        said = assistant_texts(rollout["response"]["output"], "user")
+        said = message_texts(rollout["response"]["output"], "user")
         assert said == [m["content"] for m in info["messages"][2:-1] if m["role"] == "user"]
 
 
