@@ -17,6 +17,11 @@ checkpoints, the transcripts of language-model evaluations. The rules, in the or
    OS has it); a second run on the same file is refused at once, naming the file.
 5. **A reader changes nothing.** ``read_only=True`` reads a log that a live run may be writing:
    no lock, no repair, the torn fragment simply ignored.
+6. **The path still names the file.** Before each line is appended, the log checks that its path
+   still names the file it holds open; a file moved away, removed or replaced under a live run
+   (``git stash``, a checkout, an editor's save) stops the run with a :class:`LogError`, instead of
+   rows going on into a file no path names (the file now at the path is left as it is; the rows
+   before the change are in the file that was moved, and the run resumes from what is at the path).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class ResumableLog(Generic[Row]):
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any], parse_row: Callable[[Any], Row], *,
                  what: str = "log", read_only: bool = False) -> None:
         self.path = Path(path)
+        self._named = self.path.absolute()  # the path checked before each write, whatever the working folder
         self.header = header
         self.what = what
         self.read_only = read_only
@@ -160,9 +166,22 @@ class ResumableLog(Generic[Row]):
             raise LogError(f"{self.path}: the {self.what} is open read-only (or closed)")
         text = (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
+            self._check_still_named()
             self._handle.write(text)
             self._handle.flush()
             os.fsync(self._handle.fileno())
+
+    def _check_still_named(self) -> None:
+        assert self._handle is not None
+        held = os.fstat(self._handle.fileno())
+        try:
+            named = os.stat(self._named)
+        except OSError:
+            named = None
+        if named is None or (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino):
+            change = "moved away or removed" if named is None else "replaced by another file"
+            raise LogError(f"{self.path} was {change} while this run wrote to it; nothing more is written to it "
+                           "(put the run's file back and run it again to resume)")
 
     def append(self, value: dict[str, Any]) -> None:
         """Append one row (flushed and synced before this returns)."""

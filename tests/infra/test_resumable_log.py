@@ -101,3 +101,23 @@ def test_an_outcome_log_keeps_each_key_once_settled_and_reads_it_back(tmp_path: 
     memory.record("crane", True)
     assert memory.values == {"crane": True} and memory.path is None and not list(tmp_path.glob("*.tmp"))
     memory.close()
+
+
+@pytest.mark.parametrize("change", ["replaced", "removed"])
+def test_a_file_replaced_or_removed_under_a_live_run_stops_it_and_is_left_alone(tmp_path: Path, change: str) -> None:
+    path = tmp_path / "log.jsonl"
+    log = ResumableLog(path, HEADER, _rows)
+    log.append({"n": 1})
+    moved = tmp_path / "moved.jsonl"
+    os.replace(path, moved)  # what `git stash` does to a tracked file: the run's file goes away
+    if change == "replaced":
+        path.write_text(json.dumps(HEADER) + '\n{"n": 0}\n')
+    before = path.read_bytes() if path.exists() else None
+    with pytest.raises(LogError, match=rf"log\.jsonl was .*{'replaced' if change == 'replaced' else 'removed'}"):
+        log.append({"n": 2})
+    assert (path.read_bytes() if path.exists() else None) == before
+    assert moved.read_text().splitlines()[1:] == ['{"n": 1}']  # nothing went on into the file no path names
+    log.close()
+    os.replace(moved, path)
+    with ResumableLog(path, HEADER, _rows) as again:
+        assert again.rows == [(2, 1)]
