@@ -337,8 +337,10 @@ def shipped_blob(game: Game, values: dict[str, OpenerValue], command: str, floor
 
 
 def certain_ranks(values: Iterable[OpenerValue]) -> int:
-    """How many of the best openers are ranked for certain (:func:`~guessgym.agents.opener_values.certain_count`)."""
-    return certain_count((v.upper, v.lower) for v in values)
+    """How many of the best openers that always win are ranked for certain
+    (:func:`~guessgym.agents.opener_values.certain_count`); openers whose trees do not fit the
+    attempts are ranked apart, so their bounds do not enter (as on the page)."""
+    return certain_count((v.upper, v.lower) for v in values if v.fits)
 
 
 __all__ = ["GREEDY_WIDTHS", "OpenerSolver", "OpenerTable", "OpenerTask", "OpenerValue", "TABLE_FORMAT", "Workers",

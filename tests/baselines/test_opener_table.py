@@ -104,6 +104,8 @@ def test_certain_ranks_stop_at_the_first_opener_an_unsolved_one_could_beat() -> 
     rows = [OpenerValue("a", 10, 10), OpenerValue("b", 12, 12), OpenerValue("c", 11, 20), OpenerValue("d", 13, 13)]
     assert certain_ranks(rows) == 1  # c may be 11, below b's 12
     assert certain_count([(10, 10), (11, 11)]) == 2 and certain_count([(10, 9)]) == 0
+    unfit = OpenerValue("e", 5, 30, fits=False)  # ranked apart: its low bound doubts no rank
+    assert certain_ranks([*rows, unfit]) == 1 and certain_ranks([rows[0], rows[1], unfit]) == 2
 
 
 def test_the_shipped_form_reads_back(tmp_path: Path) -> None:
