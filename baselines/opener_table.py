@@ -198,8 +198,20 @@ class OpenerSolver:
             raise RuntimeError(f"the search of {opener!r} found {total} against a known tree of {upper}")
         return OpenerValue(opener, total, total, fits, time.perf_counter() - started)
 
+    def refute(self, opener: str, bound: int) -> OpenerValue:
+        """The opener's exact total where it is below ``bound``; else a proven lower bound of at
+        least ``bound`` as ``lower``, with ``upper`` :data:`INF` (the search builds no tree then:
+        :func:`fill_refute` keeps the table's own)."""
+        started = time.perf_counter()
+        total, lower = self.search.opener_cost(self.kernel(0), self.game.guess_index[opener], bound)
+        seconds = time.perf_counter() - started
+        if total < bound:
+            return OpenerValue(opener, total, total, True, seconds)
+        return OpenerValue(opener, lower, INF, True, seconds)
 
-#: What a worker is asked: ``("greedy", opener, floor, True)`` or ``("exact", opener, upper, fits)``.
+
+#: What a worker is asked: ``("greedy", opener, floor, True)``, ``("exact", opener, upper, fits)`` or
+#: ``("refute", opener, bound, True)``.
 OpenerTask = tuple[str, str, int, bool]
 
 
@@ -218,9 +230,13 @@ class Workers:
 
 
 def solve_opener(solver: OpenerSolver, task: OpenerTask) -> OpenerValue:
-    """One opener's greedy interval or exact total (a worker's task)."""
+    """One opener's greedy interval, exact total or refutation (a worker's task)."""
     kind, opener, number, fits = task
-    return solver.greedy(opener, number) if kind == "greedy" else solver.exact(opener, number, fits)
+    if kind == "greedy":
+        return solver.greedy(opener, number)
+    if kind == "refute":
+        return solver.refute(opener, number)
+    return solver.exact(opener, number, fits)
 
 
 def _computed(solver: OpenerSolver, tasks: Iterable[OpenerTask], workers: Workers) -> Iterator[OpenerValue]:
@@ -290,25 +306,33 @@ def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = 
 
 
 def fill_refute(table: OpenerTable, solver: OpenerSolver, bound: int, *, deadline: float | None = None,
-                progress: Callable[[int, int], None] | None = None) -> int:
-    """Raise every unsolved opener's lower bound to at least ``bound`` (the proofs' refutation: its
-    largest buckets bounded first, searched only as far as needed), or solve it exactly where its
-    total is below ``bound``. With ``bound`` the ``k``-th best exact total, the best ``k`` openers
-    are then ranked for certain. Openers whose trees do not fit the attempts are left as they are.
-    Returns how many openers were settled."""
+                progress: Callable[[int, int], None] | None = None, workers: Workers = Workers()) -> int:
+    """Raise every unsolved opener's lower bound to ``bound`` (the proofs' refutation: its largest
+    buckets bounded first, searched only as far as needed), or solve it exactly where its total is
+    below ``bound``. With ``bound`` the ``k``-th best exact total, the best ``k`` openers are then
+    ranked for certain. The search may prove more than ``bound``, but how much more depends on what
+    its memo holds (which openers that worker had before), so the table records ``bound``: the same
+    values wherever and in whatever order they were computed. Openers whose trees do not fit the
+    attempts are left as they are.
+    ``deadline``: past it no new opener is started; ``workers``: where they are computed. Returns
+    how many openers were settled."""
     todo = sorted((v for v in table.values.values() if not v.exact and v.fits and v.lower < bound),
                   key=lambda v: (v.lower, v.upper, v.opener))
+
+    def tasks() -> Iterator[OpenerTask]:
+        for value in todo:
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            yield "refute", value.opener, bound, True
+
     settled = 0
-    for value in todo:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        started = time.perf_counter()
-        total, lower = solver.search.opener_cost(solver.kernel(0), solver.game.guess_index[value.opener], bound)
-        seconds = time.perf_counter() - started
-        if total < bound:
-            table.add(OpenerValue(value.opener, total, total, True, seconds))
+    for found in _computed(solver, tasks(), workers):
+        known = table.values[found.opener]
+        if found.upper < INF:  # solved: its total was below the bound
+            table.add(found)
         else:
-            table.add(OpenerValue(value.opener, min(max(lower, value.lower), value.upper), value.upper, True, seconds))
+            lower = min(max(bound, known.lower), known.upper)  # found.lower >= bound: more depends on the memo
+            table.add(OpenerValue(found.opener, lower, known.upper, True, found.seconds))
         settled += 1
         if progress is not None:
             progress(settled, len(todo))

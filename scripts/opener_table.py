@@ -93,7 +93,8 @@ def run(mode: str, hours: float, exact: int | None, certify: int | None, workers
         totals = sorted(v.upper for v in table.values.values() if v.exact)
         if certify is not None and len(totals) >= certify:
             settled = fill_refute(table, solver, totals[certify - 1], deadline=deadline,
-                                  progress=_progress(f"{name} certify {certify}"))  # type: ignore[arg-type]
+                                  progress=_progress(f"{name} certify {certify}"),  # type: ignore[arg-type]
+                                  workers=workers)
             print(f"{name}: {settled:,} openers bounded at {totals[certify - 1]:,} or solved", flush=True)
     status()
 

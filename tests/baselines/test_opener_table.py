@@ -241,3 +241,22 @@ def test_a_table_that_decompresses_without_bound_is_refused_within_its_bound() -
     finally:
         tracemalloc.stop()
     assert peak < 4 * MAX_TABLE_BYTES
+
+
+def test_refuting_in_worker_processes_settles_every_opener_as_this_process_does(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_table import Workers, fill_refute
+
+    game = nerdle(5)
+    solver = OpenerSolver(game)
+
+    def certified(name: str, workers: Workers) -> dict[str, tuple[int, int]]:
+        with OpenerTable(game, tmp_path / f"{name}.jsonl") as table:
+            fill_greedy(table, solver)
+            fill_exact(table, solver, count=6)
+            bound = sorted(v.upper for v in table.values.values() if v.exact)[5]
+            todo = sum(not v.exact and v.fits and v.lower < bound for v in table.values.values())
+            assert fill_refute(table, solver, bound, workers=workers) == todo > 0
+            return {w: (v.lower, v.upper) for w, v in table.values.items()}
+
+    alone, pool = certified("serial", Workers()), certified("process", Workers("process", 2))
+    assert pool == alone and certain_ranks(OpenerValue(w, lo, up) for w, (lo, up) in pool.items()) >= 6
