@@ -239,7 +239,7 @@ def _bounded_move(values: StateValues, number: int, move: tuple[int, int] | None
         possible = bool(np.any(values.kernel.answer_guess[answers] == guess))
         violation = game.hard_mode and not bool(np.isin(guess, allowed))
         solved = pattern == values.kernel.green
-    best = (best_high if best_high is not None else best_low) / n
+    best = NO_BOUND if best_high is None else best_high / n  # no tree found: the best is only bounded below
     loss_low = max(0.0, (low_total - best_high) / n) if best_high is not None else 0.0
     loss_high = NO_BOUND if high_total is None else (high_total - best_low) / n
     expected_high = NO_BOUND if high_total is None else high_total / n

@@ -37,9 +37,9 @@ class MoveAnalysis:
     A move judged after the time budget ran out is ``bounded``: its figures are proven bounds, not
     exact (:class:`~guessgym.baselines.move_values.StateBounds`): the expectation lies from
     ``expected`` to ``expected_high``, the best from ``best_low`` to ``best`` (the best tree
-    found), the loss from ``loss`` to ``loss_high`` (``NO_BOUND``, -1, where no tree within the
-    attempts was found after the guess); its ``luck`` is not judged (0) and ``best_guess`` is the
-    best tree's first guess.
+    found; ``NO_BOUND``, -1, where no tree within the attempts was found for the state), the loss
+    from ``loss`` to ``loss_high`` (``NO_BOUND`` where no tree within the attempts was found after
+    the guess); its ``luck`` is not judged (0) and ``best_guess`` is the best tree's first guess.
     """
 
     number: int
