@@ -276,21 +276,25 @@ def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = 
                deadline: float | None = None, progress: Callable[[int, int], None] | None = None,
                workers: Workers = Workers()) -> int:
     """Solve openers exactly, most promising first (smallest known tree, then smallest bound),
-    until the table's ``count`` best openers are all exact (``None``: every opener) or ``deadline``
-    (a ``time.monotonic()``) passes; returns how many were solved. An opener's exact total only
-    ever moves it up, so the next unsolved opener is the one whose rank is in doubt. Openers
-    without an interval yet are skipped (:func:`fill_greedy` first). With several workers, an
-    opener is handed out when one is free, judged by the totals known then (a few more than
-    ``count`` may be solved; every total is the same)."""
+    until the table's ``count`` best openers that always win are all exact (``None``: every
+    opener) or ``deadline`` (a ``time.monotonic()``) passes; returns how many were solved. An
+    opener's exact total only ever moves it up, so the next unsolved opener is the one whose rank
+    is in doubt. Openers that cannot always win are ranked apart: each is solved when its turn
+    comes in the same order, but does not count towards ``count``. Openers without an interval yet
+    are skipped (:func:`fill_greedy` first). With several workers, an opener is handed out when one
+    is free, judged by the totals known then (a few more than ``count`` may be solved; every total
+    is the same)."""
     key = lambda v: (v.upper, v.lower, v.opener)  # noqa: E731
     pending = sorted((v for v in table.values.values() if not v.exact), key=key)
-    exact = sorted(key(v) for v in table.values.values() if v.exact)
-    wanted = len(table.values) if count is None else min(count, len(table.values))
+    exact = sorted(key(v) for v in table.values.values() if v.exact and v.fits)
+    fitting = sum(v.fits for v in table.values.values())
+    wanted = fitting if count is None else min(count, fitting)
+    everything = count is None
 
     def tasks() -> Iterator[OpenerTask]:
         for value in pending:
-            if bisect.bisect_left(exact, key(value)) >= wanted:
-                return  # the best ``wanted`` are exact and all come before this one
+            if not everything and bisect.bisect_left(exact, key(value)) >= wanted:
+                return  # the best ``wanted`` that always win are exact and all come before this one
             if deadline is not None and time.monotonic() >= deadline:
                 return
             yield "exact", value.opener, value.upper, value.fits
@@ -298,7 +302,8 @@ def fill_exact(table: OpenerTable, solver: OpenerSolver, *, count: int | None = 
     solved = 0
     for done in _computed(solver, tasks(), workers):
         table.add(done)
-        bisect.insort(exact, key(done))
+        if done.fits:
+            bisect.insort(exact, key(done))
         solved += 1
         if progress is not None:
             progress(min(len(exact), wanted), wanted)

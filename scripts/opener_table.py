@@ -90,7 +90,7 @@ def run(mode: str, hours: float, exact: int | None, certify: int | None, workers
         solved = fill_exact(table, solver, count=exact, deadline=deadline,
                             progress=_progress(f"{name} exact"), workers=workers)  # type: ignore[arg-type]
         print(f"{name}: {solved:,} openers solved exactly", flush=True)
-        totals = sorted(v.upper for v in table.values.values() if v.exact)
+        totals = sorted(v.upper for v in table.values.values() if v.exact and v.fits)  # ranked apart: the rest
         if certify is not None and len(totals) >= certify:
             settled = fill_refute(table, solver, totals[certify - 1], deadline=deadline,
                                   progress=_progress(f"{name} certify {certify}"),  # type: ignore[arg-type]
@@ -191,9 +191,10 @@ def main() -> None:
     p = sub.add_parser("run", help="fill a table (resumes)")
     p.add_argument("mode", choices=sorted(TABLES))
     p.add_argument("--hours", type=float, default=1.0, help="stop starting openers after this long (default: 1)")
-    p.add_argument("--exact", type=int, help="solve only the best N openers exactly (default: all, in order)")
-    p.add_argument("--certify", type=int, help="then bound every other opener at the N-th best exact total, so "
-                   "that the best N are ranked for certain")
+    p.add_argument("--exact", type=int, help="solve only the best N openers that always win exactly, and those "
+                   "that cannot among them (default: all, in order)")
+    p.add_argument("--certify", type=int, help="then bound every other opener that always wins at the N-th best "
+                   "exact total, so that the best N are ranked for certain")
     p.add_argument("--backend", choices=BACKENDS, default="serial",
                    help="where openers are computed: this process, local processes, or Ray (default: serial)")
     p.add_argument("--jobs", type=whole_number(1, MAX_JOBS), default=1,

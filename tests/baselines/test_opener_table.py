@@ -260,3 +260,26 @@ def test_refuting_in_worker_processes_settles_every_opener_as_this_process_does(
 
     alone, pool = certified("serial", Workers()), certified("process", Workers("process", 2))
     assert pool == alone and certain_ranks(OpenerValue(w, lo, up) for w, (lo, up) in pool.items()) >= 6
+
+
+def test_the_best_n_are_counted_among_the_openers_that_always_win(tmp_path: Path) -> None:
+    from guessgym.baselines.opener_table import fill_refute
+
+    game = nerdle(5, max_attempts=4)  # Micro Nerdle in four guesses: some openers cannot always win
+    solver = OpenerSolver(game)
+    with OpenerTable(game, tmp_path / "t.jsonl") as table:
+        fill_greedy(table, solver)
+        before = sorted(table.values.values(), key=lambda v: (v.upper, v.lower, v.opener))
+        n = 8
+        fits_before = [v for v in before if v.fits]
+        unfit_ahead = [v for v in before if not v.fits and (v.upper, v.lower) < (fits_before[n].upper,
+                                                                                   fits_before[n].lower)]
+        assert unfit_ahead  # openers that cannot always win stand among the best n by their upper totals
+        fill_exact(table, solver, count=n)
+        values = dict(table.values)
+        fits = sorted((v for v in values.values() if v.fits), key=lambda v: (v.upper, v.lower))
+        assert all(v.exact for v in fits[:n])
+        assert all(values[v.opener].exact for v in unfit_ahead if v.upper < fits[n - 1].upper)
+        bound = sorted(v.upper for v in values.values() if v.exact and v.fits)[n - 1]
+        fill_refute(table, solver, bound)
+        assert certain_ranks(table.values.values()) >= n
