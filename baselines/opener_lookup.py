@@ -47,6 +47,8 @@ class OpenerReport:
         table_openers, guesses: the openers the table holds, of the game's guesses (0: no table).
         best_opener, best_total: the game's proven optimum, if known (``""`` and 0 otherwise).
         seconds: the time the answer took.
+        memo: the file the solved sets were read from and kept in (``""``: in memory only, or read
+            from the table).
     """
 
     opener: str
@@ -64,6 +66,7 @@ class OpenerReport:
     best_opener: str
     best_total: int
     seconds: float
+    memo: str = ""
 
     @property
     def exact(self) -> bool:
@@ -107,8 +110,9 @@ class OpenerReport:
                 top = f"{(self.upper - self.best_total) / n:.4f}" if self.upper else "?"
                 loss = f"{max(0, self.lower - self.best_total) / n:.4f} to {top}"
             out.append(f"loss against the best ({self.best_opener}, {self.best_total:,}): {loss} guesses per game")
-        how = {"table": "read from the shipped opener table", "solved": "solved now (the solved sets are kept)",
-               "bounded": "bounded now (solved sets kept; run again with more --time-budget for the exact total)"}
+        kept = f"the solved sets are kept in {self.memo}" if self.memo else "the solved sets were kept in memory only"
+        how = {"table": "read from the shipped opener table", "solved": f"solved now ({kept})",
+               "bounded": f"bounded now ({kept}; run again with more --time-budget for the exact total)"}
         out.append(f"{how[self.source]} in {self.seconds:.1f} s")
         return out
 
@@ -123,6 +127,8 @@ def opener_report(game: Game, word: str, *, time_budget: float | None = None,
 
     Raises:
         ValueError: ``word`` is not a guess of ``game``.
+        DamagedMemo: the solved sets read from ``cache_dir`` value the opener below what is proven
+            (the table's lower bound, or the game's proven optimum).
     """
     started = time.perf_counter()
     key = game.normalize_guess(word)
@@ -151,12 +157,37 @@ def opener_report(game: Game, word: str, *, time_budget: float | None = None,
         if known is not None:
             lower, upper = max(lower, known.lower), min(upper or known.upper, known.upper)
         source = "bounded" if lower != upper else "solved"
+    store = values.kernel.store
+    memo = "" if store is None else str(store.path)
+    _check_against_proofs(game, guess, lower, upper, fits, known, memo)
     values.save()
-    return _report(game, guess, table, lower, upper, fits, source, started)
+    return _report(game, guess, table, lower, upper, fits, source, started, memo)
+
+
+class DamagedMemo(ValueError):
+    """Solved sets that value a move below what is proven: the memo file was changed or damaged."""
+
+
+def _check_against_proofs(game: Game, guess: int, lower: int, upper: int, fits: bool | None,
+                          known: Any, memo: str) -> None:
+    """Refuse totals below what is proven: the table's lower bound of ``guess``, and the game's
+    proven optimum for an opener that always wins (no opener's total is below it)."""
+    optimum = known_optimum(game)
+    floors = []
+    if known is not None:
+        floors.append((known.lower, "the shipped opener table's proven lower bound for it"))
+    if optimum is not None and optimum.proven and fits:
+        floors.append((optimum.total, f"the game's proven optimum ({optimum.opener})"))
+    claimed = min(lower, upper) if upper else lower  # upper is 0 where no complete tree was found
+    for floor, what in floors:
+        if claimed < floor:
+            where = f"the solved sets of {memo}" if memo else "the solved sets"
+            raise DamagedMemo(f"{where} value {game.guesses[guess]} at a total of {claimed:,}, below "
+                              f"{what}, {floor:,}: the file is damaged; remove it (or run with --no-memo)")
 
 
 def _report(game: Game, guess: int, table: OpenerValues | None, lower: int, upper: int, fits: bool | None,
-            source: str, started: float) -> OpenerReport:
+            source: str, started: float, memo: str = "") -> OpenerReport:
     optimum = known_optimum(game)
     rank: tuple[int, int] | None = None
     ranked = 0
@@ -171,7 +202,7 @@ def _report(game: Game, guess: int, table: OpenerValues | None, lower: int, uppe
     best = (optimum.opener, optimum.total) if optimum is not None and optimum.proven else ("", 0)
     return OpenerReport(game.guesses[guess], game.name, game.hard_mode, len(game.answers), lower, upper, fits, source,
                         rank, ranked, 0 if table is None else table.computed, len(game.guesses), best[0], best[1],
-                        time.perf_counter() - started)
+                        time.perf_counter() - started, memo)
 
 
-__all__ = ["OpenerReport", "opener_report"]
+__all__ = ["DamagedMemo", "OpenerReport", "opener_report"]

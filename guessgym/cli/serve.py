@@ -21,6 +21,7 @@ DEFAULT_MAX_CONVERSATION_CHARS = 8_000_000
 def cmd_serve(args: argparse.Namespace) -> int:
     from ..infra.optional import require_extra
 
+    check_port_free(args.host, args.port)  # what the user typed is checked before anything is imported or built
     require_extra("openenv", "guessgym serve")
     import uvicorn
 
@@ -43,7 +44,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-connections {args.max_connections}: this process may open {files:,} files (ulimit "
                          f"-n), and a server keeps {RESERVED_FILES} for itself; give at most "
                          f"{max(files - RESERVED_FILES, 1):,}")
-    check_port_free(args.host, args.port)
     print(f"{PROG} serve: {args.env} {json.dumps(kwargs) if kwargs else ''} at http://{args.host}:{args.port} "
           f"(OpenEnv: /ws session socket, /reset, /step, /state, /schema, /health; at most {args.max_sessions} "
           f"sessions{f' per worker, {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)",
@@ -78,6 +78,9 @@ def check_port_free(host: str, port: int) -> None:
         try:
             probe.bind(address)
         except OSError as exc:
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise UsageError(f"--host {host}: not an address of this machine ({exc.strerror or exc}); give one "
+                                 "of its own addresses, 127.0.0.1 or 0.0.0.0 (every address)") from None
             what = "is in use" if exc.errno == errno.EADDRINUSE else f"cannot be listened on ({exc.strerror or exc})"
             raise UsageError(f"--port {port}: {host}:{port} {what}; give another --port") from None
 

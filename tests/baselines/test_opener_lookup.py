@@ -89,3 +89,38 @@ def test_the_opener_command(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_report_says_where_the_solved_sets_are_kept(tmp_path: Path) -> None:
+    """Issue 63 item 13: ``--no-memo`` ended "the solved sets are kept"."""
+    game = nerdle(5)
+    in_memory = opener_report(game, "5-1=4")
+    assert in_memory.memo == "" and "kept in memory only" in in_memory.lines()[-1]
+    assert "are kept" not in in_memory.lines()[-1]
+    on_disk = opener_report(game, "5-1=4", cache_dir=tmp_path)
+    assert Path(on_disk.memo).parent == tmp_path and Path(on_disk.memo).is_file()
+    assert f"kept in {on_disk.memo}" in on_disk.lines()[-1]
+
+
+def test_a_memo_valued_below_the_proven_optimum_is_refused_as_damaged(tmp_path: Path) -> None:
+    """Issue 63 item 14: a memo whose exact values were all lowered by one was reported as exact, with a
+    negative loss against the best; it is refused, the file named, and left as it was."""
+    import numpy as np
+
+    from guessgym.baselines.opener_lookup import DamagedMemo
+    from guessgym.baselines.search_kernels import GUESS_BITS
+
+    game = nerdle(5)
+    honest = opener_report(game, "5-1=4", cache_dir=tmp_path)
+    assert honest.lower == honest.upper == honest.best_total == 374
+    memo = Path(honest.memo)
+    with np.load(memo) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    costs = arrays["exact_values"] >> GUESS_BITS
+    arrays["exact_values"] = np.where(costs > 0, arrays["exact_values"] - (1 << GUESS_BITS), arrays["exact_values"])
+    np.savez(memo, **arrays)
+    before = memo.read_bytes()
+    with pytest.raises(DamagedMemo, match=r"^the solved sets of .*memo-.*value 5-1=4 at a total of [\d,]+, below the "
+                                          r"game's proven optimum \(5-1=4\), 374: the file is damaged"):
+        opener_report(game, "5-1=4", cache_dir=tmp_path)
+    assert memo.read_bytes() == before

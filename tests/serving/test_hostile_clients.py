@@ -321,6 +321,18 @@ def test_serve_on_a_port_in_use_is_one_line_and_status_2() -> None:
     assert "serving" not in done.stderr and " at http" not in done.stderr
 
 
+def test_serve_on_an_address_of_another_machine_names_the_host_not_the_port() -> None:
+    """Issue 63 item 11: --host 8.8.8.8 was reported as a bad --port; the check also ran after the game was
+    built (70 s under load on a port in use): now before anything is imported."""
+    done = subprocess.run([sys.executable, "-m", "guessgym", "serve", "--host", "203.0.113.7", "--port", "8123"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guessgym serve: error: --host 203.0.113.7: not an address of "
+                                                   "this machine"), lines
+    assert "--port" not in lines[0]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
     """serve --workers 2: after SIGKILL of the parent both workers kept serving for ever."""
