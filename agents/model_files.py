@@ -33,6 +33,7 @@ from ..envs.env import observation_space
 from ..envs.game import Game, game_from_dict, game_to_dict
 from ..envs.options import check_bool, check_number
 from ..infra.inputs import InputFileError, read_input
+from .net_arch import check_layer_sizes
 
 #: The name of guessgym's own entry in a model zip, and the version of its content.
 MANIFEST = "guessgym.json"
@@ -98,14 +99,9 @@ class ModelFileError(ValueError):
 
 # ---- checking what the file says ---------------------------------------------------------------
 def _net_arch(value: Any) -> dict[str, list[int]] | list[int]:
-    def sizes(v: Any) -> list[int]:
-        if not isinstance(v, list) or not all(type(n) is int and 1 <= n <= 65536 for n in v):
-            raise ValueError(f"net_arch layer sizes must be a list of integers 1..65536, got {v!r}")
-        return list(v)
-
     if isinstance(value, dict) and set(value) <= {"pi", "vf"}:
-        return {k: sizes(v) for k, v in value.items()}
-    return sizes(value)
+        return {k: check_layer_sizes(v, f"net_arch.{k}") for k, v in value.items()}
+    return check_layer_sizes(value, "net_arch")
 
 
 def _optimizers() -> dict[str, type]:

@@ -267,8 +267,7 @@ class TrainConfig:
             value = getattr(self, f.name)
             if not ok(value):
                 raise ValueError(f"config key {f.name!r} must be {what}, got {value!r} ({type(value).__name__})")
-        if self.seed < 0:
-            raise ValueError(f"config key 'seed' must be a whole number >= 0, got {self.seed}")
+        check_train_seed(self.seed)
 
     @property
     def run_dir(self) -> Path:
@@ -339,23 +338,33 @@ class _Config(Protocol):
 ConfigT = TypeVar("ConfigT", bound=_Config)
 
 
-#: The widest hidden layer and the most hidden layers a policy may have (a layer of a billion units
-#: asked the allocator for terabytes before anything said no).
-MAX_LAYER_UNITS, MAX_LAYERS = 65_536, 32
 #: The most torch threads a run may ask for.
 MAX_TORCH_THREADS = 256
 
 
 def check_net_arch(net_arch: Any, required: bool = True) -> None:
     """Refuse a ``net_arch`` that is not ``{pi: [sizes], vf: [sizes]}`` (both keys when ``required``)
-    of at most :data:`MAX_LAYERS` whole sizes from 1 to :data:`MAX_LAYER_UNITS`."""
-    shape = f"{{pi = [sizes], vf = [sizes]}}, each at most {MAX_LAYERS} layers of 1 to {MAX_LAYER_UNITS:,} units"
+    of layer sizes :func:`guessgym.agents.net_arch.check_layer_sizes` takes (widths, depth and the
+    weights between hidden layers bounded)."""
+    from ..agents.net_arch import check_layer_sizes
+
     if not isinstance(net_arch, dict) or (set(net_arch) != {"pi", "vf"} if required else set(net_arch) - {"pi", "vf"}):
-        raise ValueError(f"net_arch must be {shape}, got {str(net_arch)[:80]}")
+        raise ValueError(f"net_arch must be {{pi = [sizes], vf = [sizes]}}, got {str(net_arch)[:80]}")
     for key, sizes in net_arch.items():
-        if not isinstance(sizes, list) or len(sizes) > MAX_LAYERS or not all(
-                type(n) is int and 1 <= n <= MAX_LAYER_UNITS for n in sizes):
-            raise ValueError(f"net_arch.{key} must be {shape}, got {str(sizes)[:80]}")
+        check_layer_sizes(sizes, f"net_arch.{key}")
+
+
+#: The largest seed a run takes: stable-baselines3 seeds numpy's legacy generator with it, which takes
+#: 0 to 2**32 - 1 (a larger one failed after the game and the model were built, naming no key).
+MAX_TRAIN_SEED = 2**32 - 1
+
+
+def check_train_seed(seed: Any, key: str = "seed") -> None:
+    """Refuse a run's ``seed`` that is not a whole number from 0 to :data:`MAX_TRAIN_SEED`, naming
+    the config ``key``."""
+    if type(seed) is not int or not 0 <= seed <= MAX_TRAIN_SEED:
+        raise ValueError(f"config key {key!r} must be a whole number from 0 to 2**32 - 1 (what stable-baselines3 "
+                         f"seeds numpy with), got {str(seed)[:40]}")
 
 
 def check_torch_threads(threads: Any) -> None:
@@ -384,6 +393,6 @@ def apply_overrides(config: ConfigT, assignments: list[str]) -> ConfigT:
     return type(config).from_dict(data)  # type: ignore[attr-defined]
 
 
-__all__ = ["CurriculumStage", "MAX_LAYERS", "MAX_LAYER_UNITS", "MAX_TORCH_THREADS", "TrainConfig", "apply_overrides",
-           "check_net_arch", "check_torch_threads", "load_config", "parse_value", "read_config_table", "GAME_KEYS",
-           "ENV_KEYS"]
+__all__ = ["CurriculumStage", "ENV_KEYS", "GAME_KEYS", "MAX_TORCH_THREADS", "MAX_TRAIN_SEED", "TrainConfig",
+           "apply_overrides", "check_net_arch", "check_torch_threads", "check_train_seed", "load_config", "parse_value",
+           "read_config_table"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import check_net_arch, check_torch_threads, read_config_table
+from .config import check_net_arch, check_torch_threads, check_train_seed, read_config_table
 
 #: The most validation games a run may ask for (each one's optimum is solved when the run starts).
 MAX_VALIDATION_GAMES = 10_000
@@ -148,7 +148,7 @@ class GeneralConfig:
             raise ValueError(f"config key 'validation_games' must be at most {MAX_VALIDATION_GAMES:,} (each game's "
                              f"optimum is solved at the start), got {self.validation_games:,}")
         check_torch_threads(self.torch_threads)
-        whole("seed", 0)
+        check_train_seed(self.seed)
         whole("split_seed", 0)
         whole("max_answers", self.min_answers if isinstance(self.min_answers, int) else 1)
         whole("max_guesses", self.max_answers if isinstance(self.max_answers, int) else 1)

@@ -107,6 +107,8 @@ def test_an_unknown_pickled_entry_is_refused_by_name(saved: Path, tmp_path: Path
     (lambda m: m.update(policy="Evil"), "not one guessgym knows"),
     (lambda m: m["policy_kwargs"].update(activation_fn="os.system"), "activation_fn"),
     (lambda m: m["policy_kwargs"].update(net_arch={"pi": [-3], "vf": [8]}), "layer sizes"),
+    # issue 63 item 15: widths within the bound that would allocate 17 GB on load
+    (lambda m: m["policy_kwargs"].update(net_arch={"pi": [65536, 65536], "vf": [8]}), "over the 33,554,432"),
     (lambda m: m["policy_kwargs"].update(optimizer_class="<class 'os.system'>"), "optimizer"),
     (lambda m: m["game"].update(answers=["1+2=3", "zzzzz"]), "contains 'z'"),
     (lambda m: m.update(fingerprint="0" * 24), "fingerprint"),

@@ -173,7 +173,14 @@ def test_the_shipped_config_reads(split) -> None:
 
 
 @pytest.mark.parametrize(("override", "says"), [
-    ("net_arch.pi=[1000000000]", "net_arch.pi must be {pi = [sizes], vf = [sizes]}, each at most 32 layers"),
+    ("net_arch.pi=[1000000000]", "net_arch.pi must be a list of at most 32 layer sizes, each a whole number from 1 "
+                                 "to 65,536"),
+    # issue 63 items 15 and 16: within the width bound, 17 GB allocated and a traceback; a seed numpy's legacy
+    # generator refuses, 15 s later and naming no key
+    ("net_arch.pi=[65536,65536]", "net_arch.pi=[65536, 65536] holds 4,295,098,368 weights between its hidden layers, "
+                                  "over the 33,554,432 a policy may have"),
+    ("seed=4294967296", "config key 'seed' must be a whole number from 0 to 2**32 - 1"),
+    ("seed=-1", "config key 'seed' must be a whole number from 0 to 2**32 - 1"),
     ('split_prior={"log buckets":1e308}', "split_prior['log buckets'] must be a number from -1e+06 to 1e+06"),
     ("unseen_share=0.999999", "'unseen_share' must be a number in [0.0, 0.95]"),
     ("torch_threads=100000", "torch_threads must be a whole number from 1 to 256"),
