@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.chat.env import ChatFamily
+from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.splits import ChatGames, split_games
 from ..envs.families import family_of
+from ..envs.game import GAME_KEYS
 from ..evaluation.saved import check_saved_game
 
 #: The largest seed an adapter takes: what a dataset's 64-bit integer column holds.
@@ -34,6 +36,26 @@ def chat_options(gym_id: str, env_kwargs: Mapping[str, Any] | None, what: str) -
         ChatFamily.chat_kwargs(gym_id, {})  # the id alone, refused with what a text game is
     check_saved_game(gym_id, options, what)
     return ChatFamily.chat_kwargs(gym_id, options)
+
+
+def chat_games(gym_id: str, env_kwargs: Mapping[str, Any] | None, what: str) -> ChatGames:
+    """The chat game of ``gym_id`` and ``env_kwargs`` (held to the closed set by
+    :func:`chat_options`), its :class:`~guessgym.envs.game.Game` built once."""
+    kwargs = chat_options(gym_id, env_kwargs, what)
+    game = ChatGuessEnv(**kwargs).game  # every option checked by the chat game itself, once
+    return ChatGames(game, {k: v for k, v in kwargs.items() if k not in GAME_KEYS})
+
+
+def check_side(indices: Sequence[int], fraction: Any, what: str, side: str) -> None:
+    """Refuse an empty side of a split that a config asks games of (``split: eval`` with every
+    answer on the training side gave 0 tasks without a word).
+
+    Raises:
+        ValueError: naming the option ``what`` and what would give the side some answers.
+    """
+    if not indices:
+        other = "below 1" if side == "evaluation" else "above 0"
+        raise ValueError(f"{what}={fraction!r} leaves no {side} answers to draw games from; give a {what} {other}")
 
 
 def check_seed(seed: Any, name: str = "seed") -> int:
@@ -64,4 +86,4 @@ def draw(indices: Sequence[int], count: Any, seed: int, name: str, side: str) ->
     return sorted(int(indices[i]) for i in picked)
 
 
-__all__ = ["MAX_SEED", "chat_options", "check_seed", "draw"]
+__all__ = ["MAX_SEED", "ChatGames", "chat_games", "chat_options", "check_seed", "check_side", "draw", "split_games"]

@@ -13,10 +13,12 @@ the game does, by an error or an over-long prompt, counts as lost, as in
 :class:`~guessgym.envs.chat.tools.GuessToolEnv`), with ``won``, ``guesses`` and ``invalid_replies``
 as metrics (weight 0).
 
-The answers are split once, seeded (:func:`~guessgym.training.demos.split_answers`, as
+The answers are split once, seeded (:func:`~guessgym.adapters.options.split_games`, as
 ``guessgym export-demos`` splits them): training games come from the first ``split`` of the
-answers, evaluation games from the rest, so no evaluation answer is ever a training game; fewer
-games than a side holds are drawn from it by the seed. The options are held to the closed set a
+answers, evaluation games from the rest, so no evaluation answer is ever a training game, and no
+text of any game (the rules' examples, the reply format, the feedback) names an evaluation answer;
+fewer games than a side holds are drawn from it by the seed. Every rollout shares one
+:class:`~guessgym.envs.game.Game`. The options are held to the closed set a
 saved file may set (:mod:`~guessgym.adapters.options`).
 
 Example::
@@ -36,7 +38,7 @@ from typing import Any
 from ..envs.chat.env import ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
-from .options import chat_options, check_seed, draw
+from .options import ChatGames, chat_games, check_seed, draw, split_games
 
 #: The chat id played unless another is named.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
@@ -61,13 +63,15 @@ def _make_class() -> type:
         Args:
             env_id: a chat id, or a plain id played in conversation.
             env_kwargs: the chat game's options (``preset``, ``hard_mode``, ``word_list``, ``invalid``...).
+            games: the game already resolved (:func:`load_environment` passes its split's, the
+                evaluation answers withheld); made of ``env_id`` and ``env_kwargs`` otherwise.
             dataset, eval_dataset: the training and evaluation rows (:func:`load_environment` makes them).
         """
 
         def __init__(self, env_id: str = DEFAULT_ENV_ID, env_kwargs: dict[str, Any] | None = None,
-                     **kwargs: Any) -> None:
-            self.chat_kwargs = chat_options(env_id, env_kwargs, "verifiers environment")
-            probe = ChatGuessEnv(**self.chat_kwargs)
+                     games: ChatGames | None = None, **kwargs: Any) -> None:
+            self.games = games if games is not None else chat_games(env_id, env_kwargs, "verifiers environment")
+            probe = self.games.make_env()
             rubric = vf.Rubric(funcs=[game_return], weights=[1.0])
             for metric in (won, guesses, invalid_replies):
                 rubric.add_metric(metric)
@@ -76,7 +80,7 @@ def _make_class() -> type:
             self.loss_reward = float(probe.env.rewards.loss_reward)
 
         async def setup_state(self, state: Any) -> Any:
-            env = ChatGuessEnv(**self.chat_kwargs)
+            env = self.games.make_env()
             info = state.get("info") or {}
             env.reset(seed=info.get("seed"), options={"answer": state["answer"]})
             state[_ENV], state[_RETURN], state[_DONE] = env, 0.0, False
@@ -149,22 +153,20 @@ def load_environment(gym_id: str = DEFAULT_ENV_ID, preset: str | None = None, nu
         ValueError: an id that is not a text game, an option outside the closed set or one the
             chat game refuses, a seed outside 0 to 2**63 - 1, or counts beyond the split.
     """
-    from ..training.demos import split_answers
-
     cls = _make_class()
     options = dict(env_kwargs or {})
     if preset is not None:
         options["preset"] = preset
     check_seed(seed)
-    probe = ChatGuessEnv(**chat_options(gym_id, options, "verifiers environment"))
-    train, test = split_answers(range(len(probe.game.answers)), split, seed)
+    games, train, test = split_games(chat_games(gym_id, options, "verifiers environment"), split, seed, "split")
     train = draw(train, num_train_examples, seed, "num_train_examples", "training")
     test = draw(test, num_eval_examples, seed, "num_eval_examples", "evaluation")
     from datasets import Dataset
 
+    probe = games.make_env()
     dataset = Dataset.from_list(_rows(probe, train, seed)) if train else None
     eval_dataset = Dataset.from_list(_rows(probe, test, seed)) if test else None
-    return cls(gym_id, options, dataset=dataset, eval_dataset=eval_dataset, **kwargs)
+    return cls(gym_id, options, games, dataset=dataset, eval_dataset=eval_dataset, **kwargs)
 
 
 def __getattr__(name: str) -> Any:

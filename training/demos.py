@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.splits import ChatGames, split_answers, split_games
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
 from ..envs.game import Game, split_env_options
 from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text, check_not_a_link
@@ -78,24 +79,6 @@ class Demo:
     answer: str
     guesses: tuple[str, ...]
     notes: tuple[str, ...]
-
-
-def split_answers(indices: Sequence[int], split: float, seed: int) -> tuple[list[int], list[int]]:
-    """The answers in a seeded random order, cut into train (the first ``split`` of them) and test.
-
-    Raises:
-        ValueError: ``split`` outside (0, 1], or a split that leaves the train set empty.
-    """
-    if isinstance(split, bool) or not isinstance(split, (int, float)) or not 0 < split <= 1:
-        raise ValueError(f"split must be a fraction in (0, 1], the share of answers for training; got {split!r}")
-    order = [int(indices[i]) for i in np.random.default_rng(seed).permutation(len(indices))]
-    cut = round(split * len(order))
-    if cut == 0:
-        raise ValueError(f"split {split} of {len(order)} games leaves no game for training")
-    if cut == len(order) and split < 1:
-        raise ValueError(f"split {split} of {len(order)} games leaves no game for testing; give more games, a smaller "
-                         "--split, or --split 1 for no test set")
-    return sorted(order[:cut]), sorted(order[cut:])
 
 
 def rationale(game: Game, values: Any, answer: str, guesses: Sequence[str]) -> tuple[str, ...]:
@@ -274,9 +257,9 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
     game = env.game
     env.parser.reply_for(env.parser.example)  # a custom reply format is refused before any game is played
     chosen = [int(i) for i in select_answers(game, None, games, seed)]
-    train, test = split_answers(chosen, split, seed)
-    # no text of a training game (rules, examples, prompts) names a test answer; the same game, rebuilt once
-    env = ChatGuessEnv(game=game, withheld=[game.answers[i] for i in test], **split_env_options(kwargs)[1])
+    # no text of a training game (rules, examples, prompts) names a test answer: the adapters' one split
+    played, train, test = split_games(ChatGames(game, split_env_options(kwargs)[1]), split, seed, "split", chosen)
+    env = played.make_env()
     player = make_agent(agent, **dict(agent_kwargs or {}))
     result = evaluate(player, game, answers=chosen, seed=seed, record_guesses=True, progress=progress)
     lost = [r.answer for r in result.records if not r.solved]

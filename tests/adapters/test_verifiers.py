@@ -24,8 +24,12 @@ CONFIGS = [("guessgym/WordleChat-v0", None, {}), ("guessgym/WordleChat-v0", "ver
 
 def replay(env_id: str, options: dict[str, Any], answer: str, seed: int,
            completion: list[dict[str, Any]]) -> tuple[float, list[dict[str, str]], dict[str, Any]]:
-    """The in-process chat game given the rollout's replies: its return, messages and last info."""
+    """The in-process chat game given the rollout's replies: its return, messages and last info (the
+    split's evaluation answers withheld from its texts, as every adapter that splits withholds them)."""
     env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, options))
+    _, evaluation = split_answers(range(len(env.game.answers)), 0.9, seed)
+    env = ChatGuessEnv(**ChatFamily.chat_kwargs(env_id, {**options, "withheld": [env.game.answers[i] for i in
+                                                                                 evaluation]}))
     _, info = env.reset(seed=seed, options={"answer": answer})
     total = 0.0
     for message in completion:
@@ -69,6 +73,21 @@ def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt() -> Non
     assert [r["info"]["answer_index"] for r in evaluation] == expected_eval
     assert not {r["answer"] for r in train} & {r["answer"] for r in evaluation}
     assert all(r["answer"] not in "".join(m["content"] for m in r["prompt"]) for r in evaluation)
+
+
+def test_no_text_of_either_dataset_names_an_evaluation_answer() -> None:
+    """Issue 63 item 18: the rules' repeated-letter example ("speed" when the answer is "abide") named an
+    answer that seed 0 puts on the evaluation side, in every prompt of both datasets; and the rows share one
+    game."""
+    env = vf.load_environment(MODULE, seed=0, num_train_examples=30, num_eval_examples=30)
+    game = env.games.game
+    _, evaluation = split_answers(range(len(game.answers)), 0.9, 0)
+    assert "abide" in {game.answers[i] for i in evaluation}
+    rows = list(env.get_dataset()) + list(env.get_eval_dataset())
+    texts = ["".join(m["content"] for m in row["prompt"]).lower() for row in rows]
+    assert len(texts) == 60 and all("for example, guessing" in t for t in texts)
+    assert not any("abide" in t for t in texts)
+    assert env.games.make_env().game is game
 
 
 def test_a_rollout_cut_short_counts_as_lost() -> None:

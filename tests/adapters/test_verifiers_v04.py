@@ -31,8 +31,12 @@ CONFIGS = [("guessgym/WordleChat-v0", None, {"hard_mode": True}, 3),
 
 def replay(gym_id: str, options: dict[str, Any], answer: str, seed: int,
            replies: list[str]) -> tuple[float, list[dict[str, str]], dict[str, Any]]:
-    """The in-process chat game given the rollout's replies: its return, messages and last info."""
+    """The in-process chat game given the rollout's replies: its return, messages and last info (the
+    split's evaluation answers withheld from its texts, as every adapter that splits withholds them)."""
     env = ChatGuessEnv(**ChatFamily.chat_kwargs(gym_id, options))
+    _, evaluation = split_answers(range(len(env.game.answers)), 0.9, seed)
+    env = ChatGuessEnv(**ChatFamily.chat_kwargs(gym_id, {**options, "withheld": [env.game.answers[i] for i in
+                                                                                 evaluation]}))
     _, info = env.reset(seed=seed, options={"answer": answer})
     total = 0.0
     for reply in replies:
@@ -98,8 +102,12 @@ out = {"train": names(split="train", num_tasks=50, seed=1), "eval": names(split=
        "again": names(split="train", num_tasks=50, seed=1), "other": names(split="train", num_tasks=50, seed=2),
        "prompt": [{**t.data.model_dump(include={"prompt", "system_prompt"}), "answer": t.data.info["answer"]}
                   for t in GuessgymTaskset(GuessgymConfig(id="guessgym-verifiers", num_tasks=1))]}
+# seed 0 puts "abide", the rules' repeated-letter example, on the evaluation side (issue 63 item 18)
+out["texts"] = [t.data.model_dump_json(include={"prompt", "system_prompt"}).lower()
+                for split in ("train", "eval")
+                for t in GuessgymTaskset(GuessgymConfig(id="guessgym-verifiers", split=split, num_tasks=20, seed=0))]
 bad_configs = ({"options": {"word_list": "/etc/passwd"}}, {"gym_id": "guessgym/Nope-v0"}, {"seed": -1},
-               {"num_tasks": 10**6})
+               {"num_tasks": 10**6}, {"train_fraction": 1.0, "split": "eval"}, {"train_fraction": True})
 for bad in bad_configs:
     try:
         names(**bad)
@@ -126,7 +134,15 @@ def test_the_taskset_splits_answers_by_its_seed_and_refuses_what_a_saved_game_ma
     (first,) = out["prompt"]
     assert first["system_prompt"].startswith("You are playing Wordle") and "guess" in str(first["prompt"]).lower()
     assert first["answer"] not in str(first["prompt"]).lower() + first["system_prompt"].lower()
-    word_list, gym_id, seed, count = out["errors"]
+    _, at_seed_0 = split_answers(range(len(game.answers)), 0.9, 0)
+    withheld = {game.answers[i] for i in at_seed_0}
+    assert "abide" in withheld and len(out["texts"]) == 40
+    assert all("for example, guessing" in text for text in out["texts"])  # the rules' example, of other words
+    assert not any("abide" in text for text in out["texts"])
+    word_list, gym_id, seed, count, everyone_trains, truth = out["errors"]
+    # issue 63 item 17: 0 tasks without a word; true read as 1.0
+    assert everyone_trains is not None and "train_fraction=1.0 leaves no evaluation answers" in everyone_trains
+    assert truth is not None and "train_fraction must be a fraction in (0, 1]" in truth and "true" in truth
     assert word_list is not None and "word_list" in word_list and "\n" not in word_list
     assert gym_id is not None and "Nope" in gym_id
     assert seed is not None and "seed" in seed and count is not None and "num_tasks" in count

@@ -10,9 +10,11 @@ game's return (its rewards summed; a game the exchange left unfinished counts as
 0.1 adapter), with ``won``, ``guesses`` and ``invalid_replies`` as metrics.
 
 The answers are split once, seeded, as guessgym's other adapters split them
-(:func:`~guessgym.training.demos.split_answers`): ``split: train`` draws games from the first
-``train_fraction`` of the answers, ``split: eval`` from the rest, and fewer games than a side holds
-are drawn from it by the seed. The options are held to the closed set a saved file may set
+(:func:`guessgym.envs.chat.splits.split_games`): ``split: train`` draws games from the first
+``train_fraction`` of the answers, ``split: eval`` from the rest (a side left without answers is
+refused), and fewer games than a side holds are drawn from it by the seed. No text of any game (the
+rules' examples, the reply format, the feedback) names an evaluation answer, and every game shares
+one :class:`~guessgym.envs.game.Game`. The options are held to the closed set a saved file may set
 (:mod:`guessgym.adapters.options`), so a config from anyone cannot name a file or a pattern.
 
 Run it (the package installed beside guessgym's core)::
@@ -23,14 +25,16 @@ Run it (the package installed beside guessgym's core)::
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any, Literal
 
 import verifiers.v1 as vf
+from pydantic import field_validator
 
 from guessgym.adapters.openings import openings
-from guessgym.adapters.options import chat_options, check_seed, draw
-from guessgym.envs.chat.env import ChatGuessEnv
-from guessgym.training.demos import split_answers
+from guessgym.adapters.options import chat_games, check_seed, check_side, draw
+from guessgym.envs.chat.splits import ChatGames, split_games
 
 
 class GuessgymConfig(vf.TasksetConfig):
@@ -45,17 +49,33 @@ class GuessgymConfig(vf.TasksetConfig):
     split: Literal["train", "eval"] = "eval"
     """Training games come from the first ``train_fraction`` of the answers, evaluation games from the rest."""
     train_fraction: float = 0.9
+    """The share of answers on the training side, in (0, 1] (``true`` is not a share)."""
     num_tasks: int = -1
     """Games drawn from the split's side by the seed (-1: every answer of that side)."""
     seed: int = 0
     """The split's, the draw's and the games' seed."""
 
-    def chat_kwargs(self) -> dict[str, Any]:
-        """The chat game's keyword arguments, the options held to the closed set (``ValueError`` otherwise)."""
+    @field_validator("train_fraction", mode="before")
+    @classmethod
+    def _not_a_truth_value(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # pydantic would read true as 1.0: every answer a training answer
+            raise ValueError(f"train_fraction must be a fraction in (0, 1], the share of answers for training; got "
+                             f"{str(value).lower()}")
+        return value
+
+    def games(self) -> tuple[ChatGames, list[int], list[int]]:
+        """The chat game (the options held to the closed set, the evaluation answers withheld from
+        every text) and the split's training and evaluation answers (``ValueError`` otherwise)."""
         options = dict(self.options)
         if self.preset is not None:
             options["preset"] = self.preset
-        return chat_options(self.gym_id, options, "verifiers taskset")
+        return _split(self.gym_id, json.dumps(options, sort_keys=True), self.train_fraction, check_seed(self.seed))
+
+
+@functools.lru_cache(maxsize=8)
+def _split(gym_id: str, options: str, fraction: float, seed: int) -> tuple[ChatGames, list[int], list[int]]:
+    """The split of one config, made once however many games are played of it."""
+    return split_games(chat_games(gym_id, json.loads(options), "verifiers taskset"), fraction, seed, "train_fraction")
 
 
 class GuessgymData(vf.TaskData):
@@ -73,10 +93,11 @@ class GuessgymTaskset(vf.Taskset[GuessgymTask, GuessgymConfig]):
     def load(self) -> list[GuessgymTask]:
         config = self.config
         seed = check_seed(config.seed)
-        env = ChatGuessEnv(**config.chat_kwargs())
-        train, test = split_answers(range(len(env.game.answers)), config.train_fraction, seed)
+        games, train, test = config.games()
         side, name = (train, "training") if config.split == "train" else (test, "evaluation")
+        check_side(side, config.train_fraction, "train_fraction", name)
         picked = draw(side, config.num_tasks, seed, "num_tasks", name)
+        env = games.make_env()
         tasks = []
         for index, answer, messages in openings(env, picked, seed):
             system = [m["content"] for m in messages if m["role"] == "system"]
@@ -97,7 +118,7 @@ class GuessgymEnv(vf.Env[GuessgymEnvConfig]):
 
     async def run(self, task: GuessgymTask, agents: Any) -> None:
         config: GuessgymConfig = self.taskset.config  # type: ignore[assignment]
-        env = ChatGuessEnv(**config.chat_kwargs())
+        env = config.games()[0].make_env()
         info: dict[str, Any] = {}
         env.reset(seed=task.data.info["seed"], options={"answer": task.data.info["answer"]})
         total, done = 0.0, False
