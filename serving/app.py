@@ -11,12 +11,22 @@ server needs is bounded here:
 * sessions: at most ``max_sessions`` at once, and ``max_sessions_per_client`` per client address
   (one more is refused, ``CAPACITY_REACHED``); a session idle for ``idle_timeout`` seconds is ended
   (OpenEnv's reaper);
-* connections: at most ``max_connections`` per server process, and a request's headers must arrive
-  within ``header_timeout`` seconds (:mod:`~guessgym.serving.transport`);
+* connections: at most ``max_connections`` per server process and ``max_connections_per_client``
+  per client address, a request's headers must arrive within ``header_timeout`` seconds and the
+  whole request within ``request_timeout`` (:mod:`~guessgym.serving.transport`);
+* client addresses: ``X-Forwarded-For`` is believed only from the proxies ``forwarded_allow_ips``
+  names (none unless told: any local process could otherwise claim any address, and with it
+  every client's share);
 * input: a request body or socket message over ``max_body_bytes`` is refused (HTTP 413; the socket
-  is closed, code 1009) before it is read; a body or message that is not what the protocol
-  documents (:mod:`~guessgym.serving.guard`), an unknown answer, a step after the end are 4xx
+  is closed, code 1009) before it is read; the bodies one client address has still arriving hold
+  at most :data:`PENDING_BODIES_PER_CLIENT` times that (HTTP 429 past it); a body or message that
+  is not what the protocol documents (:mod:`~guessgym.serving.guard`), an unknown answer, a step after the end are 4xx
   responses or error messages of that session alone;
+* routes: only OpenEnv's protocol and ``GET /openapi.json`` (its schema, which OpenEnv's validator
+  reads); FastAPI's ``/docs`` and ``/redoc`` pages are not served;
+* idle sessions: the guard alone ends them, by one notion of activity (a reset or a step it lets
+  through), closing the socket with its session (OpenEnv's own reaper, which counted only steps
+  that succeeded, ended sessions whose socket played on beside the next client's);
 * output: a game whose conversation (sent whole with every reply) could grow past
   ``max_conversation_chars`` is refused when the server starts (:class:`~.environment.GameServer`).
 
@@ -35,7 +45,14 @@ from typing import Any
 from .environment import DEFAULT_MAX_CONVERSATION_CHARS, GameNotStarted, GameServer
 from .guard import SOCKET_READ_FACTOR, RequestGuard
 from .models import GuessAction, GuessObservation
-from .transport import DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PROTOCOL
+from .transport import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_REQUEST_TIMEOUT,
+    PROTOCOL,
+    TrustedProxies,
+    default_connections_per_client,
+)
 
 #: The largest request body or socket message read (bytes): a reply of the largest length a game
 #: accepts, JSON-escaped, fits.
@@ -44,8 +61,11 @@ DEFAULT_MAX_BODY_BYTES = 2 << 20
 DEFAULT_MAX_SESSIONS = 64
 #: Seconds a session may stay idle unless told.
 DEFAULT_IDLE_TIMEOUT = 300.0
-#: Routes of OpenEnv's app that guessgym replaces (``POST /mcp``: :func:`_mcp`) or does not serve.
-UNSERVED_ROUTES = frozenset({"/mcp"})
+#: Routes of OpenEnv's app that guessgym replaces (``POST /mcp``: :func:`_mcp`) or does not serve
+#: (FastAPI's documentation pages, which load their scripts from a CDN).
+UNSERVED_ROUTES = frozenset({"/mcp", "/docs", "/docs/oauth2-redirect", "/redoc"})
+#: The bodies one client address may have still arriving, in request bodies of the largest size.
+PENDING_BODIES_PER_CLIENT = 8
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -56,12 +76,19 @@ Send = Callable[[Message], Awaitable[None]]
 class BodyLimit:
     """ASGI middleware refusing an HTTP request body over ``limit`` bytes with 413, by its
     ``Content-Length`` or as it streams in (the socket's messages are bounded by the server's
-    ``ws_max_size``). A session socket the client closed first ends quietly (OpenEnv's endpoint
-    closes it again, which raises)."""
+    ``ws_max_size``), and a body that would take its client address's bodies still arriving past
+    ``pending_per_client`` bytes with 429 (200 connections each holding back the last bytes of a
+    2 MiB body took a server from 342 to 746 MiB). A session socket the client closed first ends
+    quietly (OpenEnv's endpoint closes it again, which raises)."""
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int,
+                 pending_per_client: int | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.pending_per_client = PENDING_BODIES_PER_CLIENT * limit if pending_per_client is None else \
+            pending_per_client
+        #: Bytes of bodies still arriving (read by the app, the request not yet answered), by client address.
+        self.pending: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -77,43 +104,63 @@ class BodyLimit:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > self.limit:
-            await self._refuse(send)
+            await self._refuse(send, 413, f"the request body is over {self.limit:,} bytes")
             return
+        client = (scope.get("client") or ("?", 0))[0]
         seen = 0
 
         async def bounded() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
+                size = len(message.get("body", b""))
+                seen += size
+                held = self.pending[client] = self.pending.get(client, 0) + size
                 if seen > self.limit:
-                    raise _TooLarge
+                    raise _TooLarge(413, f"the request body is over {self.limit:,} bytes")
+                if held > self.pending_per_client:
+                    raise _TooLarge(429, f"this client has {held:,} bytes of request bodies arriving, over the "
+                                         f"{self.pending_per_client:,} one client may have; send fewer at once")
             return message
 
         try:
             await self.app(scope, bounded, send)
-        except _TooLarge:
-            await self._refuse(send)
+        except _TooLarge as exc:
+            await self._refuse(send, exc.status, exc.reason)
+        finally:
+            left = self.pending.get(client, 0) - seen
+            if left > 0:
+                self.pending[client] = left
+            else:
+                self.pending.pop(client, None)
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"the request body is over {self.limit:,} bytes"}).encode()
-        await send({"type": "http.response.start", "status": 413,
+    async def _refuse(self, send: Send, status: int, reason: str) -> None:
+        body = json.dumps({"detail": reason}).encode()
+        await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
 
 
 class _TooLarge(Exception):
-    pass
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
 
 
 def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] | None = None, *,
              max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
              max_body_bytes: int = DEFAULT_MAX_BODY_BYTES, max_sessions_per_client: int | None = None,
              max_connections: int = DEFAULT_MAX_CONNECTIONS, header_timeout: float = DEFAULT_HEADER_TIMEOUT,
-             max_conversation_chars: int = DEFAULT_MAX_CONVERSATION_CHARS) -> Any:
+             max_conversation_chars: int = DEFAULT_MAX_CONVERSATION_CHARS,
+             max_connections_per_client: int | None = None, request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+             forwarded_allow_ips: str | None = None) -> Any:
     """The FastAPI application serving ``env_id`` with ``env_kwargs`` (see the module docstring);
     ``max_sessions_per_client`` is ``max_sessions`` unless given (a trainer on one machine may
-    use every session; a server shared by several clients sets it lower).
+    use every session; a server shared by several clients sets it lower);
+    ``max_connections_per_client`` is half of ``max_connections`` unless given;
+    ``forwarded_allow_ips`` names the proxies whose ``X-Forwarded-For`` is believed (addresses or
+    networks separated by commas, or ``*``; none unless given). Every bound is per server process
+    (each worker of ``--workers N`` has its own).
 
     Raises:
         ValueError: an id that is not a text game, options the game refuses, or a bound out of range.
@@ -137,12 +184,24 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
                          f"got {per_client!r}")
     if type(max_connections) is not int or not 1 <= max_connections <= 1_000_000:
         raise ValueError(f"max_connections must be a whole number from 1 to 1,000,000, got {max_connections!r}")
+    connections_per_client = default_connections_per_client(max_connections) \
+        if max_connections_per_client is None else max_connections_per_client
+    if type(connections_per_client) is not int or not 1 <= connections_per_client <= max_connections:
+        raise ValueError(f"max_connections_per_client must be a whole number from 1 to max_connections "
+                         f"({max_connections}), got {connections_per_client!r}")
     if not 0 < header_timeout <= 3600:
         raise ValueError(f"header_timeout must be seconds above 0 and at most 3,600, got {header_timeout!r}")
+    if not header_timeout <= request_timeout <= 3600:
+        raise ValueError(f"request_timeout must be seconds from header_timeout ({header_timeout:g}) to 3,600, got "
+                         f"{request_timeout!r}")
+    if forwarded_allow_ips is not None and not isinstance(forwarded_allow_ips, str):
+        raise ValueError(f"forwarded_allow_ips must be addresses or networks separated by commas, or *; got "
+                         f"{forwarded_allow_ips!r}")
+    TrustedProxies(forwarded_allow_ips)  # each entry checked
     server = GameServer(env_id, dict(env_kwargs or {}), max_conversation_chars=max_conversation_chars)
     app = create_fastapi_app(server.environment, GuessAction, GuessObservation,
                              concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
-                                                                  session_timeout=float(idle_timeout)))
+                                                                  session_timeout=None))  # the guard ends idle ones
     app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) not in UNSERVED_ROUTES]
     app.router.add_route("/mcp", _mcp, methods=["POST"], include_in_schema=False)
     app.add_middleware(RequestGuard, max_sessions_per_client=per_client, idle_timeout=float(idle_timeout),
@@ -153,7 +212,10 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
     app.state.guessgym = {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "max_sessions": max_sessions,
                           "idle_timeout": idle_timeout, "max_body_bytes": max_body_bytes,
                           "max_sessions_per_client": per_client, "max_connections": max_connections,
-                          "header_timeout": float(header_timeout), "max_conversation_chars": max_conversation_chars}
+                          "max_connections_per_client": connections_per_client,
+                          "header_timeout": float(header_timeout), "request_timeout": float(request_timeout),
+                          "forwarded_allow_ips": forwarded_allow_ips or None,
+                          "max_conversation_chars": max_conversation_chars}
     return app
 
 
@@ -197,7 +259,10 @@ ENVIRONMENT = {"env_id": "GUESSGYM_SERVE_ENV", "env_kwargs": "GUESSGYM_SERVE_ENV
                "max_body_bytes": "GUESSGYM_SERVE_MAX_BODY_BYTES",
                "max_sessions_per_client": "GUESSGYM_SERVE_MAX_SESSIONS_PER_CLIENT",
                "max_connections": "GUESSGYM_SERVE_MAX_CONNECTIONS", "header_timeout": "GUESSGYM_SERVE_HEADER_TIMEOUT",
-               "max_conversation_chars": "GUESSGYM_SERVE_MAX_CONVERSATION_CHARS"}
+               "max_conversation_chars": "GUESSGYM_SERVE_MAX_CONVERSATION_CHARS",
+               "max_connections_per_client": "GUESSGYM_SERVE_MAX_CONNECTIONS_PER_CLIENT",
+               "request_timeout": "GUESSGYM_SERVE_REQUEST_TIMEOUT",
+               "forwarded_allow_ips": "GUESSGYM_SERVE_FORWARDED_ALLOW_IPS"}
 #: Set by ``guessgym serve --workers N`` to its own process id: each worker ends when that process is
 #: gone (killed with SIGKILL, say), instead of serving on for ever under another parent.
 SUPERVISOR = "GUESSGYM_SERVE_SUPERVISOR"
@@ -217,7 +282,7 @@ def app_from_environment() -> Any:
         from ..infra.pool import watch_parent
 
         watch_parent(int(supervisor))
-    per_client = read["max_sessions_per_client"]
+    per_client, connections_per_client = read["max_sessions_per_client"], read["max_connections_per_client"]
     return make_app(read["env_id"] or "guessgym/WordleChat-v0", json.loads(read["env_kwargs"] or "{}"),
                     max_sessions=int(read["max_sessions"] or DEFAULT_MAX_SESSIONS),
                     idle_timeout=float(read["idle_timeout"] or DEFAULT_IDLE_TIMEOUT),
@@ -225,7 +290,10 @@ def app_from_environment() -> Any:
                     max_sessions_per_client=int(per_client) if per_client else None,
                     max_connections=int(read["max_connections"] or DEFAULT_MAX_CONNECTIONS),
                     header_timeout=float(read["header_timeout"] or DEFAULT_HEADER_TIMEOUT),
-                    max_conversation_chars=int(read["max_conversation_chars"] or DEFAULT_MAX_CONVERSATION_CHARS))
+                    max_conversation_chars=int(read["max_conversation_chars"] or DEFAULT_MAX_CONVERSATION_CHARS),
+                    max_connections_per_client=int(connections_per_client) if connections_per_client else None,
+                    request_timeout=float(read["request_timeout"] or DEFAULT_REQUEST_TIMEOUT),
+                    forwarded_allow_ips=read["forwarded_allow_ips"] or None)
 
 
 def uvicorn_options(app: Any) -> dict[str, Any]:
@@ -233,10 +301,15 @@ def uvicorn_options(app: Any) -> dict[str, Any]:
     and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``,
     enforced by :class:`~.guard.RequestGuard` once read; uvicorn reads up to
     :data:`~.guard.SOCKET_READ_FACTOR` times as much before it drops the connection),
-    connections bounded in number and header time (:mod:`~guessgym.serving.transport`), no
-    per-message compression (on a local network it costs more CPU than it saves), quiet logs."""
-    return {"log_level": "warning", "ws_max_size": SOCKET_READ_FACTOR * app.state.guessgym["max_body_bytes"],
-            "ws_per_message_deflate": False, "http": PROTOCOL}
+    connections bounded in number and time (:mod:`~guessgym.serving.transport`), proxy headers
+    believed only from the app's ``forwarded_allow_ips`` (uvicorn believes 127.0.0.1's unless
+    told), no per-message compression (on a local network it costs more CPU than it saves), quiet
+    logs."""
+    settings = app.state.guessgym
+    trusted = settings["forwarded_allow_ips"]
+    return {"log_level": "warning", "ws_max_size": SOCKET_READ_FACTOR * settings["max_body_bytes"],
+            "ws_per_message_deflate": False, "http": PROTOCOL, "proxy_headers": bool(trusted),
+            "forwarded_allow_ips": trusted or ""}
 
 
 @contextmanager
@@ -283,5 +356,6 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT", "SUPERVISOR",
-           "UNSERVED_ROUTES", "BodyLimit", "app_from_environment", "make_app", "serving", "uvicorn_options"]
+__all__ = ["DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_SESSIONS", "ENVIRONMENT",
+           "PENDING_BODIES_PER_CLIENT", "SUPERVISOR", "UNSERVED_ROUTES", "BodyLimit", "app_from_environment",
+           "make_app", "serving", "uvicorn_options"]

@@ -258,8 +258,9 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
     env.parser.reply_for(env.parser.example)  # a custom reply format is refused before any game is played
     chosen = [int(i) for i in select_answers(game, None, games, seed)]
     # no text of a training game (rules, examples, prompts) names a test answer: the adapters' one split
-    played, train, test = split_games(ChatGames(game, split_env_options(kwargs)[1]), split, seed, "split", chosen)
-    env = played.make_env()
+    games_of_split, train, test = split_games(ChatGames(game, split_env_options(kwargs)[1]), split, seed, "split",
+                                              chosen)
+    env = games_of_split.make_env()
     player = make_agent(agent, **dict(agent_kwargs or {}))
     result = evaluate(player, game, answers=chosen, seed=seed, record_guesses=True, progress=progress)
     lost = [r.answer for r in result.records if not r.solved]

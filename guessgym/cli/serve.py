@@ -15,6 +15,7 @@ from .common import PROG, UsageError, parse_kwargs, positive_seconds, whole_numb
 #: not imported here, where openenv-core may be missing).
 DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_REQUEST_TIMEOUT = 30.0
 DEFAULT_MAX_CONVERSATION_CHARS = 8_000_000
 
 
@@ -34,7 +35,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     settings = {"max_sessions": args.max_sessions, "idle_timeout": args.idle_timeout,
                 "max_body_bytes": args.max_body_bytes, "max_sessions_per_client": args.max_sessions_per_client,
                 "max_connections": args.max_connections, "header_timeout": args.header_timeout,
-                "max_conversation_chars": args.max_conversation_chars}
+                "max_conversation_chars": args.max_conversation_chars,
+                "max_connections_per_client": args.max_connections_per_client,
+                "request_timeout": args.request_timeout, "forwarded_allow_ips": args.forwarded_allow_ips}
     try:
         app = make_app(args.env, kwargs, **settings)  # every option checked before the port is taken
     except (ValueError, TypeError) as exc:
@@ -44,10 +47,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-connections {args.max_connections}: this process may open {files:,} files (ulimit "
                          f"-n), and a server keeps {RESERVED_FILES} for itself; give at most "
                          f"{max(files - RESERVED_FILES, 1):,}")
+    bounds = app.state.guessgym
+    per = " per worker" if args.workers > 1 else ""
     print(f"{PROG} serve: {args.env} {json.dumps(kwargs) if kwargs else ''} at http://{args.host}:{args.port} "
           f"(OpenEnv: /ws session socket, /reset, /step, /state, /schema, /health; at most {args.max_sessions} "
-          f"sessions{f' per worker, {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)",
-          file=sys.stderr, flush=True)
+          f"sessions and {bounds['max_sessions_per_client']} per client address{per}"
+          f"{f', {args.workers} workers' if args.workers > 1 else ''}; Ctrl-C stops)", file=sys.stderr, flush=True)
     options: dict[str, Any] = {"host": args.host, "port": args.port, "timeout_graceful_shutdown": 5,
                                **uvicorn_options(app)}
     if args.workers > 1:  # each worker builds the app from the environment variables
@@ -107,14 +112,23 @@ def register(sub: Any) -> None:
     p.add_argument("--max-body-bytes", type=whole_number(1024, 1 << 30), default=2 << 20,
                    help="the largest request or socket message (default: %(default)s)")
     p.add_argument("--max-sessions-per-client", type=whole_number(1, 100_000), metavar="N",
-                   help="sessions one client address may hold at once (default: --max-sessions; a server shared by "
-                        "several clients sets it lower)")
+                   help="sessions one client address may hold at once, per worker (default: --max-sessions; a server "
+                        "shared by several clients sets it lower)")
     p.add_argument("--max-connections", type=whole_number(1, 1_000_000), default=DEFAULT_MAX_CONNECTIONS,
                    help="connections a server process holds at once, sessions' sockets included; more are closed at "
                         "once (default: %(default)s)")
+    p.add_argument("--max-connections-per-client", type=whole_number(1, 1_000_000), metavar="N",
+                   help="connections one client address may hold at once, per worker (default: half of "
+                        "--max-connections); a trusted proxy's own address is not held to it")
     p.add_argument("--header-timeout", type=positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
                    help="close a connection whose request headers have not all arrived in this time "
                         "(default: %(default)s)")
+    p.add_argument("--request-timeout", type=positive_seconds, default=DEFAULT_REQUEST_TIMEOUT, metavar="SECONDS",
+                   help="close a connection whose whole request, headers and body, has not arrived in this time "
+                        "(default: %(default)s)")
+    p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
+                   help="believe X-Forwarded-For (the client's address, for the per-client bounds) only from these "
+                        "proxies: addresses or networks separated by commas, or * (default: from none)")
     p.add_argument("--max-conversation-chars", type=whole_number(10_000, 1_000_000_000),
                    default=DEFAULT_MAX_CONVERSATION_CHARS, metavar="N",
                    help="refuse to serve a game whose conversation, sent whole with every reply, could grow past "

@@ -216,7 +216,7 @@ def test_slow_and_many_connections_are_bounded_and_an_honest_client_plays() -> N
 
 
 def test_over_its_connection_bound_the_server_refuses_and_says_so_once(caplog: pytest.LogCaptureFixture) -> None:
-    app = make_app(WORDLE, max_connections=5, header_timeout=30.0)
+    app = make_app(WORDLE, max_connections=5, max_connections_per_client=5, header_timeout=30.0)
     with caplog.at_level("WARNING", logger="guessgym.serving"), serving(app) as url:
         port = int(url.rsplit(":", 1)[1])
         held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
@@ -381,6 +381,7 @@ def test_the_serving_defaults_are_the_commands() -> None:
 
     assert command.DEFAULT_MAX_CONNECTIONS == transport.DEFAULT_MAX_CONNECTIONS
     assert command.DEFAULT_HEADER_TIMEOUT == transport.DEFAULT_HEADER_TIMEOUT
+    assert command.DEFAULT_REQUEST_TIMEOUT == transport.DEFAULT_REQUEST_TIMEOUT
     assert command.DEFAULT_MAX_CONVERSATION_CHARS == environment.DEFAULT_MAX_CONVERSATION_CHARS
     assert uvicorn_options(make_app(WORDLE))["http"] == transport.PROTOCOL
 
@@ -398,3 +399,212 @@ def test_every_oversized_message_gets_its_close_frame() -> None:
                 with pytest.raises(ConnectionClosed) as closed:
                     ask(ws, {"type": "step", "data": {"message": "y" * (3 << 20)}})
                 assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+# ---- issue 63: request bodies, forwarded addresses, reaped sessions, connections per client ---------
+def connect_from(host: str, port: int) -> socket.socket:
+    """A connection to the server from the loopback address ``host`` (another client, by address)."""
+    s = socket.socket()
+    s.settimeout(5)
+    s.bind((host, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def closed_by_server(s: socket.socket, within: float) -> bool:
+    """Whether the server closes ``s`` within ``within`` seconds (whatever it sent before)."""
+    s.settimeout(0.5)
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if s.recv(65536) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+def test_a_body_that_never_ends_is_closed_at_the_request_deadline() -> None:
+    """Item 1: headers at once, the body a byte every 2 s (with a Content-Length or chunked, never ended):
+    10 of 10 connections of a --max-connections 10 server were open after 60 s, and an honest GET /health
+    was reset. Now each is closed once the whole request is past --request-timeout, and one address holds
+    at most its share of the connections, so the honest client is answered all along."""
+    app = make_app(WORDLE, max_connections=10, header_timeout=1.0, request_timeout=2.0)
+    with serving(app) as url:
+        port = int(url.rsplit(":", 1)[1])
+        heads = [b"POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+                 b"POST /step HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n"]
+        trickles = []
+        for i in range(10):
+            s = connect_from("127.0.0.2", port)
+            s.sendall(heads[i % 2])
+            trickles.append(s)
+        started = time.monotonic()
+        with httpx.Client(base_url=url, timeout=10) as honest:
+            assert honest.get("/health").status_code == 200  # the trickler holds at most half the connections
+            for s in trickles[:4]:
+                s.sendall(b"1\r\n \r\n" if trickles.index(s) % 2 else b" ")  # a byte more: no new deadline
+            assert all(closed_by_server(s, 6.0) for s in trickles)
+            assert time.monotonic() - started < 8.0
+            assert honest.get("/health").status_code == 200
+        for s in trickles:
+            s.close()
+
+
+def test_bodies_still_arriving_are_bounded_per_client() -> None:
+    """Item 1: 200 connections each holding back the last bytes of a 2 MiB body took the server from 342 to
+    746 MiB. The bodies one address has arriving hold at most 8 bodies' worth; past it a body is answered 429
+    and another address is served as before."""
+    limit = 64 << 10
+    app = make_app(WORDLE, max_body_bytes=limit, request_timeout=30.0)
+    budget = 8 * limit
+    with serving(app) as url:
+        port = int(url.rsplit(":", 1)[1])
+        held, refused = [], 0
+        for _ in range(12):
+            s = connect_from("127.0.0.2", port)
+            s.sendall(b"POST /step HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % limit + b" " * (limit - 10))
+            held.append(s)
+        time.sleep(1.0)
+        for s in held:
+            s.settimeout(0.5)
+            try:
+                answer = s.recv(4096)
+            except TimeoutError:
+                continue
+            if answer.startswith(b"HTTP/1.1 429"):
+                refused += 1
+                assert b"over the %s one client may have" % f"{budget:,}".encode() in answer
+        assert refused == 12 - budget // (limit - 10)  # those past the share; the first 8 still arriving
+        other = httpx.post(url + "/reset", json={"seed": 0}, timeout=10)
+        assert other.status_code == 200
+        for s in held:
+            s.close()
+
+
+def test_a_forwarded_address_is_believed_only_from_a_named_proxy() -> None:
+    """Item 3: uvicorn believes X-Forwarded-For from 127.0.0.1 unless told, so any local process took every
+    session of --max-sessions-per-client by claiming other addresses."""
+    def sessions_claiming_other_addresses(app: Any) -> int:
+        from websockets.exceptions import ConnectionClosed
+
+        with serving(app) as url:
+            opened, playing = [], 0
+            for i in range(4):
+                ws = connect(url.replace("http://", "ws://") + "/ws", open_timeout=10,
+                             additional_headers={"X-Forwarded-For": f"203.0.113.{i + 1}"})
+                opened.append(ws)
+                try:  # a refused socket is told at once; one that is let in hears nothing until it asks
+                    first = json.loads(ws.recv(timeout=1.0)) if i else {}
+                except TimeoutError:
+                    first = {}
+                if first.get("type") != "error":
+                    playing += ask(ws, {"type": "reset", "data": {"seed": i}})["type"] == "observation"
+            for ws in opened:
+                try:
+                    ws.close()
+                except ConnectionClosed:
+                    pass
+            return playing
+
+    assert sessions_claiming_other_addresses(make_app(WORDLE, max_sessions=4, max_sessions_per_client=1)) == 1
+    trusting = make_app(WORDLE, max_sessions=4, max_sessions_per_client=1, forwarded_allow_ips="127.0.0.1")
+    assert uvicorn_options(trusting)["proxy_headers"] is True
+    assert sessions_claiming_other_addresses(trusting) == 4  # behind a proxy that says who each client is
+    with pytest.raises(ValueError, match="forwarded_allow_ips takes addresses or networks"):
+        make_app(WORDLE, forwarded_allow_ips="127.0.0.1,not-an-address")
+
+
+def test_a_session_is_ended_by_one_notion_of_activity_and_its_socket_with_it() -> None:
+    """Item 4: with --max-sessions 1, refused steps after a game's end kept the guard's idle clock going but not
+    OpenEnv's reaper, which ended the session under a socket that then reset and played beside a second client.
+    Now the guard alone ends idle sessions: while the first socket keeps talking, no second session starts;
+    once it is idle, its socket is closed and only then is the second client let in."""
+    from websockets.exceptions import ConnectionClosed
+
+    with serving(make_app(WORDLE, max_sessions=1, idle_timeout=2.0)) as url:
+        with raw(url) as first:
+            ask(first, {"type": "reset", "data": {"answer": "crane"}})
+            assert ask(first, {"type": "step", "data": {"message": "[crane]"}})["data"]["done"] is True
+            talking_until = time.monotonic() + 7.0  # past OpenEnv's reaper (every 5 s at the least)
+            while time.monotonic() < talking_until:
+                assert ask(first, {"type": "step", "data": {"message": "[crane]"}})["type"] == "error"  # game over
+                time.sleep(0.5)
+            with from_another_address(url) as second:  # not held back by the first client's own share
+                assert json.loads(second.recv(timeout=30))["data"]["code"] == "CAPACITY_REACHED"
+            assert ask(first, {"type": "reset", "data": {"seed": 1}})["type"] == "observation"  # still its session
+            with pytest.raises(ConnectionClosed):  # idle now: closed with its session
+                first.recv(timeout=10)
+        with from_another_address(url) as second:
+            assert ask(second, {"type": "reset", "data": {"seed": 2}})["type"] == "observation"
+
+
+def from_another_address(url: str) -> Any:
+    """A session socket from 127.0.0.2, another client by its address."""
+    port = int(url.rsplit(":", 1)[1])
+    return connect(url.replace("http://", "ws://") + "/ws", sock=connect_from("127.0.0.2", port), open_timeout=10)
+
+
+def test_one_address_holds_its_share_of_connections_and_another_is_answered() -> None:
+    """Item 5: one address held every connection by reopening each as it was closed (--max-connections 50: an
+    honest client 0 of 33 answered). An address holds half of them unless told."""
+    app = make_app(WORDLE, max_connections=50, header_timeout=30.0, request_timeout=30.0)
+    with serving(app) as url:
+        port = int(url.rsplit(":", 1)[1])
+        stop = threading.Event()
+        held: list[socket.socket] = []
+
+        def hog() -> None:  # reopens every connection the server closes, as fast as it can
+            while not stop.is_set():
+                held[:] = [s for s in held if not closed_by_server(s, 0.0)]
+                while len(held) < 60 and not stop.is_set():
+                    try:
+                        held.append(connect_from("127.0.0.2", port))
+                    except OSError:
+                        break
+                time.sleep(0.01)
+
+        thread = threading.Thread(target=hog, daemon=True)
+        thread.start()
+        time.sleep(1.0)
+        answered = 0
+        with httpx.Client(base_url=url, timeout=5) as honest:
+            for _ in range(33):
+                try:
+                    answered += honest.get("/health").status_code == 200
+                except httpx.HTTPError:
+                    pass
+        stop.set()
+        thread.join(30)
+        for s in held:
+            s.close()
+    assert answered == 33
+
+
+def test_only_the_documented_routes_are_served() -> None:
+    """Item 10: FastAPI's /docs and /redoc pages were served, though the safety page says only the documented
+    routes are; /openapi.json stays (OpenEnv's validator reads it) and names only served routes."""
+    with serving(make_app(WORDLE)) as url:
+        with httpx.Client(base_url=url, timeout=10) as http:
+            for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+                assert http.get(path).status_code == 404, path
+            paths = set(http.get("/openapi.json").json()["paths"])
+    assert paths == {"/reset", "/step", "/state", "/metadata", "/health", "/schema"}, paths
+
+
+def test_the_start_line_says_the_per_client_bounds_are_per_worker(tmp_path: Path) -> None:
+    """Item 9: --workers 2 --max-sessions-per-client 2 let one address hold 4 sessions, one worker's share on
+    each: the bounds are per worker, and the command says so."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "guessgym", "serve", "--port", str(port), "--workers", "2",
+                             "--max-sessions-per-client", "2", "--env", "guessgym/NerdleChat-v0", "--env-kwargs",
+                             "length=5"], stderr=subprocess.PIPE, text=True, cwd=tmp_path, start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "at most 64 sessions and 2 per client address per worker, 2 workers" in line, line
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
