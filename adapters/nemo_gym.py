@@ -12,6 +12,13 @@ in-process game reply for reply, rewards included. The game's options come from 
 which :func:`nemo_gym_rows` writes in NeMo Gym's JSONL form (``responses_create_params.input``:
 the game's opening conversation; the answer stays with the server, never in the model's input).
 
+The games a server holds are bounded (:class:`GameSessions`): a client that sends no session cookie
+gets a new session at every ``/reset``, and a rollout may be abandoned, so a game idle for
+``idle_timeout`` seconds is dropped, and a new game is refused (503) once the server holds
+``max_sessions`` games or ``memory_budget_mib`` of them (each counted as :data:`SESSION_BYTES`
+plus four bytes a character of its conversation); every game shares one
+:class:`~guessgym.envs.game.Game`, its lists and pattern matrix, as the OpenEnv server's sessions do.
+
 It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: NeMo
 Gym 0.4.0 needs Python 3.12 or later and pins ``mcp<2`` (openenv-core's fastmcp
 needs ``mcp>=2.3``) and ``openai<=2.7.2``. The server in NeMo Gym's own layout (``app.py``, config
@@ -23,18 +30,116 @@ repository; NeMo Gym's launcher starts it as ``python app.py`` in that folder.
 from __future__ import annotations
 
 import functools
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from ..envs.chat.env import ChatGuessEnv
 from ..infra.optional import require_extra
 from .openings import openings
-from .options import chat_options, check_seed
+from .options import chat_games, check_seed
 
 #: The chat id played unless the config names another.
 DEFAULT_ENV_ID = "guessgym/WordleChat-v0"
-#: Games a server keeps at once; past it, a new rollout is refused (NeMo Gym drops a session when
-#: its game ends, so only abandoned rollouts can fill it).
-MAX_SESSIONS = 10_000
+#: Games a server holds at once unless its config says (NeMo Gym drops a session when its game ends,
+#: so only rollouts under way and abandoned ones hold one).
+DEFAULT_MAX_SESSIONS = 1024
+#: Seconds a game may wait for its next step unless the config says (a model's reply can take
+#: minutes); past it the game is dropped.
+DEFAULT_IDLE_TIMEOUT = 600.0
+#: The memory a server's games may hold unless the config says (MiB), by :meth:`GameSessions.size`.
+DEFAULT_MEMORY_BUDGET_MIB = 1024
+#: What one game holds besides its conversation, a game sharing the server's Game (bytes; 650 KiB
+#: measured, ``tests/adapters/test_nemo_gym_rows.py`` holds it above what a game takes).
+SESSION_BYTES = 1 << 20
+
+
+class GameSessions:
+    """The games of a server's sessions, bounded in number, idle time and memory (see the module
+    docstring). ``clock`` is the time in seconds (monotonic).
+
+    Raises:
+        ValueError: a bound out of range (named).
+    """
+
+    def __init__(self, max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+                 memory_budget_mib: int = DEFAULT_MEMORY_BUDGET_MIB,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if type(max_sessions) is not int or not 1 <= max_sessions <= 100_000:
+            raise ValueError(f"max_sessions must be a whole number from 1 to 100,000, got {max_sessions!r}")
+        if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or \
+                not 0 < idle_timeout <= 7 * 24 * 3600:
+            raise ValueError(f"idle_timeout must be seconds above 0 and at most a week, got {idle_timeout!r}")
+        if type(memory_budget_mib) is not int or not 16 <= memory_budget_mib <= 1 << 20:
+            raise ValueError(f"memory_budget_mib must be a whole number from 16 to {1 << 20:,}, got "
+                             f"{memory_budget_mib!r}")
+        self.max_sessions, self.idle_timeout = max_sessions, float(idle_timeout)
+        self.budget = memory_budget_mib << 20
+        self.clock = clock
+        self.games: OrderedDict[str | None, ChatGuessEnv] = OrderedDict()  # least recently active first
+        self._seen: dict[str | None, float] = {}
+        self._sizes: dict[str | None, int] = {}
+        self.held = 0  # the sizes summed
+
+    @staticmethod
+    def size(env: ChatGuessEnv, messages: list[dict[str, Any]]) -> int:
+        """What a game is counted as holding: :data:`SESSION_BYTES` and four bytes a character of
+        its conversation (no character takes more)."""
+        return SESSION_BYTES + 4 * sum(len(str(m.get("content", ""))) for m in messages)
+
+    def expire(self) -> int:
+        """Drop every game idle for ``idle_timeout`` seconds; return how many were dropped."""
+        now, dropped = self.clock(), 0
+        while self.games:
+            oldest = next(iter(self.games))
+            if now - self._seen[oldest] < self.idle_timeout:
+                break
+            self.drop(oldest)
+            dropped += 1
+        return dropped
+
+    def admit(self, session: str | None, env: ChatGuessEnv, messages: list[dict[str, Any]]) -> None:
+        """Hold ``env`` as ``session``'s game (replacing its earlier one), once idle games are dropped.
+
+        Raises:
+            OverflowError: the server holds ``max_sessions`` games, or would pass its memory budget.
+        """
+        self.expire()
+        self.drop(session)
+        size = self.size(env, messages)
+        if len(self.games) >= self.max_sessions or self.held + size > self.budget:
+            raise OverflowError(f"this server holds {len(self.games):,} games ({self.held / (1 << 20):,.0f} MiB), the "
+                                f"most it holds is {self.max_sessions:,} games or {self.budget >> 20:,} MiB; finish "
+                                f"some, or wait: a game idle for {self.idle_timeout:g} s is dropped")
+        self.games[session] = env
+        self._seen[session] = self.clock()
+        self._sizes[session] = size
+        self.held += size
+
+    def get(self, session: str | None) -> ChatGuessEnv | None:
+        """``session``'s game, if it holds one that is not past its idle time."""
+        self.expire()
+        return self.games.get(session)
+
+    def touch(self, session: str | None, messages: list[dict[str, Any]]) -> None:
+        """``session``'s game was played: it is active now, its conversation as long as ``messages``."""
+        if session not in self.games:
+            return
+        self.games.move_to_end(session)
+        self._seen[session] = self.clock()
+        size = self.size(self.games[session], messages)
+        self.held += size - self._sizes[session]
+        self._sizes[session] = size
+
+    def drop(self, session: str | None) -> None:
+        """Forget ``session``'s game, if it holds one."""
+        if self.games.pop(session, None) is not None:
+            del self._seen[session]
+            self.held -= self._sizes.pop(session)
+
+    def __len__(self) -> int:
+        return len(self.games)
 
 
 def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, seed: int = 0,
@@ -48,7 +153,7 @@ def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, see
     check_seed(seed)
     if agent is not None and (not isinstance(agent, str) or not agent.strip()):
         raise ValueError(f"agent must name a NeMo Gym agent of the config (a non-empty string), not {agent!r}")
-    env = ChatGuessEnv(**chat_options(gym_id, env_kwargs, "NeMo Gym config"))
+    env = chat_games(gym_id, env_kwargs, "NeMo Gym config").make_env()
     ref = {} if agent is None else {"agent_ref": {"type": "responses_api_agents", "name": agent}}
     return [{"responses_create_params": {"input": messages}, "answer": answer, "answer_index": index, "seed": seed,
              **ref} for index, answer, messages in openings(env, select_answers(env.game, None, games, seed), seed)]
@@ -59,6 +164,7 @@ def _classes() -> tuple[type, type]:
     require_extra("nemo-gym", "the NeMo Gym resources server")
     from fastapi import HTTPException
     from nemo_gym.base_resources_server import BaseResourcesServerConfig
+    from pydantic import PrivateAttr
     from resources_servers.gymnasium import GymnasiumServer, extract_text
 
     class Refused(HTTPException, ValueError):
@@ -68,44 +174,57 @@ def _classes() -> tuple[type, type]:
             HTTPException.__init__(self, status_code=status, detail=reason)
 
     class GuessgymResourcesServerConfig(BaseResourcesServerConfig):
-        """NeMo Gym's server config, with the chat game's id and options."""
+        """NeMo Gym's server config, with the chat game's id and options and the bounds on the games
+        it holds (see the module docstring)."""
 
         gym_id: str = DEFAULT_ENV_ID
         env_kwargs: dict[str, Any] = {}
+        max_sessions: int = DEFAULT_MAX_SESSIONS
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+        memory_budget_mib: int = DEFAULT_MEMORY_BUDGET_MIB
 
     class GuessgymResourcesServer(GymnasiumServer):
         """One guessgym chat game per NeMo Gym session (see the module docstring)."""
 
         config: GuessgymResourcesServerConfig
+        _games: Any = PrivateAttr(None)
+        _sessions: Any = PrivateAttr(None)
 
         def model_post_init(self, context: Any) -> None:
             super().model_post_init(context)
-            # bad options fail when the server starts, not at its first game
-            ChatGuessEnv(**chat_options(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config"))
+            # bad options or bounds fail when the server starts, not at its first game
+            self._games = chat_games(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config")
+            self._sessions = GameSessions(self.config.max_sessions, self.config.idle_timeout,
+                                          self.config.memory_budget_mib)
+            self.session_state = self._sessions.games  # what NeMo Gym's base drops a finished game from
 
         async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict]:
             """Start the row's game; the row's prompt already holds its opening turn."""
             if "answer" not in metadata:
                 raise Refused(422, "a guessgym row names its game's answer (nemo_gym_rows writes it); this one has "
                                    "none")
-            if session_id not in self.session_state and len(self.session_state) >= MAX_SESSIONS:
-                raise Refused(503, f"this server already plays {MAX_SESSIONS:,} games; finish or drop some first")
             seed = metadata.get("seed")
-            env = ChatGuessEnv(**chat_options(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config"))
+            env = self._games.make_env()
             try:
-                env.reset(seed=None if seed is None else check_seed(seed), options={"answer": metadata["answer"]})
+                _, info = env.reset(seed=None if seed is None else check_seed(seed),
+                                    options={"answer": metadata["answer"]})
             except (ValueError, TypeError) as exc:
                 raise Refused(422, str(exc).splitlines()[0]) from None
-            self.session_state[session_id] = env
+            try:
+                self._sessions.admit(session_id, env, info["messages"])
+            except OverflowError as exc:
+                raise Refused(503, str(exc)) from None
             return None, {}
 
         async def step(self, action: Any, metadata: dict[str, Any],
                        session_id: str | None = None) -> tuple[str | None, float, bool, bool, dict]:
             """Play the model's text as a reply; the game's message is the next observation."""
-            env = self.session_state.get(session_id)
-            if not isinstance(env, ChatGuessEnv):
-                raise Refused(409, "this session has no game: /reset starts one, and a finished game takes no step")
+            env = self._sessions.get(session_id)
+            if env is None:
+                raise Refused(409, "this session has no game: /reset starts one, a finished game takes no step, and "
+                                   f"a game idle for {self._sessions.idle_timeout:g} s is dropped")
             _, reward, terminated, truncated, info = env.step(extract_text(action))
+            self._sessions.touch(session_id, info["messages"])
             done = bool(terminated or truncated)
             outcome: dict[str, Any] = {key: info[key] for key in ("guess", "tiles", "attempt", "invalid_kind")
                                        if key in info}
@@ -113,6 +232,10 @@ def _classes() -> tuple[type, type]:
                 outcome.update(won=bool(info["won"]), answer=info["answer"])
             return (None if done else str(info["messages"][-1]["content"])), float(reward), bool(terminated), \
                 bool(truncated), outcome
+
+        async def close_session(self, session_id: str | None) -> None:
+            """A finished game is dropped (NeMo Gym's base calls this when a step ends it)."""
+            self._sessions.drop(session_id)
 
     for cls in (GuessgymResourcesServerConfig, GuessgymResourcesServer):
         cls.__module__ = __name__
@@ -127,8 +250,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_ENV_ID", "GuessgymResourcesServer", "GuessgymResourcesServerConfig",  # noqa: F822 (built on use)
-           "nemo_gym_rows"]
+__all__ = ["DEFAULT_ENV_ID", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_SESSIONS", "DEFAULT_MEMORY_BUDGET_MIB",
+           "GameSessions", "GuessgymResourcesServer", "GuessgymResourcesServerConfig",  # noqa: F822 (built on use)
+           "SESSION_BYTES", "nemo_gym_rows"]
 
 if __name__ == "__main__":  # pragma: no cover (NeMo Gym's launcher starts it, with its config)
     server: Any = _classes()[1]

@@ -136,3 +136,32 @@ def test_nemo_gyms_agent_plays_the_in_process_game(env_id: str, options: dict[st
         said = [m for m in result.response.output if getattr(m, "role", None) == "user"]
         assert [m.content for m in said] == [m["content"] for m in info["messages"][2:-1] if m["role"] == "user"]
     assert start == len(replies)
+
+
+def test_cookieless_resets_hold_a_bounded_number_of_games_that_share_one_game() -> None:
+    """Issue 63 item 2: a client that sends no session cookie gets a new session at every /reset; 600 such
+    resets held 601 games and 1.8 GB with no expiry (2.6 MiB a game, each with its own Game). Now the games
+    share the server's Game, a game idle for idle_timeout is dropped, and past max_sessions a reset is a 503
+    with its reason, through NeMo Gym's own app and session middleware."""
+    from fastapi.testclient import TestClient
+
+    config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
+                                           gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 5},
+                                           max_sessions=40, idle_timeout=2.0)
+    resources = GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))
+    row = nemo_gym_rows("guessgym/NerdleChat-v0", games=1, env_kwargs={"length": 5})[0]
+    statuses = []
+    with TestClient(resources.setup_webserver()) as http:
+        for _ in range(60):
+            http.cookies.clear()  # no cookie: a new session each time
+            statuses.append(http.post("/reset", json=row).status_code)
+        held = list(resources._sessions.games.values())
+        refused = http.post("/reset", json=row)
+        time.sleep(2.2)  # every game idle past its time
+        http.cookies.clear()
+        again = http.post("/reset", json=row)
+    assert statuses == [200] * 40 + [503] * 20
+    assert refused.status_code == 503 and "the most it holds is 40 games" in refused.json()["detail"]
+    assert len(held) == 40 and all(env.game is held[0].game for env in held)
+    assert again.status_code == 200 and len(resources._sessions) == 1
+    assert resources.session_state is resources._sessions.games
