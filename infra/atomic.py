@@ -120,7 +120,8 @@ def atomic_directory(path: str | os.PathLike[str],
     if target.exists() and check is not None:
         check(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".tmp-{target.name}-{_owner()}-"))
+    remove_own_stale_temporaries(target.parent, target.name)  # left by a writer of this folder killed part-way
+    tmp = owned_temporary_folder(target.parent, target.name)
     try:
         yield tmp
         for file in tmp.rglob("*"):
@@ -271,6 +272,31 @@ def remove_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
         if is_temporary(path) and is_stale(path):
             if remove_path(path):
                 removed.append(path)
+    return removed
+
+
+def owned_temporary_folder(parent: Path, name: str) -> Path:
+    """A new private folder in ``parent`` named as this process's temporary for ``name``
+    (``.tmp-<name>-<host>~<pid>-*``), which :func:`remove_own_stale_temporaries` recognises once
+    the process is gone."""
+    return Path(tempfile.mkdtemp(dir=parent, prefix=f".tmp-{name}-{_owner()}-"))
+
+
+def remove_own_stale_temporaries(folder: Path, name: str) -> list[Path]:
+    """Delete the temporaries for ``name`` in ``folder`` that a process of this machine made and
+    that no live process holds (:func:`owned_temporary_folder`'s names, their writer ended); return
+    them. Nothing else is touched: not another machine's, not a live writer's, not a file of the
+    user's that merely looks like a temporary."""
+    prefix, removed = f".tmp-{name}-{_host()}~", list[Path]()
+    try:
+        entries = [p for p in folder.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return removed
+    for path in entries:
+        match = _OWNER.search(path.name)
+        if match is not None and match.group(1) == _host() and is_stale(path) and not path.is_symlink() \
+                and remove_path(path):
+            removed.append(path)
     return removed
 
 

@@ -40,6 +40,7 @@ from ..envs.chat.splits import ChatGames, split_answers, split_games
 from ..envs.chat.tools import GuessToolEnv, tool_prompt
 from ..envs.game import Game, split_env_options
 from ..infra.atomic import atomic_directory, atomic_open, atomic_write_text, check_not_a_link
+from ..infra.export_record import check_earlier_export, mark_export
 
 #: The conversation formats (``policy`` arrays are written beside either with ``policy=True``).
 FORMATS = ("messages", "tools")
@@ -290,6 +291,7 @@ def export_demos(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[s
         })
         manifest = {key: manifest[key] for key in MANIFEST_KEYS}
         atomic_write_text(folder / "manifest.json", json.dumps(manifest, indent=1) + "\n")
+        mark_export(folder, "guessgym export-demos")  # last: every file it wrote, what a rerun may replace
     if values is not None:
         values.save()
     return manifest
@@ -300,32 +302,25 @@ MANIFEST_KEYS = ("format", "command", "guessgym", "env_id", "env_kwargs", "game"
                  "agent_description", "conversation_format", "rationale", "reply_format", "withheld", "seed", "split",
                  "answers_available", "counts", "mean_guesses", "files")
 
-#: What an export writes (a folder holding only these, and its manifest, is an earlier export).
-EXPORT_NAMES = ("manifest.json", "train.jsonl", "test.jsonl", "policy-train.npz", "policy-test.npz", "datasets")
-
-
 def check_demo_folder(folder: Path) -> None:
-    """Refuse ``folder`` unless it is missing, empty or an earlier export (its manifest and only
-    what an export writes), which the new export then replaces whole, so no stale file of an
-    earlier run is left beside the new ones.
+    """Refuse ``folder`` unless it is missing, empty or an earlier export unchanged since (its
+    :data:`~guessgym.infra.export_record.EXPORT_MARKER` lists every file in it), which the new
+    export then replaces whole, so no stale file of an earlier run is left beside the new ones and
+    no file of the user's is ever deleted.
 
     Raises:
-        ValueError: naming the folder and a file that no export writes.
+        ValueError: naming the folder and what makes it someone else's.
     """
     try:
         check_not_a_link(folder)
     except ValueError as exc:
         raise ValueError(f"--out {exc}") from None
-    if not folder.exists():
+    if not folder.exists() or not any(folder.iterdir()):
         return
-    entries = sorted(p.name for p in folder.iterdir())
-    if not entries:
-        return
-    others = [name for name in entries if name not in EXPORT_NAMES]
-    if others or "manifest.json" not in entries:
-        what = f"{others[0]!r}, which no export writes" if others else "no manifest.json"
-        raise ValueError(f"--out {folder} holds {what}; give a new or empty folder, or an earlier export's "
-                         "folder (replaced whole)")
+    try:
+        check_earlier_export(folder, "give a new or empty folder, or an earlier export's folder (replaced whole)")
+    except ValueError as exc:
+        raise ValueError(f"--out {exc}") from None
 
 
 def save_datasets(folder: Path) -> None:
@@ -388,6 +383,6 @@ def _write_demos(target: Path, env: ChatGuessEnv, played: dict[int, Any], train:
     }
 
 
-__all__ = ["DEMO_FORMAT", "EXPORT_NAMES", "MANIFEST_KEYS", "Demo", "FORMATS", "GUESS_TOOL", "RATIONALES",
+__all__ = ["DEMO_FORMAT", "MANIFEST_KEYS", "Demo", "FORMATS", "GUESS_TOOL", "RATIONALES",
            "check_demo_folder", "export_demos", "message_demo", "policy_arrays", "rationale", "replay_steps",
            "save_datasets", "split_answers", "tool_demo"]

@@ -33,7 +33,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -45,8 +44,15 @@ import numpy as np
 
 from ..envs.families import family_of
 from ..envs.rewards import REWARD_KEYS
-from ..infra.atomic import atomic_write_text, check_not_a_link, replace_folder
-from ..infra.inputs import read_json
+from ..infra import export_record as record
+from ..infra.atomic import (
+    atomic_write_text,
+    check_not_a_link,
+    owned_temporary_folder,
+    remove_own_stale_temporaries,
+    replace_folder,
+)
+from ..infra.export_record import EXPORT_MARKER
 from ..infra.optional import require_extra
 from .demos import replay_steps
 
@@ -56,49 +62,20 @@ DEFAULT_STEP_PENALTY = -1.0
 DATA_FORMATS = ("arrow", "hdf5")
 #: The agent whose mean return is the reference minimum.
 FLOOR_AGENT = "random-consistent"
-#: The file in each exported dataset folder that lists what the export wrote (see the module docstring).
-EXPORT_MARKER = "guessgym-export.json"
-
-
-def _listing(folder: Path) -> list[str]:
-    """Every file and link under ``folder`` (relative, sorted); a link is listed, never followed."""
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())
-
-
 def mark_export(folder: Path, dataset: str) -> None:
-    """Write :data:`EXPORT_MARKER` into ``folder``: the dataset id and every file the export wrote."""
-    files = _listing(folder)
-    (folder / EXPORT_MARKER).write_text(json.dumps({"made_by": "guessgym export-demos --format minari",
-                                                    "dataset_id": dataset, "files": files}, indent=1) + "\n",
-                                        encoding="utf-8")
+    """Write :data:`~guessgym.infra.export_record.EXPORT_MARKER` into the dataset ``folder``: the
+    dataset id and every file the export wrote."""
+    record.mark_export(folder, "guessgym export-demos --format minari", dataset_id=dataset)
 
 
 def check_earlier_export(folder: Path) -> None:
-    """Refuse ``folder`` unless it is a dataset folder written by a guessgym export, unchanged since:
-    its :data:`EXPORT_MARKER` lists exactly the files in it.
+    """Refuse ``folder`` unless it is a dataset folder written by a guessgym export, unchanged since
+    (:func:`guessgym.infra.export_record.check_earlier_export`).
 
     Raises:
         ValueError: naming the folder and what makes it someone else's.
     """
-    advice = "move it away or export to another --out"
-    if folder.is_symlink() or not folder.is_dir():
-        raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a dataset "
-                         f"guessgym exported: {advice}")
-    marker = folder / EXPORT_MARKER
-    try:  # read as any input: a FIFO or a device there is refused, not waited on
-        if marker.is_symlink():
-            raise ValueError("a link")
-        listed = read_json(marker, "export list", max_bytes=16 << 20)["files"]
-        if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
-            raise ValueError("no list of files")
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ValueError(f"{folder} holds no list of an earlier guessgym export ({EXPORT_MARKER}), so guessgym "
-                         f"did not write it and will not replace it: {advice}") from None
-    found = [name for name in _listing(folder) if name != EXPORT_MARKER]
-    others = sorted(set(found) - set(listed))
-    if others:
-        raise ValueError(f"{folder} holds {others[0]!r}{f' and {len(others) - 1:,} more' if others[1:] else ''}, "
-                         f"which the earlier guessgym export there did not write: {advice}")
+    record.check_earlier_export(folder)
 
 
 def dataset_id(env_id: str, agent: str, env_kwargs: dict[str, Any] | None = None, version: int = 0) -> str:
@@ -242,7 +219,8 @@ def export_minari(env_id: str, out: str | os.PathLike[str], *, env_kwargs: dict[
     if target.exists():
         check_earlier_export(target)
     root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".tmp-minari-", dir=root))
+    remove_own_stale_temporaries(root, "minari")  # the staging folders of exports killed part-way
+    staging = owned_temporary_folder(root, "minari")
     previous = os.environ.get("MINARI_DATASETS_PATH")
     try:
         os.environ["MINARI_DATASETS_PATH"] = str(staging)

@@ -227,15 +227,40 @@ def test_a_rerun_replaces_an_earlier_export_whole_and_refuses_other_folders(tmp_
     assert main(["export-demos", "--env", MINI, "--policy", "--out", str(out), "--no-progress"]) == 0
     assert {p.name for p in out.iterdir()} >= {"policy-train.npz", "policy-test.npz", "train.jsonl"}
     assert main(["export-demos", "--env", MINI, "--out", str(out), "--no-progress"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "test.jsonl", "train.jsonl"]  # nothing stale
+    assert sorted(p.name for p in out.iterdir()) == ["guessgym-export.json", "manifest.json", "test.jsonl",
+                                                     "train.jsonl"]  # nothing stale
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
     other = tmp_path / "mine"
     other.mkdir()
     (other / "notes.txt").write_text("keep me")
     capsys.readouterr()
     assert main(["export-demos", "--env", MINI, "--out", str(other), "--no-progress"]) == 2
-    assert "'notes.txt', which no export writes" in capsys.readouterr().err
+    assert "holds no list of an earlier guessgym export (guessgym-export.json)" in capsys.readouterr().err
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+def test_a_folder_of_the_users_own_files_with_an_exports_names_is_never_replaced(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 63 item 6: a folder holding the user's own manifest.json, train.jsonl and datasets/raw/big.bin
+    passed a check that read names; the export ended rc 0 with train.jsonl replaced and big.bin gone. Only
+    what an earlier export's own record lists is replaced; a file added to an export since is kept too."""
+    mine = tmp_path / "mine"
+    (mine / "datasets" / "raw").mkdir(parents=True)
+    files = {"manifest.json": '{"my": "notes"}', "train.jsonl": '{"mine": 1}\n', "datasets/raw/big.bin": "\0" * 1000}
+    for name, text in files.items():
+        (mine / name).write_text(text)
+    assert main(["export-demos", "--env", MINI, "--out", str(mine), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no list of an earlier guessgym export" in err and len(err.strip().splitlines()) == 1
+    assert {str(p.relative_to(mine)): p.read_text() for p in mine.rglob("*") if p.is_file()} == files
+    out = tmp_path / "export"
+    assert main(["export-demos", "--env", MINI, "--out", str(out), "--no-progress"]) == 0
+    (out / "datasets").mkdir()
+    (out / "datasets" / "big.bin").write_text("added since")
+    capsys.readouterr()
+    assert main(["export-demos", "--env", MINI, "--out", str(out), "--no-progress"]) == 2
+    assert "holds 'datasets/big.bin', which the earlier guessgym export there did not write" in capsys.readouterr().err
+    assert (out / "datasets" / "big.bin").read_text() == "added since"
 
 
 def test_out_links_modes_and_dotted_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -212,3 +212,29 @@ def test_a_fifo_in_place_of_the_export_list_is_refused_not_waited_on(tmp_path: P
     worker.start()
     worker.join(10)
     assert not worker.is_alive() and outcome and "holds no list of an earlier guessgym export" in str(outcome[0])
+
+
+def test_the_staging_folder_of_a_killed_export_is_removed_by_the_next(datasets_root: Path) -> None:
+    """Issue 63 item 12: an export killed part-way left its staging folder (23 MB) for good. The next export
+    removes the staging folders of its own that no live process holds, and nothing else: not a live
+    export's, not another machine's, not a folder of the user's named like one."""
+    import os
+    import subprocess
+    import sys
+
+    from guessgym.infra.atomic import _host
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(ended.stdout)
+    datasets_root.mkdir(parents=True, exist_ok=True)
+    killed = datasets_root / f".tmp-minari-{_host()}~{dead}-abc123"
+    (killed / "guessgym" / "mini-nerdle").mkdir(parents=True)
+    (killed / "guessgym" / "mini-nerdle" / "data.arrow").write_bytes(b"\0" * 100_000)
+    keep = [datasets_root / f".tmp-minari-{_host()}~{os.getpid()}-live", datasets_root / ".tmp-minari-users-own",
+            datasets_root / ".tmp-minari-otherhost~12345-x"]
+    for folder in keep:
+        folder.mkdir()
+    assert _export(datasets_root) == 0
+    assert not killed.exists() and all(folder.is_dir() for folder in keep)
+    left = sorted(p.name for p in datasets_root.iterdir() if p.name.startswith(".tmp-"))
+    assert left == sorted(folder.name for folder in keep)  # and this export's own staging is gone

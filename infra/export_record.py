@@ -1,0 +1,63 @@
+"""What an export wrote, recorded in its folder, so that a later export replaces only that.
+
+An export's folder may be replaced whole by the next export to the same place, and a folder is
+the user's until shown otherwise: a folder holding the user's own ``manifest.json``, ``train.jsonl``
+and ``datasets/raw/big.bin`` passed a check that read names, and lost ``big.bin``. Each guessgym
+export (``export-demos``, as JSON lines or as Minari datasets) writes :data:`EXPORT_MARKER` into
+its folder last, listing every file it wrote; :func:`check_earlier_export` passes a folder only if
+that list is there and names every file in the folder (a file added since, or a folder with no
+list, is someone else's and is never replaced).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .inputs import read_json
+
+#: The file in each export's folder that lists what the export wrote.
+EXPORT_MARKER = "guessgym-export.json"
+
+
+def listing(folder: Path) -> list[str]:
+    """Every file and link under ``folder`` (relative, sorted); a link is listed, never followed."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_symlink() or not p.is_dir())
+
+
+def mark_export(folder: Path, made_by: str, **fields: Any) -> None:
+    """Write :data:`EXPORT_MARKER` into ``folder``: what made it, ``fields``, and every file in it."""
+    files = [name for name in listing(folder) if name != EXPORT_MARKER]
+    (folder / EXPORT_MARKER).write_text(json.dumps({"made_by": made_by, **fields, "files": files}, indent=1) + "\n",
+                                        encoding="utf-8")
+
+
+def check_earlier_export(folder: Path, advice: str = "move it away or export to another --out") -> None:
+    """Refuse ``folder`` unless a guessgym export wrote it and nothing was added since: its
+    :data:`EXPORT_MARKER` lists every file in it.
+
+    Raises:
+        ValueError: naming the folder, what makes it someone else's, and ``advice``.
+    """
+    if folder.is_symlink() or not folder.is_dir():
+        raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a folder "
+                         f"guessgym exported: {advice}")
+    marker = folder / EXPORT_MARKER
+    try:  # read as any input: a FIFO or a device there is refused, not waited on
+        if marker.is_symlink():
+            raise ValueError("a link")
+        listed = read_json(marker, "export list", max_bytes=16 << 20)["files"]
+        if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
+            raise ValueError("no list of files")
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ValueError(f"{folder} holds no list of an earlier guessgym export ({EXPORT_MARKER}), so guessgym "
+                         f"did not write it and will not replace it: {advice}") from None
+    found = [name for name in listing(folder) if name != EXPORT_MARKER]
+    others = sorted(set(found) - set(listed))
+    if others:
+        raise ValueError(f"{folder} holds {others[0]!r}{f' and {len(others) - 1:,} more' if others[1:] else ''}, "
+                         f"which the earlier guessgym export there did not write: {advice}")
+
+
+__all__ = ["EXPORT_MARKER", "check_earlier_export", "listing", "mark_export"]
