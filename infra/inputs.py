@@ -111,6 +111,68 @@ def read_json(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_I
         raise InputFileError(f"{what} {path}: not JSON text ({type(exc).__name__})") from None
 
 
+def read_npz(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES,
+             blob: bytes | None = None) -> dict[str, Any]:
+    """The arrays of the ``.npz`` file ``path`` (or of its bytes ``blob``), decompressed only up to
+    ``max_bytes`` in all: each member's size is read from the archive before any of it is
+    decompressed, and an array's header must fit its member, so a small file whose arrays would
+    deflate to gigabytes is refused at once, never held. No pickled object is read.
+
+    Raises:
+        InputFileError: not an ``.npz`` of plain arrays, or over ``max_bytes`` once decompressed
+            (``what`` and ``path`` named).
+    """
+    import io
+    import zipfile
+    import zlib
+
+    import numpy as np
+
+    def refused(why: str) -> InputFileError:
+        return InputFileError(f"{what} {path}: {why}")
+
+    data = blob if blob is not None else read_input(path, what, max_bytes=max_bytes)
+    arrays: dict[str, Any] = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            total = sum(m.file_size for m in members)
+            if total > max_bytes:
+                raise refused(f"its arrays take {total:,} bytes once decompressed, over the limit of {max_bytes:,}")
+            for member in members:
+                if not member.filename.endswith(".npy") or member.is_dir():
+                    raise refused(f"{member.filename[:80]!r} is not an array (.npy)")
+                with archive.open(member) as f:  # yields at most the member's recorded size
+                    version = np.lib.format.read_magic(f)
+                    if version == (1, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+                    elif version == (2, 0):
+                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+                    else:
+                        raise refused(f"{member.filename[:80]!r}: an array format this reader does not know")
+                    if dtype.hasobject:
+                        raise refused(f"{member.filename[:80]!r} holds Python objects, which are never read")
+                    count = 1
+                    for n in shape:
+                        count *= int(n)
+                    size = count * dtype.itemsize
+                    if size > member.file_size:
+                        raise refused(f"{member.filename[:80]!r} declares {size:,} bytes of data in a member of "
+                                      f"{member.file_size:,}")
+                    raw = f.read(size)
+                    if len(raw) != size:
+                        raise refused(f"{member.filename[:80]!r} ends before its data does")
+                    array = np.frombuffer(raw, dtype=dtype, count=count)
+                    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+                    arrays[member.filename[:-4]] = array.copy()
+    except InputFileError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, ValueError, EOFError, OSError, NotImplementedError) as exc:
+        said = str(exc).splitlines()[0][:120] if str(exc) else ""
+        raise refused(f"not an .npz of arrays ({type(exc).__name__}: {said})") from None
+    return arrays
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM (``kill PID``), raised where Ctrl-C would be so that it stops a run the same way."""
 
@@ -142,5 +204,5 @@ def script_main(main: Callable[[], int | None]) -> NoReturn:
     raise SystemExit(code or 0)
 
 
-__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "gunzip", "read_input", "read_json", "same_file",
-           "script_main"]
+__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "gunzip", "read_input", "read_json", "read_npz",
+           "same_file", "script_main"]

@@ -31,7 +31,7 @@ import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 
 from ..infra.atomic import atomic_directory, atomic_write_bytes, remove_stale_temporaries
-from ..infra.inputs import read_input
+from ..infra.inputs import read_input, read_npz
 
 CHECKPOINT_FORMAT = 2
 #: The attributes of the SB3 model that a checkpoint's state holds (the rest is in ``model.zip``).
@@ -200,8 +200,7 @@ def load_checkpoint_state(checkpoint: Path) -> dict[str, Any]:
     path = checkpoint / "state.json"
     try:
         document = json.loads(read_input(path, "checkpoint state").decode("utf-8"))
-        with np.load(io.BytesIO(read_input(checkpoint / "state.npz", "checkpoint arrays")), allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
+        arrays = read_npz(checkpoint / "state.npz", "checkpoint arrays")
         state = decode_state(document, arrays)
     except (OSError, ValueError, RecursionError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
         raise CheckpointError(f"{path}: not a readable checkpoint state ({type(exc).__name__}: "

@@ -27,6 +27,7 @@ from ..agents.rollout import play_batched
 from ..baselines.move_values import StateValues
 from ..envs.game import Game, wordle
 from ..infra.atomic import atomic_write_bytes, atomic_write_csv
+from ..infra.inputs import read_npz
 from .checkpoints import (
     CheckpointError,
     latest_checkpoint,
@@ -131,8 +132,7 @@ class GeneralRun:
     def _load_data(self, iteration: int) -> list[tuple[GameDraw, Game, Visits]]:
         path = self._data_path(iteration)
         try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
+            arrays = read_npz(path, "general run's data")
             out = []
             for j in range(len([k for k in arrays if k.endswith("_hard")])):
                 draw = GameDraw(arrays[f"g{j}_answers"], arrays[f"g{j}_guesses"], bool(arrays[f"g{j}_hard"][0]),

@@ -271,3 +271,74 @@ def test_transcripts_with_huge_and_hostile_replies_through_the_viewer(tmp_path: 
     counts = fuzz_file(tmp_path / "fuzz.jsonl", path.read_bytes(), read, (ValueError,),
                        [_hostile_replies, mutate_jsonl], rounds=rounds, may_drop_torn_line=True)
     assert counts["refused"] > rounds // 4 and counts["read"] > 0, counts
+
+
+def _npz_bomb(path: Path, member_bytes: int, claimed: int | None = None) -> None:
+    """An .npz whose one array deflates to ``member_bytes`` of zeros (with ``claimed``: a header that
+    claims that many elements over a member that holds far fewer)."""
+    import zipfile
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<i8", "fortran_order": False,
+                                                  "shape": (claimed or (member_bytes - 128) // 8,)})
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("exact_keys.npy", "w", force_zip64=True) as f:
+            f.write(header.getvalue())
+            chunk = bytes(min(member_bytes, 1 << 20))
+            for _ in range(member_bytes // len(chunk)):
+                f.write(chunk)
+
+
+def test_an_npz_is_decompressed_only_up_to_its_bound(tmp_path: Path) -> None:
+    """Issue 63 item 7: a 4.2 MB solved-sets memo whose arrays deflate to 2 GiB each took 8.6 GB. Every .npz
+    the package reads goes through the one bounded reader: the sizes are read before anything is
+    decompressed, and an array's header must fit its member."""
+    import tracemalloc
+
+    from guessgym.infra.inputs import InputFileError, read_npz
+
+    bomb = tmp_path / "bomb.npz"
+    _npz_bomb(bomb, 64 << 20)
+    assert bomb.stat().st_size < 200_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputFileError, match=r"bomb\.npz: its arrays take 67,108,\d+ bytes once decompressed, "
+                                                 r"over the limit of 1,048,576"):
+            read_npz(bomb, "cache", max_bytes=1 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, peak  # the file itself, never its arrays
+    _npz_bomb(bomb, 4096, claimed=10**12)  # numpy's own reader allocates what the header claims, first
+    with pytest.raises(InputFileError, match="declares 8,000,000,000,000 bytes of data in a member of 4,2"):
+        read_npz(bomb, "cache", max_bytes=1 << 20)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, a=np.arange(10), b=np.ones((2, 3), order="F"), m=np.array("text"))
+    (tmp_path / "ok.npz").write_bytes(buffer.getvalue())
+    read = read_npz(tmp_path / "ok.npz", "cache")
+    assert read["a"].tolist() == list(range(10)) and read["b"].shape == (2, 3) and str(read["m"]) == "text"
+    buffer = io.BytesIO()
+    np.savez(buffer, o=np.array([{"x": 1}], dtype=object), allow_pickle=True)
+    (tmp_path / "pickle.npz").write_bytes(buffer.getvalue())
+    with pytest.raises(InputFileError, match="holds Python objects, which are never read"):
+        read_npz(tmp_path / "pickle.npz", "cache")
+    counts = fuzz_file(tmp_path / "fuzz.npz", (tmp_path / "ok.npz").read_bytes(), lambda p: read_npz(p, "cache"),
+                       (InputFileError,), [mutate_bytes], rounds=500)
+    assert counts["refused"] > 100, counts
+
+
+def test_a_memo_bomb_is_ignored_as_a_damaged_cache(tmp_path: Path) -> None:
+    from guessgym.baselines import memo_store
+    from guessgym.baselines.optimal import solve
+
+    game = nerdle(5)
+    memo_store.MAX_MEMO_BYTES = 1 << 20  # the bound, smaller here so that the bomb is small
+    try:
+        solve(game, cache_dir=tmp_path)
+        memos = list(tmp_path.glob("memo-*.npz"))
+        for memo in memos:
+            _npz_bomb(memo, 16 << 20)
+        with pytest.warns(RuntimeWarning, match="ignoring the solved-subproblem cache .* over the limit"):
+            assert solve(game, cache_dir=tmp_path).total == 374
+    finally:
+        memo_store.MAX_MEMO_BYTES = 1 << 30
