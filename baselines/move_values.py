@@ -222,6 +222,12 @@ class StateValues:
             self.spent = True
             raise ValuesTimedOut("the time budget ran out")
 
+    @property
+    def exhausted(self) -> bool:
+        """Whether the time budget ran out and the bounds' budget after it too: what is left would
+        be judged only by the bounds that cost nothing (which an analysis leaves unjudged instead)."""
+        return self.spent and self._bounds_timed and self._bounds is not None and self._bounds.spent
+
     def bounds(self) -> StateBounds:
         """The bounds that judge what is left once the time budget ran out (made once). They get a
         budget as long as the one that ran out, from their first use after it: past both, what is

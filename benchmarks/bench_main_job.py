@@ -17,7 +17,8 @@ faster prints ``same results``.
 
 Usage (from the repository root; about 25 minutes for every answer)::
 
-    python benchmarks/bench_main_job.py --base 308a065 [--sample 100] [--warm-only]
+    python benchmarks/bench_main_job.py --base 308a065 [--sample 100] [--warm-only | --cold-only]
+        [--analysis-budget S]
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ sys.exit(code)
 """
 
 
-def run(tree: Path | None, cache: Path, out: Path, sample: int | None) -> dict[str, float]:
+def run(tree: Path | None, cache: Path, out: Path, sample: int | None,
+        analysis_budget: float | None = None) -> dict[str, float]:
     """``guessgym compare`` in a fresh process; its wall seconds and the peak resident memory of its
     largest process."""
     env = {**os.environ, "GUESSGYM_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": str(cache / "numba")}
@@ -63,6 +65,8 @@ def run(tree: Path | None, cache: Path, out: Path, sample: int | None) -> dict[s
     argv = [sys.executable, "-m", "guessgym", "compare", "--out", str(out), "--no-progress"]
     if sample is not None:
         argv += ["--sample", str(sample)]
+    if analysis_budget is not None:
+        argv += ["--analysis-budget", f"{analysis_budget:g}"]
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-c", WRAP, *argv], env=env, cwd=tempfile.gettempdir(),
                           capture_output=True, text=True, timeout=3600)
@@ -106,29 +110,35 @@ def main() -> int:
     parser.add_argument("--base", help="a git revision to compare with (a temporary worktree)")
     parser.add_argument("--sample", type=int, help="a seeded sample of this many answers per game (default: every one)")
     parser.add_argument("--warm-only", action="store_true", help="fill each side's cache unmeasured, then time warm")
+    parser.add_argument("--cold-only", action="store_true", help="time each side from an empty cache only")
+    parser.add_argument("--analysis-budget", type=float, metavar="S", help="compare's --analysis-budget on both sides")
     args = parser.parse_args()
     rows: dict[tuple[str, str], dict[str, float]] = {}
     with base_worktree(args.base) as base, tempfile.TemporaryDirectory(prefix="guessgym-main-job-") as tmp:
         sides = [("base", base)] if base is not None else []
         sides.append(("current", None))
         work = Path(tmp)
-        for stage in ("cold", "warm"):
+        stages = ("cold",) if args.cold_only else ("cold", "warm")
+        for stage in stages:
             for side, tree in sides:
                 out = work / f"{side}-{stage}"
-                row = run(tree, work / f"cache-{side}", out, args.sample)
+                row = run(tree, work / f"cache-{side}", out, args.sample, args.analysis_budget)
                 if stage == "cold" and args.warm_only:
                     continue
                 rows[side, stage] = row
                 print(f"  {side} {stage}: {row['seconds']:.1f} s, peak {row['peak'] / 2**30:.2f} GiB", flush=True)
-        print(f"\nguessgym compare{f' --sample {args.sample}' if args.sample else ''} (every entry of the main job):")
+        options = (f" --sample {args.sample}" if args.sample else "") + \
+            (f" --analysis-budget {args.analysis_budget:g}" if args.analysis_budget is not None else "")
+        print(f"\nguessgym compare{options} (every entry of the main job):")
         print(f"{'':8s} {'cold s':>8s} {'warm s':>8s} {'peak GiB':>9s}")
         for side, _ in sides:
-            cold, warm = rows.get((side, "cold")), rows[side, "warm"]
+            cold, warm = rows.get((side, "cold")), rows.get((side, "warm"))
             peak = max(r["peak"] for r in (cold, warm) if r is not None)
-            print(f"{side:8s} {cold['seconds'] if cold else float('nan'):8.1f} {warm['seconds']:8.1f} "
-                  f"{peak / 2**30:9.2f}")
+            print(f"{side:8s} {cold['seconds'] if cold else float('nan'):8.1f} "
+                  f"{warm['seconds'] if warm else float('nan'):8.1f} {peak / 2**30:9.2f}")
         if base is not None:
-            found = differences(work / "base-warm", work / "current-warm")
+            compared = stages[-1]
+            found = differences(work / f"base-{compared}", work / f"current-{compared}")
             print("\nsame results" if not found else "\nresults differ:\n  " + "\n  ".join(found))
     return 0
 

@@ -336,7 +336,9 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
     its whole tree (seconds on Wordle and classic Nerdle, kept in the cache after): ``max_openers``
     refuses, before any work, a result whose games open with more distinct guesses than that (a
     randomised agent's). ``time_budget`` bounds the solving, in seconds
-    (:class:`~guessgym.baselines.move_values.ValuesTimedOut` past it; ``values`` is then spent).
+    (:class:`~guessgym.baselines.move_values.ValuesTimedOut` past it; ``values`` is then spent),
+    then the bounds that judge the moves left as long again; past both, the games left are not
+    judged (counted as the analysis's ``unjudged``), so a smaller budget always takes less time.
 
     Raises:
         ValueError: a result without the games' guesses, a game that cannot be replayed, or more
@@ -380,6 +382,9 @@ def analyze(result: EvaluationResult | Transcripts | str | os.PathLike[str], *,
     total = len(result.records)
     for i, record in enumerate(result.records):
         assert record.played is not None
+        if values.exhausted:  # the solving's budget and the bounds' after it both ran out
+            analysis.unjudged = total - i
+            break
         moves = turn_moves(game, turns[i]) if turns is not None else record_moves(game, record.answer, record.played,
                                                                                      score)
         analysis.games.append(analyze_moves(values, moves, record.answer, notice))

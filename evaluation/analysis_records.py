@@ -102,12 +102,14 @@ class GameAnalysis:
 
 @dataclass
 class Analysis:
-    """The analysis of one agent's games, with its summary (:meth:`summary`)."""
+    """The analysis of one agent's games, with its summary (:meth:`summary`); ``unjudged``: games
+    left unjudged once the time budgets ran out (the figures are the judged games')."""
 
     env_id: str
     game: str
     agent: str
     games: list[GameAnalysis] = field(default_factory=list)
+    unjudged: int = 0
 
     def summary(self, mistakes: int = 10) -> dict[str, Any]:
         """The figures of the exact moves; moves judged by bounds (the time budget ran out) are
@@ -146,6 +148,7 @@ class Analysis:
             "histogram": histogram,
             "mistakes": worst,
             "best_proven": all(m.best_proven for m in moves),
+            "unjudged_games": self.unjudged,
             "bounded_moves": len(bounded),
             "bounded_loss_per_game": [sum(m.loss for m in bounded) / max(len(self.games), 1),
                                       None if any(m.loss_high == NO_BOUND for m in bounded) else
@@ -161,7 +164,8 @@ class Analysis:
     def to_dict(self) -> dict[str, Any]:
         written: dict[int, dict[str, Any]] = {}  # the moves' objects stay alive with self.games meanwhile
         return {"format": 1, "env_id": self.env_id, "game": self.game, "agent": self.agent,
-                "summary": self.summary(), "games": [g.to_dict(written) for g in self.games]}
+                "summary": self.summary(), "games": [g.to_dict(written) for g in self.games],
+                "unjudged": self.unjudged}
 
     def to_json(self, path: str | os.PathLike[str] | None = None) -> str:
         """The analysis as JSON text; also written atomically to ``path`` when given (gzipped and
@@ -192,6 +196,9 @@ class Analysis:
                              f"loses {m['loss']:.4f} in each of {m['games']} games (e.g. {', '.join(m['answers'])})")
         if not s["best_proven"]:
             lines += ["", "The first move's best value is the best known tree's, not proven optimal."]
+        if s["unjudged_games"]:
+            lines += ["", f"{s['unjudged_games']:,} more games were not judged: the time budget and the bounds' "
+                      "after it ran out (the figures are those of the games judged)."]
         if s["bounded_moves"]:
             low, high = s["bounded_loss_per_game"]
             lines += ["", f"{s['bounded_moves']:,} moves were judged by bounds, not exactly (the time budget ran out): "
@@ -214,7 +221,10 @@ def load_analysis(path: str | os.PathLike[str]) -> Analysis:
         games = [GameAnalysis(str(g["answer"]), _typed(g["solved"], bool, "solved"),
                               tuple(_move(m) for m in g["moves"]),
                               _typed(g.get("left_after", 0.0), float, "left_after")) for g in data["games"]]
-        return Analysis(str(data["env_id"]), str(data["game"]), str(data["agent"]), games)
+        unjudged = _typed(data.get("unjudged", 0), int, "unjudged")
+        if unjudged < 0:
+            raise ValueError(f"unjudged is {unjudged}, not a count of games")
+        return Analysis(str(data["env_id"]), str(data["game"]), str(data["agent"]), games, unjudged)
     except (OSError, EOFError, zlib.error, RecursionError, ValueError, KeyError, TypeError, AttributeError) as exc:
         why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         raise ValueError(f"{path}: not a move analysis ({why})") from None

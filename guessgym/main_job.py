@@ -143,6 +143,8 @@ class Outcome:
     not_applicable: str = ""
     error: str = ""
     analysis: Analysis | None = None
+    #: The files :func:`write_entry` wrote for it (none yet: :func:`write_report` writes them).
+    files: list[Path] = field(default_factory=list)
 
 
 MakeAgent = Callable[[str, dict[str, Any]], Agent]
@@ -321,11 +323,14 @@ def _analyse(outcome: Outcome, values: dict[tuple[str, bool, int, bool, str], St
         if state_values.spent:  # past the budget the moves left were judged by bounds: no exact figures
             summary = outcome.analysis.summary(mistakes=0)
             low, high = summary["bounded_loss_per_game"]
+            unjudged = summary["unjudged_games"]
+            not_judged = (f", and the moves of {unjudged:,} of the {unjudged + summary['games']:,} games were not "
+                          f"judged (the bounds' {budget:g} s ran out too)") if unjudged else ""
             result.meta["analysis_note"] = (
-                f"moves not all analysed exactly: solving took more than {budget:g} s, and "
+                f"moves not all analysed exactly: solving took more than {budget:g} s, "
                 f"{summary['bounded_moves']:,} moves were judged by bounds (they lose "
-                f"{low:.3f} to {'?' if high is None else f'{high:.3f}'} guesses per game); rerun with a larger "
-                "--analysis-budget (what was solved is kept), or guessgym analyze --time-budget SECONDS")
+                f"{low:.3f} to {'?' if high is None else f'{high:.3f}'} guesses per game){not_judged}; rerun with a "
+                "larger --analysis-budget (what was solved is kept), or guessgym analyze --time-budget SECONDS")
         else:
             result.meta["analysis"] = outcome.analysis.brief()
     except ValuesTimedOut:
@@ -401,14 +406,37 @@ def included_outcome(path: str | Path) -> Outcome:
     return saved_outcome(result)
 
 
+def write_entry(outcome: Outcome, out_dir: str | Path) -> list[Path]:
+    """Write one entry's files into ``out_dir`` as soon as it finishes (its result's JSON, its move
+    analysis ``.analysis.json.gz`` and its histogram), so that a run stopped part-way has written
+    every entry it finished; return them (also kept as the outcome's ``files``). Nothing for an
+    entry without a result (an earlier run's file of it stays)."""
+    if outcome.result is None:
+        return []
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = outcome.entry.slug
+    files = [out / f"{stem}.json"]
+    outcome.result.to_json(files[0])
+    if outcome.analysis is not None:
+        files.append(out / f"{stem}.analysis.json.gz")
+        outcome.analysis.to_json(files[-1])
+    try:
+        files.append(plot_histogram(outcome.result, out / f"{stem}.png"))
+    except DependencyNotInstalled:
+        pass  # reported once, with the leaderboard's plots
+    outcome.files = files
+    return files
+
+
 def write_report(
     outcomes: Sequence[Outcome], out_dir: str | Path, *, command: str = "guessgym compare",
     sample: int | None = None, seed: int = 0, keep_earlier: bool = True,
 ) -> dict[str, Path]:
-    """Write one JSON and one histogram per result (and its move analysis, ``.analysis.json.gz``),
-    then ``leaderboard.md``, ``leaderboard.png``, ``win_rate.png`` and the game viewer
-    ``report.html`` (:mod:`guessgym.evaluation.viewer`) into ``out_dir``; return the paths written
-    by kind.
+    """Write each result's files not yet written (:func:`write_entry`), then ``leaderboard.md``,
+    ``leaderboard.png``, ``win_rate.png`` and the game viewer ``report.html``
+    (:mod:`guessgym.evaluation.viewer`) into ``out_dir``; return the report's paths by kind (the
+    entries' are each outcome's ``files``).
 
     With ``keep_earlier`` (the default), results already in ``out_dir`` of the same scope that this
     run did not replace stay in the leaderboard (see :func:`earlier_outcomes`): a partial run never
@@ -418,15 +446,8 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     for o in outcomes:
-        if o.result is not None:
-            stem = o.entry.slug
-            o.result.to_json(out / f"{stem}.json")
-            if o.analysis is not None:
-                o.analysis.to_json(out / f"{stem}.analysis.json.gz")
-            try:
-                plot_histogram(o.result, out / f"{stem}.png")
-            except DependencyNotInstalled:
-                pass  # reported once below
+        if not o.files:
+            write_entry(o, out)
     if keep_earlier:
         replaced = {o.entry.slug for o in outcomes if o.result is not None}
         outcomes = [*outcomes, *earlier_outcomes(out, replaced, sample, seed)]
@@ -505,5 +526,6 @@ __all__ = [
     "run_main_job",
     "same_scope",
     "select_entries",
+    "write_entry",
     "write_report",
 ]

@@ -174,8 +174,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return progress_bar(f"{entry.agent} on {entry.env_id.split('/')[-1]}")
 
     broken: list[OSError] = []
+    finished: list[main_job.Outcome] = []
 
     def report(o: main_job.Outcome) -> None:
+        main_job.write_entry(o, out)  # at once: a run stopped part-way keeps every entry it finished
+        finished.append(o)
         if o.result is not None:
             r = o.result
             line = (f"done  {o.entry.describe()}: win {100 * r.win_rate:.2f}%, mean {r.mean_guesses:.4f}, "
@@ -210,19 +213,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if not broken and not args.no_progress:
             print(f"      {message}", file=sys.stderr, flush=True)
 
-    outcomes = main_job.run_main_job(
-        entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
-        on_outcome=report, backend=backend, ray_address=args.address, analyse=not args.no_analysis,
-        memo_dir=cache_dir(), notice=notice, included=included, analysis_budget=args.analysis_budget,
-    )
     command = " ".join([PROG, *map(shlex.quote, args.argv)])
+    try:
+        outcomes = main_job.run_main_job(
+            entries=entries, n_jobs=args.jobs, sample=sample, seed=args.seed, progress=progress,
+            on_outcome=report, backend=backend, ray_address=args.address, analyse=not args.no_analysis,
+            memo_dir=cache_dir(), notice=notice, included=included, analysis_budget=args.analysis_budget,
+        )
+    except KeyboardInterrupt:  # Ctrl-C: the report of what finished, with the earlier run's other rows
+        main_job.write_report(finished, out, command=command, sample=sample, seed=args.seed)
+        raise KeyboardInterrupt(f"{len(finished)} of {len(entries) + len(included)} entries finished and are written "
+                                f"to {out}/ with the leaderboard; rerun to go on (what was solved is kept)") from None
     written = main_job.write_report(outcomes, out, command=command, sample=sample, seed=args.seed)
     if broken:
         raise broken[0]  # reported by main() after the files are written
     print()
     print(written["leaderboard_md"].read_text(encoding="utf-8"))
-    print(f"wrote {len(written) + 2 * sum(o.result is not None for o in outcomes)} files to {out}/ "
-          f"in {main_job.elapsed(started)}")
+    files = len(written) + sum(len(o.files) for o in outcomes)
+    print(f"wrote {files} files to {out}/ in {main_job.elapsed(started)}")
     return 1 if any(o.error for o in outcomes) else 0
 
 

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -507,6 +508,66 @@ def test_compare_writes_to_an_ignored_folder_by_default(tmp_path: Path, monkeypa
     ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text().splitlines()
     assert f"/{DEFAULT_OUT.split('/')[0]}/" in ignored
     capsys.readouterr()
+
+
+def test_compare_says_how_many_files_it_wrote_and_a_stopped_run_keeps_what_it_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 63 item 8: under load a run stopped part-way had nothing in --out; each entry's files are now
+    written as it finishes, and Ctrl-C writes the leaderboard of what finished. Issue 65: "wrote 40 files"
+    where 58 were written (the analyses were not counted)."""
+    from guessgym import main_job
+
+    entries = (main_job.Entry(MICRO, "least-worst"), main_job.Entry(MICRO, "random-consistent"),
+               main_job.Entry(MICRO, "expected-size"))
+    monkeypatch.setattr(main_job, "MAIN_JOB", entries)
+    assert main(["compare", "--out", str(tmp_path / "whole"), "--no-progress"]) == 0
+    said = capsys.readouterr().out.strip().splitlines()[-1]
+    assert said.startswith(f"wrote {len(list((tmp_path / 'whole').iterdir()))} files to "), said
+    real = main_job.evaluate
+
+    def stopped_at_the_second(agent: Any, *args: Any, **kwargs: Any) -> Any:
+        if "random" in agent.name:
+            raise KeyboardInterrupt
+        return real(agent, *args, **kwargs)
+
+    monkeypatch.setattr(main_job, "evaluate", stopped_at_the_second)
+    out = tmp_path / "stopped"
+    assert main(["compare", "--out", str(out), "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert f"1 of 3 entries finished and are written to {out}/ with the leaderboard; rerun to go on" in err
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["MicroNerdle-v1__least-worst.json", "MicroNerdle-v1__least-worst.png",
+                            "MicroNerdle-v1__least-worst.analysis.json.gz", "leaderboard.md", "leaderboard.png",
+                            "win_rate.png", "report.html"])
+    assert "| least-worst | micro-nerdle | 127 |" in (out / "leaderboard.md").read_text()
+
+
+def test_a_tiny_analysis_budget_judges_less_never_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 63 item 8: --analysis-budget 0.001 made the main job slower than the default (every move then
+    judged by bounds, move by move); past the budget and the bounds' after it, the games left are not
+    judged, and the row says how many."""
+    from guessgym import main_job
+    from guessgym.agents.registry import make_agent
+    from guessgym.evaluation.analysis import analyze
+    from guessgym.evaluation.evaluate import evaluate
+
+    result = evaluate(make_agent("least-worst"), "guessgym/Wordle-v1", sample=40, record_guesses=True)
+    analysis = analyze(result, time_budget=1e-9)  # Wordle: its states take more than a nanosecond to solve
+    assert analysis.unjudged >= 20 and len(analysis.games) + analysis.unjudged == 40  # the few first ones judged
+    summary = analysis.summary()
+    assert summary["unjudged_games"] == analysis.unjudged
+    assert f"{analysis.unjudged:,} more games were not judged" in analysis.to_markdown()
+    entries = (main_job.Entry("guessgym/Wordle-v1", "least-worst"),)
+    monkeypatch.setattr(main_job, "MAIN_JOB", entries)
+    assert main(["compare", "--out", str(tmp_path), "--no-progress", "--sample", "40",
+                 "--analysis-budget", "0.000001"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("done  least-worst"))
+    assert "games were not judged (the bounds' 1e-06 s ran out too)" in line, line
+    from guessgym.evaluation.analysis_records import load_analysis
+
+    saved = load_analysis(tmp_path / "Wordle-v1__least-worst.analysis.json.gz")
+    assert saved.unjudged > 0 and len(saved.games) + saved.unjudged == 40
 
 
 def test_a_partial_compare_adds_to_the_full_leaderboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
