@@ -50,8 +50,8 @@ DEFAULT_MAX_SESSIONS = 1024
 DEFAULT_IDLE_TIMEOUT = 600.0
 #: The memory a server's games may hold unless the config says (MiB), by :meth:`GameSessions.size`.
 DEFAULT_MEMORY_BUDGET_MIB = 1024
-#: What one game holds besides its conversation, a game sharing the server's Game (bytes; 650 KiB
-#: measured, ``tests/adapters/test_nemo_gym_rows.py`` holds it above what a game takes).
+#: What one game is counted as holding besides its conversation, a game sharing the server's Game
+#: (bytes; ``tests/adapters/test_nemo_gym_rows.py`` measures a game and holds this above it).
 SESSION_BYTES = 1 << 20
 
 
@@ -83,7 +83,7 @@ class GameSessions:
         self.held = 0  # the sizes summed
 
     @staticmethod
-    def size(env: ChatGuessEnv, messages: list[dict[str, Any]]) -> int:
+    def size(messages: list[dict[str, Any]]) -> int:
         """What a game is counted as holding: :data:`SESSION_BYTES` and four bytes a character of
         its conversation (no character takes more)."""
         return SESSION_BYTES + 4 * sum(len(str(m.get("content", ""))) for m in messages)
@@ -107,7 +107,7 @@ class GameSessions:
         """
         self.expire()
         self.drop(session)
-        size = self.size(env, messages)
+        size = self.size(messages)
         if len(self.games) >= self.max_sessions or self.held + size > self.budget:
             raise OverflowError(f"this server holds {len(self.games):,} games ({self.held / (1 << 20):,.0f} MiB), the "
                                 f"most it holds is {self.max_sessions:,} games or {self.budget >> 20:,} MiB; finish "
@@ -128,7 +128,7 @@ class GameSessions:
             return
         self.games.move_to_end(session)
         self._seen[session] = self.clock()
-        size = self.size(self.games[session], messages)
+        size = self.size(messages)
         self.held += size - self._sizes[session]
         self._sizes[session] = size
 

@@ -84,7 +84,7 @@ def test_idle_games_are_dropped_and_new_ones_refused_past_the_bounds() -> None:
     big = GameSessions(max_sessions=100, memory_budget_mib=16, clock=lambda: now[0])
     env = games.make_env()
     _, info = env.reset(seed=0)
-    per_game = GameSessions.size(env, info["messages"])
+    per_game = GameSessions.size(info["messages"])
     assert per_game > SESSION_BYTES
     admitted = 0
     with pytest.raises(OverflowError, match="16 MiB"):
