@@ -7,6 +7,10 @@ answer) they ran for over ten minutes with a tiny budget. Each side plays the ag
 fresh interpreter (the base revision's code from a temporary ``git worktree``), then times
 ``analyze(result, time_budget=BUDGET)``, cut off after ``--limit`` seconds (then reported as "over").
 
+Issue 63, item 8: past the budget and the bounds' after it, the games left are no longer judged by
+the bounds that cost nothing, move by move (which took longer than solving them exactly would
+have): a tiny budget judges less, never more.
+
 Usage (from the repository root)::
 
     python benchmarks/bench_analysis_budget.py [--base REV] [--budget 2] [--limit 600]
@@ -41,7 +45,7 @@ analysis = analyze(result, time_budget=budget)
 seconds = time.perf_counter() - start
 summary = analysis.summary(mistakes=0)
 print(json.dumps({"games": len(analysis.games), "seconds": seconds, "bounded_moves": summary["bounded_moves"],
-                  "source": guessgym.__file__}))
+                  "unjudged": getattr(analysis, "unjudged", 0), "source": guessgym.__file__}))
 """
 
 
@@ -83,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
             row = measure(tree, args.agent, args.env, args.budget, args.limit)
             took = f"over {args.limit:g} s (cut off)" if row["seconds"] is None else f"{row['seconds']:.1f} s"
             extra = "" if row["seconds"] is None else f", {row['bounded_moves']:,} moves judged by bounds"
+            if row.get("unjudged"):
+                extra += f", {row['unjudged']:,} games not judged (past both budgets)"
             print(f"{name:>16}: {row['games']:,} games analysed in {took}{extra}", flush=True)
     return 0
 
