@@ -7,3 +7,7 @@ client uses), bounded in sessions, idle time and message size; :mod:`~guessgym.s
 the matching ``EnvClient``. ``guessgym serve`` runs it. Everything here needs the ``openenv`` extra
 (``pip install "guessgym[openenv]"``); importing this package does not.
 """
+
+from .openenv_modules import defer_openenv_packages
+
+defer_openenv_packages()  # OpenEnv's server modules without the web UI its packages import (seconds)
