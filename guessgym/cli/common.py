@@ -266,8 +266,9 @@ def check_output_dir(path: Path, option: str) -> None:
 def check_output_file(path: Path, option: str,
                       inputs: dict[str, str | os.PathLike[str] | None] | None = None) -> None:
     """Fail before any work is done unless ``path`` can be written as a file: not a folder, a
-    device, a FIFO or a socket, in a folder that can be created and written, and none of the
-    command's ``inputs`` (``{what: path}``: files it reads, its checkpoint), even by another name
+    device, a FIFO or a socket, in a folder that exists and can be written (no folder is made for
+    a file: ``--out /nonexistent/dir/s.txt`` made ``/nonexistent/dir``), and none of the command's
+    ``inputs`` (``{what: path}``: files it reads, its checkpoint), even by another name
     (:func:`~guessgym.infra.inputs.check_not_an_input`)."""
     from ..infra.atomic import check_replaceable
     from ..infra.inputs import InputFileError, check_not_an_input
@@ -280,7 +281,12 @@ def check_output_file(path: Path, option: str,
         check_not_an_input(path, option, inputs or {})
     except InputFileError as exc:
         raise UsageError(str(exc)) from None
-    check_output_dir(path.parent, option)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        what = "is a file" if folder.exists() else "does not exist"
+        raise UsageError(f"{option} {path}: the folder {folder} {what}; give a file in an existing folder "
+                         "(guessgym makes no folder for a file)")
+    check_output_dir(folder, option)
 
 
 def connect_ray_or_fail(address: str | None, n_jobs: int) -> None:

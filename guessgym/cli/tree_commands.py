@@ -119,6 +119,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--openers must be 'all' or a number, not {args.openers!r}")
         openers = args.openers if args.openers == "all" else int(args.openers)
     env_kwargs = parse_kwargs(args.env_kwargs, "env-kwargs")
+    check_opener_first(args.env, env_kwargs, args.opener)
     env, game = make_env(args.env, env_kwargs)
     if game.commutative and not args.out.removesuffix(".gz").endswith(".json"):
         raise UsageError(f"--out {args.out}: a commutative game's tree may win an answer with a rearrangement, which "
@@ -157,6 +158,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
           f"{'; time budget reached' if result.timed_out else ''}")
     print(f"wrote {args.out} (checked against the environment)")
     return 0
+
+
+def check_opener_first(env_id: str, env_kwargs: dict[str, Any], opener: str | None) -> None:
+    """Refuse an ``--opener`` that is not a guess of the game before the environment and its pattern
+    matrix are built (a Nerdle opener with a wrong sum was refused after 34 s and 1.4 GB); options the
+    game itself refuses are left to the environment to name."""
+    if not opener:
+        return
+    from ..envs.game import make_game, split_env_options
+
+    try:
+        game = make_game(env_id, **split_env_options(env_kwargs)[0])
+    except (ValueError, TypeError):
+        return
+    problem = game.explain_invalid_guess(opener)
+    if problem is not None:
+        raise UsageError(f"--opener: {problem}")
 
 
 def cmd_worst_case(args: argparse.Namespace) -> int:

@@ -560,6 +560,7 @@ def test_a_tiny_analysis_budget_judges_less_never_more(tmp_path: Path, monkeypat
     assert f"{analysis.unjudged:,} more games were not judged" in analysis.to_markdown()
     entries = (main_job.Entry("guessgym/Wordle-v1", "least-worst"),)
     monkeypatch.setattr(main_job, "MAIN_JOB", entries)
+    monkeypatch.setenv("GUESSGYM_CACHE_DIR", str(tmp_path / "cache"))  # nothing solved yet: the budget runs out
     assert main(["compare", "--out", str(tmp_path), "--no-progress", "--sample", "40",
                  "--analysis-budget", "0.000001"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("done  least-worst"))
@@ -865,3 +866,19 @@ def test_a_failing_report_line_never_ends_the_main_job() -> None:
     outcomes = main_job.run_main_job(entries=entries, on_outcome=broken, analyse=False)
     assert told == ["least-worst", "random-consistent"]
     assert all(o.result is not None for o in outcomes)
+
+
+def test_solve_checks_what_was_typed_before_building_anything(tmp_path: Path, isolated_cache: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 65, item 5: `solve --opener 54-36=19` (Nerdle) was refused after 33.6 s and 1.39 GB (the pattern
+    matrix built first); `solve --out /nonexistent/dir/s.txt` made /nonexistent/dir."""
+    assert main(["solve", "--env", "guessgym/Nerdle-v1", "--opener", "54-36=19", "--out", str(tmp_path / "s.txt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("guessgym solve: error: --opener: '54-36=19' is not a valid equation: the left side equals 18 "
+                   "but the right side says 19")
+    assert not isolated_cache.exists() or not any(isolated_cache.rglob("*.npy"))  # no matrix was built
+    missing = tmp_path / "nowhere" / "dir" / "s.txt"
+    assert main(["solve", "--env", MICRO, "--out", str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"the folder {missing.parent} does not exist" in err and "\n" not in err
+    assert not (tmp_path / "nowhere").exists()

@@ -31,7 +31,7 @@ KWARGS = ["length=6", "length=99", "hard_mode=yes", "max_attempts=0", "max_attem
           "answers={garbage}", "answers={dir}", "answers={fifo}", "kind=nerdle", "=", "x", "depth=-1", "seed=-1",
           "commutative=true", "step_penalty=1", "boards=99", "rows=0"]
 NUMBERS = ["0", "1", "2", "-1", "3.5", "x", "", "99999999999999999999", "1e3"]
-PATHS = ["{tmp}/out", "{dir}", "{fifo}", "{garbage}", "{readonly}", "/nonexistent/deep/x", "{tmp}/new/file.json"]
+PATHS = ["{tmp}/out", "{dir}", "{fifo}", "{garbage}", "{readonly}", "{tmp}/nonexistent/deep/x", "{tmp}/new/file.json"]
 
 OPTIONS: dict[str, dict[str, list[str]]] = {
     "evaluate": {"--env": ENVS, "--agent": AGENTS, "--agent-kwargs": KWARGS, "--env-kwargs": KWARGS,
