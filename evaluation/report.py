@@ -147,12 +147,15 @@ def plot_histogram(result: EvaluationResult, path: str | os.PathLike[str]) -> Pa
     modal = counts.index(peak) if any(counts[:-1]) else -1
     colours = []
     for i, (k, c) in enumerate(zip(keys, counts)):
-        if k == FAIL:
-            colours.append(_BAR_FAIL if c else _BAR_GREY)
+        if not c:
+            colours.append(_BAR_GREY)
+        elif k == FAIL:
+            colours.append(_BAR_FAIL)
         else:
             colours.append(_BAR_GREEN if i == modal else "#8fbf88")
-    # Short bars still show their count, as on the game's page.
-    widths = [max(c, peak * 0.035) for c in counts]
+    # Short bars still show their count, as on the game's page; an empty row a grey stub half as long
+    # as the shortest count's, so that a count of 0 never looks like a count of 1.
+    widths = [max(c, peak * 0.035) if c else peak * 0.0175 for c in counts]
     y = list(range(len(keys)))
     ax.barh(y, widths, color=colours, height=0.78)
     for yi, (w, c) in enumerate(zip(widths, counts)):
@@ -417,11 +420,16 @@ def plot_win_rate_curves(results: Sequence[EvaluationResult], path: str | os.Pat
                              squeeze=False)
     for ax, (game, rs) in zip(axes[0], by_game.items()):
         limits = {r.max_attempts for r in rs}
-        for r, style in zip(rank(rs), curve_styles(len(rs))):
+        for i, (r, style) in enumerate(zip(rank(rs), curve_styles(len(rs)))):
             curve = r.win_rate_curve()
             limit = f"{r.max_attempts} allowed: " if len(limits) > 1 else ""
-            ax.plot([m for m, _ in curve], [100 * w for _, w in curve], markersize=3.5, linewidth=1.4,
-                    label=f"{r.label} ({limit}{format_percent(r.win_rate)}%)", **style)
+            # the better ranked on top, and the optimum, the reference, above all in black: its curve was
+            # hidden under the next one's where they share points
+            reference = r.agent == "optimal"
+            ax.plot([m for m, _ in curve], [100 * w for _, w in curve], markersize=3.5,
+                    linewidth=2.0 if reference else 1.4, label=f"{r.label} ({limit}{format_percent(r.win_rate)}%)",
+                    zorder=3 + len(rs) if reference else 2 + len(rs) - i,
+                    **({**style, "color": "black", "linestyle": "-"} if reference else style))
         top = max(r.max_attempts for r in rs)
         ax.set_xlim(0.8, top + 0.2)
         ax.set_ylim(-2, 102)
