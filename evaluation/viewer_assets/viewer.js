@@ -4,8 +4,16 @@
   const data = JSON.parse(document.getElementById("data").textContent);
   const agents = data.agents;
   const PAGE = 100;
-  let current = agents.findIndex((a) => a.records.length > 0);  // replaced below by the first ranked one
-  if (current < 0) current = 0;
+  // As the leaderboard: by game, then win rate, then mean guesses.
+  const ranked = () => agents.map((a, i) => i).sort((i, j) => {
+    const a = agents[i], b = agents[j];
+    return (a.game < b.game ? -1 : a.game > b.game ? 1 : 0) || b.win_rate - a.win_rate || a.mean - b.mean;
+  });
+  // Open on the first ranked agent whose moves were judged (a loss to show), else the first with games.
+  let current = ranked().find((i) => agents[i].records.length > 0 && agents[i].analysis !== null &&
+    agents[i].analysis !== undefined);
+  if (current === undefined) current = ranked().find((i) => agents[i].records.length > 0);
+  if (current === undefined) current = 0;
   let shown = PAGE;
   let boardSort = { key: null, descending: false };
 
@@ -33,12 +41,7 @@
       return th;
     }));
     table.appendChild(el("thead", {}, [head]));
-    const order = agents.map((a, i) => i);
-    // As the leaderboard: by game, then win rate, then mean guesses; a click on a heading re-sorts.
-    order.sort((i, j) => {
-      const a = agents[i], b = agents[j];
-      return (a.game < b.game ? -1 : a.game > b.game ? 1 : 0) || b.win_rate - a.win_rate || a.mean - b.mean;
-    });
+    const order = ranked();  // a click on a heading re-sorts
     if (boardSort.key) {
       const k = boardSort.key;
       order.sort((i, j) => {
@@ -48,10 +51,12 @@
       });
     }
     const body = el("tbody");
+    const inGame = {};  // ranked as the leaderboard, each game's rows are numbered from 1
     order.forEach((i, rank) => {
       const a = agents[i];
+      inGame[a.game] = (inGame[a.game] || 0) + 1;
       const row = el("tr", { cls: i === current ? "selected" : "", "data-agent": String(i) }, [
-        el("td", { text: String(rank + 1) }), el("td", { text: a.label }), el("td", { text: a.game }),
+        el("td", { text: String(boardSort.key ? rank + 1 : inGame[a.game]) }), el("td", { text: a.label }), el("td", { text: a.game }),
         el("td", { text: String(a.games) }), el("td", { text: fmt(100 * a.win_rate, 2) }),
         el("td", { text: fmt(a.mean, 4) }), el("td", { text: a.gap }), el("td", { text: fmt(a.analysis, 4) })]);
       row.addEventListener("click", () => { current = i; shown = PAGE; drawAll(); });
@@ -66,7 +71,8 @@
     const top = Math.max(1e-9, ...entries.map(([, v]) => v));
     for (const [label, value, text, tip] of entries) {
       const bar = el("div", { cls: "bar" + extraClass(label), title: tip }, [el("span", { text })]);
-      bar.style.height = `${Math.max(14, Math.round(100 * value / top))}px`;
+      // a short bar still shows its number; an empty one is a stub, never as tall as a count of 1
+      bar.style.height = value > 0 ? `${Math.max(14, Math.round(100 * value / top))}px` : "4px";
       box.appendChild(el("div", {}, [bar, el("div", { cls: "bar-label", text: label })]));
     }
   }
