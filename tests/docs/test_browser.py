@@ -20,7 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_ext"))
 
 from site_server import CHROMIUM_ARGS, chromium_path, serve  # docs/_ext, added above
 
-pytestmark = pytest.mark.browser
+# every test of the built site runs on one worker, which builds it once, while the others run the rest
+# (the second worker sat 86 s waiting on the first's build)
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("docs-site")]
 
 @pytest.fixture(scope="module")
 def served(site: Path) -> Iterator[str]:

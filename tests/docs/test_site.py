@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from guessgym.cli import build_parser
@@ -44,6 +45,9 @@ def parse(page: Path) -> PageLinks:
     links.feed(page.read_text(encoding="utf-8"))
     return links
 
+
+# every test of the built site runs on one worker, which builds it once (test_browser.py's group)
+pytestmark = pytest.mark.xdist_group("docs-site")
 
 def test_every_registered_id_has_a_page_with_a_picture_of_a_game(site: Path) -> None:
     for env_id in guessgym_ids():
