@@ -213,8 +213,10 @@ def page_markdown(games: list[Game], top: int = 100) -> str:
              "of them, seven answers for five guesses. Such an opener's value counts the games it cannot",
              "win in time as played on without the limit, as the move analysis does; it is marked † and not",
              "ranked among the openers that always win.", "",
-             "Every opener of both tables, searchable: [the full table](../envs/data/openers). How the openers'",
-             "values spread (`python scripts/opener_table.py page` draws it from the shipped tables):", "",
+             "Every opener of both tables, searchable: [the full table](../envs/data/openers) (a page of the",
+             "site; read in the repository, the link is the shipped data the site draws it from, gzipped JSON).",
+             "How the openers' values spread (`python scripts/opener_table.py page` draws it from the shipped",
+             "tables):", "",
              f"![Every opener's mean guesses, normal and hard mode]({PICTURE})", ""]
     for game in games:
         table = opener_values(game)

@@ -77,16 +77,14 @@ class BodyLimit:
     """ASGI middleware refusing an HTTP request body over ``limit`` bytes with 413, by its
     ``Content-Length`` or as it streams in (the socket's messages are bounded by the server's
     ``ws_max_size``), and a body that would take its client address's bodies still arriving past
-    ``pending_per_client`` bytes with 429 (200 connections each holding back the last bytes of a
+    :data:`PENDING_BODIES_PER_CLIENT` times ``limit`` with 429 (200 connections each holding back the last bytes of a
     2 MiB body took a server from 342 to 746 MiB). A session socket the client closed first ends
     quietly (OpenEnv's endpoint closes it again, which raises)."""
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int,
-                 pending_per_client: int | None = None) -> None:
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
         self.app = app
         self.limit = limit
-        self.pending_per_client = PENDING_BODIES_PER_CLIENT * limit if pending_per_client is None else \
-            pending_per_client
+        self.pending_per_client = PENDING_BODIES_PER_CLIENT * limit
         #: Bytes of bodies still arriving (read by the app, the request not yet answered), by client address.
         self.pending: dict[str, int] = {}
 
