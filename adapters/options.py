@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.chat.env import ChatFamily, ChatGuessEnv
+from ..envs.chat.env import ChatFamily
 from ..envs.chat.splits import ChatGames, split_games
 from ..envs.families import family_of
-from ..envs.game import GAME_KEYS
 from ..evaluation.saved import check_saved_game
 
 #: The largest seed an adapter takes: what a dataset's 64-bit integer column holds.
@@ -41,9 +40,8 @@ def chat_options(gym_id: str, env_kwargs: Mapping[str, Any] | None, what: str) -
 def chat_games(gym_id: str, env_kwargs: Mapping[str, Any] | None, what: str) -> ChatGames:
     """The chat game of ``gym_id`` and ``env_kwargs`` (held to the closed set by
     :func:`chat_options`), its :class:`~guessgym.envs.game.Game` built once."""
-    kwargs = chat_options(gym_id, env_kwargs, what)
-    game = ChatGuessEnv(**kwargs).game  # every option checked by the chat game itself, once
-    return ChatGames(game, {k: v for k, v in kwargs.items() if k not in GAME_KEYS})
+    setup = ChatFamily().resolve(gym_id, chat_options(gym_id, env_kwargs, what))  # the game built once
+    return ChatGames(setup.game, setup.env_options)
 
 
 def check_side(indices: Sequence[int], fraction: Any, what: str, side: str) -> None:

@@ -20,14 +20,15 @@ from ..game import Game
 from .env import ChatGuessEnv
 
 
-def split_answers(indices: Sequence[int], split: float, seed: int) -> tuple[list[int], list[int]]:
+def split_answers(indices: Sequence[int], split: float, seed: int, name: str = "split") -> tuple[list[int], list[int]]:
     """The answers in a seeded random order, cut into train (the first ``split`` of them) and test.
 
     Raises:
-        ValueError: ``split`` outside (0, 1], or a split that leaves the train set empty.
+        ValueError: ``split`` outside (0, 1] (``name`` names the option), or a split that leaves
+            the train set empty.
     """
     if isinstance(split, bool) or not isinstance(split, (int, float)) or not 0 < split <= 1:
-        raise ValueError(f"split must be a fraction in (0, 1], the share of answers for training; got {split!r}")
+        raise ValueError(f"{name} must be a fraction in (0, 1], the share of answers for training; got {split!r}")
     order = [int(indices[i]) for i in np.random.default_rng(seed).permutation(len(indices))]
     cut = round(split * len(order))
     if cut == 0:
@@ -61,7 +62,7 @@ class ChatGames:
 def split_games(games: ChatGames, fraction: Any, seed: int, what: str,
                 indices: Sequence[int] | None = None) -> tuple[ChatGames, list[int], list[int]]:
     """The seeded split of ``games``' answers (``indices`` of them; all by default) into training
-    and evaluation answers (:func:`~guessgym.training.demos.split_answers`), and the
+    and evaluation answers (:func:`split_answers`), and the
     games with every evaluation answer withheld from every text they build, the training games'
     and the evaluation games' alike: the one place a split is decided (the adapters' and
     ``guessgym export-demos``'), so no prompt, rule example or feedback of any game names an
@@ -70,9 +71,8 @@ def split_games(games: ChatGames, fraction: Any, seed: int, what: str,
     Raises:
         ValueError: ``fraction`` is not a share in (0, 1] (``what`` names the option).
     """
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"{what} must be a fraction in (0, 1], the share of answers for training; got {fraction!r}")
-    train, test = split_answers(range(len(games.game.answers)) if indices is None else indices, fraction, seed)
+    train, test = split_answers(range(len(games.game.answers)) if indices is None else indices, fraction, seed,
+                                what)
     return games.withholding([games.game.answers[i] for i in test]), train, test
 
 
