@@ -32,6 +32,7 @@ import json
 import os
 import time
 import warnings
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -108,12 +109,15 @@ class MemoStore:
                      True)
         return int(added)
 
-    def load(self, kernel: SearchKernel) -> int:
-        """Add the saved subproblems to ``kernel``'s memo; return how many solved sets were new."""
+    def load(self, kernel: SearchKernel, touch: bool = True) -> int:
+        """Add the saved subproblems to ``kernel``'s memo; return how many solved sets were new
+        (``touch``: mark the file recently used, for the cache's pruning)."""
         arrays = self._read()
         if arrays is None:
             return 0
         added = self._merge(kernel, arrays)
+        if not touch:
+            return added
         os.utime(self.path)  # recently used: the cache's pruning removes the least recently used first
         self._saved_size = len(kernel.exact) + len(kernel.floor)
         return added
@@ -144,4 +148,17 @@ class MemoStore:
             self.save(kernel)
 
 
-__all__ = ["MEMO_FORMAT", "MemoStore"]
+def shipped_folder() -> Path:
+    """Where the package keeps the solved states it ships (``guessgym/envs/data/state_values``)."""
+    return Path(str(resources.files("guessgym.envs") / "data" / "state_values"))
+
+
+def load_shipped(kernel: SearchKernel, game: Game, width: int = 0) -> int:
+    """Add the solved states shipped with the package for ``game`` and ``width`` to ``kernel``'s
+    memo (the exact values of every state the main job's move analysis reaches, rebuilt from
+    nothing by ``python scripts/state_values.py``); return how many were new. Nothing for another
+    game: the file is named by the game's fingerprint, so a changed list never reads a stale one."""
+    store = MemoStore(shipped_folder(), game, width)
+    return store.load(kernel, touch=False) if store.path.is_file() else 0
+
+__all__ = ["MEMO_FORMAT", "MemoStore", "load_shipped", "shipped_folder"]

@@ -33,12 +33,18 @@ from ..agents.optima import known_optimum
 from ..envs.candidates import hard_filter
 from ..envs.game import Game
 from ..envs.matrix import SOLVER_MAX_BYTES, PatternMatrix
+from ..envs.scoring import pattern_dtype
 from . import search_kernels as K
+from .memo_store import load_shipped
 from .optimal import SearchKernel
 from .search_kernels import INF
 
 #: The most answers whose start is solved again with fewer attempts than the shipped tree needs.
 ROOT_SOLVE_LIMIT = 1000
+#: Whether values start from the solved states shipped with the package
+#: (:func:`~guessgym.baselines.memo_store.load_shipped`); ``scripts/state_values.py`` turns it off to
+#: rebuild them from nothing.
+SHIPPED = True
 
 
 class ValuesTimedOut(TimeoutError):
@@ -62,6 +68,11 @@ class Bucket:
 class StateValues:
     """``T*`` of any state of one game, memoised (see the module docstring).
 
+    The states it values start from the solved ones shipped with the package for the main job's
+    games (:data:`SHIPPED`) and the cache's memo; the search, and its transposed pattern matrix
+    (classic Nerdle with every valid equation as a guess: 2.4 GB), are made only for a state
+    neither holds. Tiles are read from the game's pattern matrix until then.
+
     Args:
         game: a game whose pattern matrix fits in memory (the exact solver's condition: classic
             Nerdle with every valid equation as a guess takes 2.4 GB, built without the dense matrix).
@@ -71,15 +82,21 @@ class StateValues:
 
     def __init__(self, game: Game, *, cache_dir: str | os.PathLike[str] | None = None,
                  patterns: np.ndarray | None = None) -> None:
-        if patterns is None:  # the solver's layout, built without the dense matrix where that is too large
-            mt = PatternMatrix.for_game(game).transposed()
-            if mt is None:
+        self.game = game
+        mt: np.ndarray | Callable[[], np.ndarray]
+        if patterns is None:
+            size = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
+            if size > SOLVER_MAX_BYTES:
                 raise UnsupportedGameError(f"move analysis needs {game.name}'s whole pattern matrix in memory "
                                            f"(at most {SOLVER_MAX_BYTES / 2**30:g} GiB)")
+            self._rows: PatternMatrix | None = PatternMatrix.for_game(game)
+            mt = self._transposed  # made on the first state the memos do not hold
         else:
+            self._rows = None
             mt = np.ascontiguousarray(patterns.T)
-        self.game = game
         self.kernel = SearchKernel(game, mt, 0, 0.0, cache_dir)
+        #: solved states read from the values shipped with the package (:data:`SHIPPED`)
+        self.shipped = load_shipped(self.kernel, game) if SHIPPED else 0
         self.everyone = np.arange(len(game.answers), dtype=np.int32)
         self.all_guesses = self.kernel.all_guesses
         optimum = known_optimum(game)
@@ -95,6 +112,26 @@ class StateValues:
         self._bounds: StateBounds | None = None
         self._bounds_timed = False
         self._after: dict[tuple[bytes, int, int, bytes], tuple[int, list[Bucket]]] = {}
+
+    def _transposed(self) -> np.ndarray:
+        mt = PatternMatrix.for_game(self.game).transposed()
+        if mt is None:  # the size was checked when the values were made
+            raise UnsupportedGameError(f"move analysis needs {self.game.name}'s whole pattern matrix in memory")
+        return mt
+
+    def patterns(self, answers: np.ndarray, guess: int) -> np.ndarray:
+        """The tiles ``guess`` shows each of ``answers``, as ``int64`` patterns: from the search's
+        matrix where it is made, else from the game's pattern matrix (its rows scored on demand
+        where it is not kept whole)."""
+        if self.kernel.has_matrix or self._rows is None:
+            return self.kernel.mt[answers, guess].astype(np.int64)
+        return self._rows.row_over(guess, answers)[answers].astype(np.int64)
+
+    def pattern(self, guess: int, answer: int) -> int:
+        """The tiles ``guess`` shows against one answer (indices)."""
+        if self.kernel.has_matrix or self._rows is None:
+            return int(self.kernel.mt[answer, guess])
+        return self._rows.pattern(guess, answer)
 
     def set_budget(self, seconds: float | None) -> None:
         """Bound the solving that follows to ``seconds`` from now (``None``: no bound); past it,
@@ -165,7 +202,7 @@ class StateValues:
         key = self._key(answers, guess, left, allowed)
         if key in self._after:
             return next((b for b in self._after[key][1] if b.pattern == pattern), None)
-        bucket = answers[self.kernel.mt[answers, guess].astype(np.int64) == pattern]
+        bucket = answers[self.patterns(answers, guess) == pattern]
         return self._bucket(bucket, guess, int(pattern), left, allowed) if bucket.size else None
 
     def solved_buckets(self, answers: np.ndarray, guess: int, left: int, allowed: np.ndarray) -> list[Bucket] | None:
@@ -193,7 +230,7 @@ class StateValues:
 
     def split(self, answers: np.ndarray, guess: int) -> list[tuple[int, np.ndarray]]:
         """``(pattern, answers that show it)`` for every tile pattern ``guess`` can show, in pattern order."""
-        patterns = self.kernel.mt[answers, guess].astype(np.int64)
+        patterns = self.patterns(answers, guess)
         return [(int(p), answers[patterns == p]) for p in np.unique(patterns)]
 
     def allowed_after(self, guess: int, pattern: int, allowed: np.ndarray) -> np.ndarray:
@@ -209,11 +246,20 @@ class StateValues:
     def _solve(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
         self._check()
         if left >= 1:
-            total = self.kernel.cost(answers, left, allowed, INF)
-            self._check()
+            total = self._value(answers, left, allowed)
             if total < INF:
                 return total
-        total = self.kernel.cost(answers, max(int(answers.size), 1), allowed, INF)  # no strategy fits: no limit
+        return self._value(answers, max(int(answers.size), 1), allowed)  # no strategy fits: no limit
+
+    def _value(self, answers: np.ndarray, left: int, allowed: np.ndarray) -> int:
+        """``T*`` with ``left`` attempts (:data:`INF`: no tree fits): from the memo where it holds
+        the state (no matrix needed), else searched."""
+        cost, _, floor = self.kernel.known(answers, left, allowed)
+        if cost >= 0:
+            return cost
+        if floor >= INF:
+            return INF
+        total = self.kernel.cost(answers, left, allowed, INF)
         self._check()
         return total
 
@@ -269,7 +315,10 @@ class StateBounds:
 
     def __init__(self, values: StateValues) -> None:
         self.values = values
-        mt = values.kernel.mt
+
+        def mt() -> np.ndarray:
+            return values.kernel.mt
+
         self.low = SearchKernel(values.game, mt, 0, 0.0)
         self.high = {w: SearchKernel(values.game, mt, w, 0.0) for w in self.WIDTHS}
         self.deadline = 0.0

@@ -127,12 +127,13 @@ class SearchKernel:
     tests lower both, so that these paths work on games small enough to brute-force.
     """
 
-    def __init__(self, game: Game, mt: np.ndarray, width: int, deadline: float,
+    def __init__(self, game: Game, mt: np.ndarray | Callable[[], np.ndarray], width: int, deadline: float,
                  cache_dir: str | os.PathLike[str] | None = None, scan_min: int = K.PRECHECK_MIN,
                  block_after: int = K.BLOCK_AFTER) -> None:
         rng = np.random.default_rng(K.KEY_SEED)
         self.game = game
-        self.mt = mt
+        self._mt = mt if isinstance(mt, np.ndarray) else None
+        self._make_mt = None if isinstance(mt, np.ndarray) else mt
         self.answer_guess = np.asarray(game.answer_to_guess, dtype=np.int32)
         self.codes = np.ascontiguousarray(game.guess_codes)
         self.keys = rng.integers(0, 2**63, size=len(game.answers), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
@@ -157,6 +158,21 @@ class SearchKernel:
         self.store = None if cache_dir is None else MemoStore(cache_dir, game, width)
         self.loaded = 0 if self.store is None else self.store.load(self)
         self._nodes_saved = 0
+
+    @property
+    def mt(self) -> np.ndarray:
+        """The transposed pattern matrix (answers x guesses) the search scans; given as a function,
+        it is made on the first search that needs it (a search answered from the memo alone never
+        does: the move analysis of classic Nerdle with every equation as a guess, 2.4 GB)."""
+        if self._mt is None:
+            assert self._make_mt is not None
+            self._mt, self._make_mt = self._make_mt(), None
+        return self._mt
+
+    @property
+    def has_matrix(self) -> bool:
+        """Whether :attr:`mt` is made (or was given)."""
+        return self._mt is not None
 
     def checkpoint(self, force: bool = False) -> None:
         """Save the memo to the cache folder (if any): now when ``force``, else when a minute has

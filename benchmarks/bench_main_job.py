@@ -46,11 +46,12 @@ TIMINGS = {"wall_seconds", "seconds", "seconds_per_game", "s_per_game", "time", 
 
 
 #: Runs the command in a fresh process and prints the peak resident memory of the largest process
-#: of its tree (the command's own, or a worker's), in KiB.
+#: of its tree (the command's own, or a worker's), in KiB, and the CPU seconds of the whole tree.
 WRAP = r"""
 import resource, subprocess, sys
 code = subprocess.run(sys.argv[1:]).returncode
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(usage.ru_maxrss, usage.ru_utime + usage.ru_stime)
 sys.exit(code)
 """
 
@@ -73,7 +74,8 @@ def run(tree: Path | None, cache: Path, out: Path, sample: int | None,
     seconds = time.monotonic() - started
     if done.returncode != 0:
         sys.exit(f"compare failed ({tree or 'current'}):\n{done.stderr[-3000:]}")
-    return {"seconds": seconds, "peak": float(done.stdout.strip().splitlines()[-1]) * 1024.0}
+    peak, cpu = done.stdout.strip().splitlines()[-1].split()
+    return {"seconds": seconds, "peak": float(peak) * 1024.0, "cpu": float(cpu)}
 
 
 def _strip(value: Any) -> Any:
@@ -126,16 +128,18 @@ def main() -> int:
                 if stage == "cold" and args.warm_only:
                     continue
                 rows[side, stage] = row
-                print(f"  {side} {stage}: {row['seconds']:.1f} s, peak {row['peak'] / 2**30:.2f} GiB", flush=True)
+                print(f"  {side} {stage}: {row['seconds']:.1f} s wall, {row['cpu']:.0f} CPU-s, "
+                      f"peak {row['peak'] / 2**30:.2f} GiB", flush=True)
         options = (f" --sample {args.sample}" if args.sample else "") + \
             (f" --analysis-budget {args.analysis_budget:g}" if args.analysis_budget is not None else "")
         print(f"\nguessgym compare{options} (every entry of the main job):")
-        print(f"{'':8s} {'cold s':>8s} {'warm s':>8s} {'peak GiB':>9s}")
+        print(f"{'':8s} {'cold s':>8s} {'cold CPU':>9s} {'warm s':>8s} {'warm CPU':>9s} {'peak GiB':>9s}")
+        nan = float("nan")
         for side, _ in sides:
             cold, warm = rows.get((side, "cold")), rows.get((side, "warm"))
             peak = max(r["peak"] for r in (cold, warm) if r is not None)
-            print(f"{side:8s} {cold['seconds'] if cold else float('nan'):8.1f} "
-                  f"{warm['seconds'] if warm else float('nan'):8.1f} {peak / 2**30:9.2f}")
+            print(f"{side:8s} {cold['seconds'] if cold else nan:8.1f} {cold['cpu'] if cold else nan:9.0f} "
+                  f"{warm['seconds'] if warm else nan:8.1f} {warm['cpu'] if warm else nan:9.0f} {peak / 2**30:9.2f}")
         if base is not None:
             compared = stages[-1]
             found = differences(work / f"base-{compared}", work / f"current-{compared}")

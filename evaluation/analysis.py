@@ -288,11 +288,11 @@ def values_scorer(values: StateValues) -> Scorer:
     """``score(guess, answer)`` read from the pattern matrix the values hold (the same tiles as
     :meth:`Game.score`, without scoring each move again)."""
     game = values.game
-    mt, guesses, answers = values.kernel.mt, game.guess_index, game.answer_index
+    guesses, answers = game.guess_index, game.answer_index
 
     def score(guess: str, answer: str) -> int:
         row = answers.get(answer)
-        return int(game.score(guess, answer)) if row is None else int(mt[row, guesses[guess]])
+        return int(game.score(guess, answer)) if row is None else values.pattern(guesses[guess], row)
     return score
 
 

@@ -236,7 +236,7 @@ def visit_game(policy: GuessPolicyMixin | None, game: Game, values: StateValues,
             key = keys[r] + struct.pack("<iH", int(actions[r]), pattern)
             if key not in states:
                 parent = states[keys[r]]
-                shown = values.kernel.mt[parent.answers, actions[r]].astype(np.int64) == pattern
+                shown = values.patterns(parent.answers, int(actions[r])) == pattern
                 states[key] = _State(parent.answers[shown], values.allowed_after(int(actions[r]), pattern,
                                                                                 parent.allowed))
             keys[r] = key

@@ -219,6 +219,14 @@ def test_the_commutative_rule_is_judged_too() -> None:
     assert gap > 0 and sum(g.loss for g in analyze(result).games) == pytest.approx(gap)
 
 
+@pytest.fixture
+def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No solved states from the package (the main job's games' states are shipped, so a budget
+    would otherwise never run out on them): the tests of the budget solve from nothing."""
+    monkeypatch.setattr(move_values, "SHIPPED", False)
+
+
+@pytest.mark.usefixtures("nothing_shipped")
 def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_figures() -> None:
     from guessgym.baselines.move_values import ValuesTimedOut
 
@@ -266,6 +274,7 @@ def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_
 
 
 @pytest.mark.parametrize("bounds_budget", [None, 0.0])
+@pytest.mark.usefixtures("nothing_shipped")
 def test_the_bounds_past_the_budget_have_a_budget_of_their_own_and_hold_either_way(
         bounds_budget: float | None) -> None:
     """Issue 50's fallback had no time limit of its own: judging a classic Nerdle agent's moves by
@@ -334,6 +343,7 @@ def test_the_shipped_opener_table_judges_a_first_move_without_its_tree(hard_mode
             assert key not in with_table._after
 
 
+@pytest.mark.usefixtures("nothing_shipped")
 def test_the_main_job_says_when_its_analysis_ran_past_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ANALYSIS_BUDGET the moves left are judged by bounds: the leaderboard gets a note with
     their loss interval, never the exact moves' mean passed off as the agent's; the states solved
@@ -381,6 +391,7 @@ def test_values_cut_short_by_a_budget_stay_exact_and_are_saved(tmp_path: Path) -
     assert not cut.spent
 
 
+@pytest.mark.usefixtures("nothing_shipped")
 def test_compare_past_its_analysis_budget_finishes_and_writes_everything(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 50, item 1: README command 1 died with KeyError: 'analysis' when an entry's analysis ran
