@@ -43,7 +43,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..agents.base import SolverState
-from ..envs.buckets import entropy_bits, entropy_key, first_max, first_min
+from ..envs.buckets import entropy_bits, entropy_key, first_max, first_min, pair_splitters
 from .common import BaselineAgent, candidate_guesses, check_choice
 
 _POSITION_SCALE = float(2**40)
@@ -107,12 +107,15 @@ class PatternEntropyAgent(BaselineAgent):
         return pool, np.asarray(entropy_bits(key, len(state.candidates)))
 
     def choose(self, state: SolverState) -> int:
-        pool = self.candidate_pool(state)
-        key = entropy_key(self.matrix, pool, state.candidates.indices)
         if len(state.candidates) == 1:
             # every guess has entropy 0; the fold keeps the first, which is a wasted move unless
             # it is the answer, so the blog's loop (which stops when one solution is left) plays it
             return int(candidate_guesses(state)[0])
+        pool = self.candidate_pool(state)
+        split = pair_splitters(self.matrix, pool, state.candidates.indices)  # two candidates: 1 bit, unscanned
+        if split is not None and split.any():
+            return int(pool[np.argmax(split)])
+        key = entropy_key(self.matrix, pool, state.candidates.indices)
         return int(pool[first_min(key)])  # smallest sum(c log c) = largest entropy
 
     def memo_key(self, state: SolverState) -> tuple[Any, ...] | None:

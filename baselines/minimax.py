@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..agents.base import SolverState
-from ..envs.buckets import STAT_COUNT, STAT_MAX, STAT_SUMSQ, betterof_fold, bucket_stat, first_min
+from ..envs.buckets import STAT_COUNT, STAT_MAX, STAT_SUMSQ, betterof_choice, bucket_stat, pair_splitters
 from .common import BaselineAgent, GuessOrder, candidate_guesses, check_choice, guess_order
 
 Pool = Literal["all", "candidates"]
@@ -76,12 +76,16 @@ class _GreedyBucketAgent(BaselineAgent):
             # every guess then has count 1; BetterOf returns the candidate anyway, and the plain
             # first-minimum rule would otherwise replay the first word of the pool forever
             return int(candidate_guesses(state)[0])
-        pool, counts = self.scores(state)
+        pool = self.candidate_pool(state)
+        best = pair_splitters(self.matrix, pool, state.candidates.indices)  # two candidates: the best, unscanned
+        if best is None or not best.any():
+            pool, counts = self.scores(state)
+            best = counts == counts.min()
         if self.tie_break == "first":
-            return int(pool[first_min(counts)])
+            return int(pool[np.argmax(best)])
         is_candidate = np.zeros(len(state.game.guesses), dtype=bool)
         is_candidate[candidate_guesses(state)] = True
-        return int(pool[betterof_fold(counts, is_candidate[pool])])
+        return int(pool[betterof_choice(best, is_candidate[pool])])
 
     def memo_key(self, state: SolverState) -> tuple[Any, ...] | None:
         # The decision depends on the candidates, plus the legal guesses when hard mode searches

@@ -387,6 +387,25 @@ def _plain_bucket_stat(matrix: PatternMatrix, guesses: np.ndarray, candidates: n
     return out
 
 
+def pair_splitters(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray | None:
+    """For two candidates of a plain game: whether each guess shows them different tiles, from the
+    two candidates' rows of the transposed copy (``None`` where there is none, or the game is not
+    plain, or there are not two candidates: then only the statistics decide).
+
+    With two candidates a guess that tells them apart has the best score of every statistic here
+    (largest bucket 1, sum of squares 2, two buckets, ``c log c`` 0) and one that does not has the
+    worst, so the set of best-scoring guesses is this mask: a solver's choice among them needs no
+    scan of every guess's buckets (most of a deterministic solver's decisions over a whole list)."""
+    if len(candidates) != 2 or matrix.game.commutative or len(guesses) < 1000:
+        return None
+    transposed = _transposed(matrix)
+    if transposed is None:
+        return None
+    a, b = (int(c) for c in candidates)
+    pool = np.asarray(guesses, dtype=np.int64)
+    return np.asarray(transposed[a, pool] != transposed[b, pool])
+
+
 def bucket_profile(matrix: PatternMatrix, guesses: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Every statistic at once: ``(len(guesses), 4)`` int64 columns :data:`STAT_COUNT`,
     :data:`STAT_MAX`, :data:`STAT_SUMSQ`, :data:`STAT_CLOGC` (in that order), from one pass over
@@ -498,9 +517,13 @@ def betterof_fold(counts: np.ndarray, is_candidate: np.ndarray) -> int:
         1
     """
     counts = np.asarray(counts)
-    m = counts.min()
-    at_min = counts == m
-    cand_at_min = np.flatnonzero(at_min & np.asarray(is_candidate, dtype=bool))
+    return betterof_choice(counts == counts.min(), is_candidate)
+
+
+def betterof_choice(at_min: np.ndarray, is_candidate: np.ndarray) -> int:
+    """:func:`betterof_fold` given which words reach the minimum count (``at_min``): the last
+    candidate among them if there is one, otherwise the first of them."""
+    cand_at_min = np.flatnonzero(np.asarray(at_min, dtype=bool) & np.asarray(is_candidate, dtype=bool))
     if cand_at_min.size:
         return int(cand_at_min[-1])
     return int(np.flatnonzero(at_min)[0])
