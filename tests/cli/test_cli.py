@@ -549,6 +549,9 @@ def test_a_tiny_analysis_budget_judges_less_never_more(tmp_path: Path, monkeypat
     judged, and the row says how many."""
     from guessgym import main_job
     from guessgym.agents.registry import make_agent
+    from guessgym.baselines import move_values
+
+    monkeypatch.setattr(move_values, "SHIPPED", False)  # the main job's states are shipped: solve from nothing
     from guessgym.evaluation.analysis import analyze
     from guessgym.evaluation.evaluate import evaluate
 
