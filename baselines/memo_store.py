@@ -116,9 +116,8 @@ class MemoStore:
         if arrays is None:
             return 0
         added = self._merge(kernel, arrays)
-        if not touch:
-            return added
-        os.utime(self.path)  # recently used: the cache's pruning removes the least recently used first
+        if touch:  # recently used: the cache's pruning removes the least recently used first
+            os.utime(self.path)
         self._saved_size = len(kernel.exact) + len(kernel.floor)
         return added
 
@@ -160,5 +159,6 @@ def load_shipped(kernel: SearchKernel, game: Game, width: int = 0) -> int:
     game: the file is named by the game's fingerprint, so a changed list never reads a stale one."""
     store = MemoStore(shipped_folder(), game, width)
     return store.load(kernel, touch=False) if store.path.is_file() else 0
+
 
 __all__ = ["MEMO_FORMAT", "MemoStore", "load_shipped", "shipped_folder"]
