@@ -65,9 +65,10 @@ class _GreedyBucketAgent(BaselineAgent):
             ordered = ordered[state.hard.legal_mask()[ordered]]
         return ordered
 
-    def scores(self, state: SolverState) -> tuple[np.ndarray, np.ndarray]:
-        """``(pool, score)``: the guesses considered and their score (smaller is better)."""
-        pool = self.candidate_pool(state)
+    def scores(self, state: SolverState, pool: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(pool, score)``: the guesses considered (``pool``, else :meth:`candidate_pool`) and
+        their score (smaller is better)."""
+        pool = self.candidate_pool(state) if pool is None else pool
         score = bucket_stat(self.matrix, pool, state.candidates.indices, self.stat)
         return pool, -score if self.maximise else score
 
@@ -79,7 +80,7 @@ class _GreedyBucketAgent(BaselineAgent):
         pool = self.candidate_pool(state)
         best = pair_splitters(self.matrix, pool, state.candidates.indices)  # two candidates: the best, unscanned
         if best is None or not best.any():
-            pool, counts = self.scores(state)
+            _, counts = self.scores(state, pool)
             best = counts == counts.min()
         if self.tie_break == "first":
             return int(pool[np.argmax(best)])

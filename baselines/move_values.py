@@ -32,8 +32,7 @@ from ..agents.opener_values import OpenerValues, opener_values
 from ..agents.optima import known_optimum
 from ..envs.candidates import hard_filter
 from ..envs.game import Game
-from ..envs.matrix import SOLVER_MAX_BYTES, PatternMatrix
-from ..envs.scoring import pattern_dtype
+from ..envs.matrix import PatternMatrix, solver_matrix_refusal
 from . import search_kernels as K
 from .memo_store import load_shipped
 from .optimal import SearchKernel
@@ -85,10 +84,9 @@ class StateValues:
         self.game = game
         mt: np.ndarray | Callable[[], np.ndarray]
         if patterns is None:
-            size = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
-            if size > SOLVER_MAX_BYTES:
-                raise UnsupportedGameError(f"move analysis needs {game.name}'s whole pattern matrix in memory "
-                                           f"(at most {SOLVER_MAX_BYTES / 2**30:g} GiB)")
+            refusal = solver_matrix_refusal(game, "move analysis")
+            if refusal:
+                raise UnsupportedGameError(refusal)
             self._rows: PatternMatrix | None = PatternMatrix.for_game(game)
             mt = self._transposed  # made on the first state the memos do not hold
         else:

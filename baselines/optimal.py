@@ -305,10 +305,11 @@ class ExactSearch:
                  time_budget: float | None = None, progress: Callable[[int, int], None] | None = None,
                  patterns: np.ndarray | None = None, cache_dir: str | os.PathLike[str] | None = None) -> None:
         if patterns is None:
+            refusal = matrix.solver_matrix_refusal(game, "the exact solver")
+            if refusal:
+                raise UnsupportedGameError(refusal)
             mt = PatternMatrix.for_game(game).transposed()
-            if mt is None:
-                raise UnsupportedGameError(f"the exact solver needs {game.name}'s whole pattern matrix in memory "
-                                           f"(at most {matrix.SOLVER_MAX_BYTES / 2**30:g} GiB)")
+            assert mt is not None  # it fits, as just checked
         elif patterns.shape != (len(game.guesses), len(game.answers)):
             raise ValueError(f"patterns has shape {patterns.shape}, expected (guesses, answers) = "
                              f"{(len(game.guesses), len(game.answers))}")

@@ -47,6 +47,22 @@ ROW_CACHE_SIZE = 64
 ROW_CACHE_BYTES = 64 << 20
 
 
+def solver_matrix_bytes(game: Game) -> int:
+    """Bytes of ``game``'s whole pattern matrix (guesses x answers), what the exact search holds."""
+    return len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
+
+
+def solver_matrix_refusal(game: Game, who: str) -> str | None:
+    """Why ``who`` (e.g. "move analysis") cannot hold ``game``'s whole pattern matrix in memory,
+    in one line naming its size and the limit, or ``None`` when it fits :data:`SOLVER_MAX_BYTES`."""
+    size = solver_matrix_bytes(game)
+    if size <= SOLVER_MAX_BYTES:
+        return None
+    return (f"{who} needs {game.name}'s whole pattern matrix in memory ({len(game.guesses):,} x "
+            f"{len(game.answers):,} takes {size / 2**30:.1f} GiB, more than the exact solver's "
+            f"{SOLVER_MAX_BYTES / 2**30:g} GiB)")
+
+
 def transpose_into(out: np.ndarray, block: np.ndarray, column: int = 0) -> None:
     """``out[:, column:column + rows] = block.T``, a tile at a time: numpy's strided copy of a
     whole transposed matrix misses the cache on every element (3.0 s for classic Nerdle's 628 MB,
@@ -218,7 +234,7 @@ class PatternMatrix:
             transpose_into(out, self.dense)
             return out
         n_guesses, n_answers = self.shape
-        if n_guesses * n_answers * self.dtype.itemsize > (SOLVER_MAX_BYTES if max_bytes is None else max_bytes):
+        if solver_matrix_bytes(self.game) > (SOLVER_MAX_BYTES if max_bytes is None else max_bytes):
             return None
         g = self.game
         out = pattern_matrix(g.guess_codes, g.answer_codes, g.n_symbols, transposed=True)

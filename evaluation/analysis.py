@@ -42,8 +42,8 @@ import numpy as np
 from ..agents.base import UnsupportedGameError
 from ..baselines.move_values import Bucket, StateValues, ValuesTimedOut
 from ..envs.game import Game
-from ..envs.matrix import SOLVER_MAX_BYTES
-from ..envs.scoring import pattern_dtype, pattern_to_tiles, tiles_to_pattern
+from ..envs.matrix import solver_matrix_refusal
+from ..envs.scoring import pattern_to_tiles, tiles_to_pattern
 from .analysis_records import (
     BOUND_FIELDS,
     LOSS_BINS,
@@ -63,11 +63,9 @@ from .transcripts import Transcripts, Turn, read_transcripts
 
 def check_analysable(game: Game) -> None:
     """Raise :class:`UnsupportedGameError` for a game move analysis cannot judge exactly."""
-    size = len(game.guesses) * len(game.answers) * pattern_dtype(game.length).itemsize
-    if game.answers and size > SOLVER_MAX_BYTES:
-        raise UnsupportedGameError(f"move analysis needs {game.name}'s pattern matrix in memory "
-                                   f"({len(game.guesses):,} x {len(game.answers):,} takes {size / 2**30:.1f} GiB, "
-                                   f"more than the exact solver's {SOLVER_MAX_BYTES / 2**30:g} GiB)")
+    refusal = solver_matrix_refusal(game, "move analysis")
+    if game.answers and refusal:
+        raise UnsupportedGameError(refusal)
 
 
 def analyze_moves(values: StateValues, moves: Sequence[tuple[int, int] | None], answer: str = "",

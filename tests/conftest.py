@@ -11,10 +11,10 @@
   it and gym prints an "unmaintained" banner on stderr once per process; it is imported here,
   with stderr set aside, so the banner never lands in the stderr a test checks (it is neither
   guessgym's output nor in the README's test environment).
-* Where openai-agents is installed (verifiers needs it), its top-level module ``agents`` is loaded
-  from its own files first: the checkout's ``agents/`` folder has the same name, and ``python -m
-  pytest`` from the repository root puts that folder first on ``sys.path`` (an installed guessgym
-  has no top-level ``agents``; only a checkout shadows it).
+* Where openai-agents is installed (verifiers needs it), its top-level module ``agents`` is found
+  in its own files first, when something imports it: the checkout's ``agents/`` folder has the same
+  name, and ``python -m pytest`` from the repository root puts that folder first on ``sys.path`` (an
+  installed guessgym has no top-level ``agents``; only a checkout shadows it).
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from guessgym.training.numerics import PORTABLE_ENV
 os.environ.update(PORTABLE_ENV)
 
 
-def _load_openai_agents() -> None:
+def _find_openai_agents_first() -> None:
+    import importlib.abc
+    import importlib.machinery
     import importlib.util
     import sys
     from importlib.metadata import PackageNotFoundError, distribution
@@ -41,16 +43,23 @@ def _load_openai_agents() -> None:
         folder = Path(str(distribution("openai-agents").locate_file("agents")))
     except PackageNotFoundError:
         return
-    spec = importlib.util.spec_from_file_location("agents", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    if spec is None or spec.loader is None or "agents" in sys.modules:
+    if "agents" in sys.modules or not (folder / "__init__.py").is_file():
         return
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["agents"] = module
-    spec.loader.exec_module(module)
+
+    class OpenAIAgentsFirst(importlib.abc.MetaPathFinder):
+        """``import agents`` finds openai-agents' package, when it is imported (not before: seconds)."""
+
+        def find_spec(self, name: str, path: object = None,
+                      target: object = None) -> importlib.machinery.ModuleSpec | None:
+            if name != "agents":
+                return None
+            return importlib.util.spec_from_file_location("agents", folder / "__init__.py",
+                                                          submodule_search_locations=[str(folder)])
+
+    sys.meta_path.insert(0, OpenAIAgentsFirst())
 
 
-_load_openai_agents()
+_find_openai_agents_first()
 
 
 def _import_old_gym_quietly() -> None:
@@ -114,6 +123,15 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     yield cache
     PatternMatrix.clear_memory()
     PatternMatrix._instances.update(saved)
+
+
+@pytest.fixture
+def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No solved states from the package (the main job's games' states are shipped, so a move
+    analysis' budget would otherwise never run out on them): a test of the budget solves from nothing."""
+    from guessgym.baselines import move_values
+
+    monkeypatch.setattr(move_values, "SHIPPED", False)
 
 
 @pytest.fixture(autouse=True, scope="session")

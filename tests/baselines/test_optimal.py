@@ -267,7 +267,9 @@ def test_a_game_whose_matrix_exceeds_the_solver_limit_is_refused(monkeypatch: py
     import guessgym.envs.matrix as matrix
 
     monkeypatch.setattr(matrix, "SOLVER_MAX_BYTES", 1 << 30)
-    with pytest.raises(UnsupportedGameError, match=r"whole pattern matrix in memory \(at most 1 GiB\)"):
+    expected = (r"^the exact solver needs nerdle-all's whole pattern matrix in memory "
+                r"\(67,346 x 17,723 takes 2\.2 GiB, more than the exact solver's 1 GiB\)$")
+    with pytest.raises(UnsupportedGameError, match=expected):
         solve(nerdle(8, guesses="all"))
 
 

@@ -542,6 +542,7 @@ def test_compare_says_how_many_files_it_wrote_and_a_stopped_run_keeps_what_it_fi
     assert "| least-worst | micro-nerdle | 127 |" in (out / "leaderboard.md").read_text()
 
 
+@pytest.mark.usefixtures("nothing_shipped")  # the main job's states are shipped: solve from nothing
 def test_a_tiny_analysis_budget_judges_less_never_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 63 item 8: --analysis-budget 0.001 made the main job slower than the default (every move then
@@ -549,9 +550,6 @@ def test_a_tiny_analysis_budget_judges_less_never_more(tmp_path: Path, monkeypat
     judged, and the row says how many."""
     from guessgym import main_job
     from guessgym.agents.registry import make_agent
-    from guessgym.baselines import move_values
-
-    monkeypatch.setattr(move_values, "SHIPPED", False)  # the main job's states are shipped: solve from nothing
     from guessgym.evaluation.analysis import analyze
     from guessgym.evaluation.evaluate import evaluate
 

@@ -219,13 +219,6 @@ def test_the_commutative_rule_is_judged_too() -> None:
     assert gap > 0 and sum(g.loss for g in analyze(result).games) == pytest.approx(gap)
 
 
-@pytest.fixture
-def nothing_shipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No solved states from the package (the main job's games' states are shipped, so a budget
-    would otherwise never run out on them): the tests of the budget solve from nothing."""
-    monkeypatch.setattr(move_values, "SHIPPED", False)
-
-
 @pytest.mark.usefixtures("nothing_shipped")
 def test_past_its_time_budget_the_analysis_judges_by_bounds_that_hold_the_exact_figures() -> None:
     from guessgym.baselines.move_values import ValuesTimedOut
