@@ -204,20 +204,25 @@ def _title(key: str, results: Sequence[EvaluationResult]) -> str:
 
 # ---- several results ---------------------------------------------------------------------------
 def rank(results: Iterable[EvaluationResult]) -> list[EvaluationResult]:
-    """Results sorted best first: highest win rate, then lowest mean with failures counted, then
-    lowest mean over solved games, then name."""
+    """Results sorted best first: lowest mean guesses with each failure counted as
+    ``max_attempts + 1`` (one score for wins and speed together), then highest win rate, then
+    lowest mean over solved games, then name.
+
+    Win rate alone first would put an agent that always wins in 3.64 guesses above one that fails
+    0.6% of its games but averages 3.62 with those failures counted as 7.
+    """
     def key(r: EvaluationResult) -> tuple[float, float, float, str]:
         win = r.win_rate if not math.isnan(r.win_rate) else -1.0
         mean_all = r.mean_guesses_with_failures
         mean = r.mean_guesses
-        return (-win, mean_all if not math.isnan(mean_all) else math.inf,
+        return (mean_all if not math.isnan(mean_all) else math.inf, -win,
                 mean if not math.isnan(mean) else math.inf, r.label)
 
     return sorted(results, key=key)
 
 
 def leaderboard(results: Sequence[EvaluationResult], *, by_game: bool = False) -> str:
-    """A Markdown table of several results, best first (win rate, then mean guesses).
+    """A Markdown table of several results, best first (mean guesses with failures counted, then win rate).
 
     ``mean`` is over solved games; ``mean X=m+1`` counts failures as ``max_attempts + 1``.
     With ``by_game=True`` the rows are grouped by game (in order of first appearance), each group

@@ -486,7 +486,7 @@ def report_markdown(outcomes: Sequence[Outcome], *, command: str = "guessgym com
               "folder)" if kept else f"Produced by `{command}`")
     intro = [
         f"{origin} over {scope}; Python {platform.python_version()}.",
-        "Ranked by win rate, then mean guesses. *mean* is over solved games; *mean X=m+1* counts",
+        "Ranked by *mean X=m+1*, then win rate. *mean* is over solved games; *mean X=m+1* counts",
         "each failure as max_attempts + 1 guesses. *distribution*: games solved in k guesses, X = failed.",
         "*s/game*: wall-clock seconds per game including the agent's search (memoised solvers pay",
         "for the shared part of their decision tree in the first games).",

@@ -135,14 +135,16 @@ def test_label_from_meta(result: EvaluationResult) -> None:
 def test_leaderboard_order_and_columns() -> None:
     a = make("a-mid", [3, 3, 4, 4])  # 100 %, mean 3.5
     b = make("b-best", [3, 3, 3, 4])  # 100 %, mean 3.25
-    c = make("c-fails", [2, 2, 2, None])  # 75 %, lowest mean but a failure
+    c = make("c-fails", [2, 2, 2, None])  # 75 %: 3.25 with its failure counted as 7, b's score
     d = make("d-best-tie", [3, 3, 3, 4])  # same figures as b: name breaks the tie
-    assert [r.agent for r in rank([a, b, c, d])] == ["b-best", "d-best-tie", "a-mid", "c-fails"]
+    e = make("e-fails-fast", [1, 1, 2, None])  # 75 %, 2.75 with its failure: better than b
+    ranked = [r.agent for r in rank([a, b, c, d, e])]
+    assert ranked == ["e-fails-fast", "b-best", "d-best-tie", "c-fails", "a-mid"]
     table = leaderboard([a, b, c, d])
     rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert [row.split(" | ")[1] for row in rows] == ["b-best", "d-best-tie", "a-mid", "c-fails"]
+    assert [row.split(" | ")[1] for row in rows] == ["b-best", "d-best-tie", "c-fails", "a-mid"]
     assert rows[0].startswith("| 1 | b-best | toy | 4 | 100.00 | 3.2500 |")
-    assert "3:3 4:1 5:0 6:0 X:0" in rows[0] and "X:1" in rows[3]
+    assert "3:3 4:1 5:0 6:0 X:0" in rows[0] and "X:1" in rows[2]
     header = table.splitlines()[0]
     for column in ("agent", "game", "games", "win %", "mean", "std", "max", "distribution", "s/game"):
         assert column in header
