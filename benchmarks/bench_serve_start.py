@@ -6,6 +6,8 @@ on an idle 2-core machine (over 35 s on a busy one) and wrote a 628 MB pattern c
 measurement starts the command in a fresh process with an empty ``GUESSGYM_CACHE_DIR`` (the base
 revision's code from a temporary ``git worktree``) and times it until a game is played: a session
 socket opened, a reset and a first guess answered. Base and current alternate; best of ``--rounds``.
+First, once per side, a fresh clone's first start: numba's kernel cache empty too, so the kernels a
+first game needs are compiled (seconds, once per machine and checkout).
 
 Usage (from the repository root)::
 
@@ -58,10 +60,14 @@ def ready_to_play(port: int, first: str, deadline: float) -> None:
             time.sleep(0.05)
 
 
-def measure(tree: Path | None, env_id: str) -> dict[str, float]:
+def measure(tree: Path | None, env_id: str, *, compile_kernels: bool = False) -> dict[str, float]:
+    """Seconds until ``env_id`` is played on a fresh server with an empty guessgym cache, and the bytes
+    it left there; with ``compile_kernels``, numba's cache empty too (a fresh clone's first start)."""
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="guessgym-cache-") as cache:
         env = {**os.environ, "GUESSGYM_CACHE_DIR": cache}
+        if compile_kernels:
+            env["NUMBA_CACHE_DIR"] = str(Path(cache) / "numba")
         if tree is not None:
             env["PYTHONPATH"] = str(import_root(tree))
         started = time.monotonic()
@@ -73,7 +79,7 @@ def measure(tree: Path | None, env_id: str) -> dict[str, float]:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-        cached = sum(p.stat().st_size for p in Path(cache).rglob("*") if p.is_file())
+        cached = sum(p.stat().st_size for p in Path(cache).rglob("*") if p.is_file() and "numba" not in p.parts)
     return {"seconds": seconds, "cache": cached}
 
 
@@ -84,23 +90,26 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     with base_worktree(args.base) as base:
-        for tree in ([base] if base is not None else []) + [None]:  # numba's own caches, once per side
+        sides = (("base", base), ("current", None)) if base is not None else (("current", None),)
+        print("first start of a fresh clone (numba's kernels compiled: its cache empty too), once per side:")
+        for env_id in args.envs:
+            first = {side: measure(tree, env_id, compile_kernels=True)["seconds"] for side, tree in sides}
+            print(f"  {env_id:26s} " + "  ".join(f"{side} {sec:.2f} s" for side, sec in first.items()), flush=True)
+        for _, tree in sides:  # numba's own caches, once per side
             measure(tree, args.envs[0])
         print(f"{'env':26s} {'base s':>8s} {'base cache MB':>14s} {'current s':>10s} {'current cache MB':>17s} "
               f"{'base/current':>13s}")
         for env_id in args.envs:
             best: dict[str, dict[str, float]] = {}
             for _ in range(args.rounds):
-                for side, tree in (("base", base), ("current", None)):
-                    if side == "base" and base is None:
-                        continue
+                for side, tree in sides:
                     row = measure(tree, env_id)
                     if side not in best or row["seconds"] < best[side]["seconds"]:
                         best[side] = row
             b, c = best.get("base"), best["current"]
-            print(f"{env_id:26s} {b['seconds'] if b else float('nan'):8.1f} "
-                  f"{(b['cache'] / 1e6) if b else float('nan'):14.1f} {c['seconds']:10.1f} {c['cache'] / 1e6:17.1f} "
-                  f"{(b['seconds'] / c['seconds']) if b else float('nan'):12.1f}x", flush=True)
+            print(f"{env_id:26s} {b['seconds'] if b else float('nan'):8.2f} "
+                  f"{(b['cache'] / 1e6) if b else float('nan'):14.1f} {c['seconds']:10.2f} {c['cache'] / 1e6:17.1f} "
+                  f"{(b['seconds'] / c['seconds']) if b else float('nan'):12.2f}x", flush=True)
     return 0
 
 

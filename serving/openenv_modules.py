@@ -11,6 +11,12 @@ else; the first access to a name the package itself defines (``from openenv.core
 EnvClient``, ``import *``) runs its ``__init__`` then, whole, so everything OpenEnv offers still
 works as OpenEnv wrote it. Where OpenEnv was already imported, or is laid out otherwise, nothing is
 changed.
+
+The same holds for OpenEnv's MCP module (``env_server.mcp_environment``, which imports FastMCP and
+the MCP SDK: 1.2 s of a 2.5 s start on an idle machine). ``http_server`` imports one helper of it,
+``get_server_tools``, called only for an environment that serves MCP tools, which a guessgym game
+does not: the module is deferred too, that helper standing in for the real one until called, and
+any other name asked of the module runs it whole.
 """
 
 from __future__ import annotations
@@ -23,19 +29,53 @@ from typing import Any
 
 #: The packages whose ``__init__`` waits for the first name asked of it.
 DEFERRED = ("openenv.core", "openenv.core.env_server")
+#: Modules deferred the same way, each with the functions that stand in for its own until called.
+DEFERRED_MODULES: dict[str, tuple[str, ...]] = {"openenv.core.env_server.mcp_environment": ("get_server_tools",)}
 
 
 class _DeferredPackage(types.ModuleType):
-    """A package whose ``__init__`` runs at the first access to a name it does not have yet."""
+    """A package (its ``__init__``) or module whose code runs at the first access to a name it does
+    not have yet. The import system's own questions (``__path__`` of a module that is not a package,
+    asked by every ``from module import name``) do not run it; ``__all__`` (``import *``) does."""
 
     def __getattr__(self, name: str) -> Any:
         spec = self.__dict__.get("__spec__")
-        if self.__dict__.get("_guessgym_ran") or spec is None or spec.loader is None:
+        machinery = name.startswith("__") and name.endswith("__") and name != "__all__"
+        if machinery or self.__dict__.get("_guessgym_ran") or spec is None or spec.loader is None:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         self._guessgym_ran = True
         self.__class__ = types.ModuleType  # type: ignore[assignment]  # from here on a module like any other
         spec.loader.exec_module(self)
         return getattr(self, name)
+
+
+def _stand_in(module: types.ModuleType, name: str) -> Any:
+    """A function that runs ``module`` at its first call and calls the module's own ``name``."""
+    def stand_in(*args: Any, **kwargs: Any) -> Any:
+        real = module.__dict__.get(name)
+        if real is None or real is stand_in:
+            module.__dict__.pop(name, None)
+            real = getattr(module, name)  # runs the module, which defines its own
+        return real(*args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    return stand_in
+
+
+def _defer_modules(package: types.ModuleType) -> None:
+    """Put :data:`DEFERRED_MODULES` found in ``package`` into ``sys.modules``, deferred."""
+    for name, names in DEFERRED_MODULES.items():
+        if name in sys.modules or name.rsplit(".", 1)[0] != package.__name__:
+            continue
+        spec = importlib.machinery.PathFinder.find_spec(name, getattr(package, "__path__", None))
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        module.__class__ = _DeferredPackage
+        for function in names:
+            setattr(module, function, _stand_in(module, function))
+        sys.modules[name] = module
+        setattr(package, name.rsplit(".", 1)[1], module)
 
 
 def defer_openenv_packages() -> bool:
@@ -63,7 +103,8 @@ def defer_openenv_packages() -> bool:
         setattr(parent, name.rsplit(".", 1)[1], module)
         made.append(name)
         parent = module
+    _defer_modules(parent)
     return True
 
 
-__all__ = ["DEFERRED", "defer_openenv_packages"]
+__all__ = ["DEFERRED", "DEFERRED_MODULES", "defer_openenv_packages"]

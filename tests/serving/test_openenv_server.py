@@ -22,7 +22,6 @@ import pytest
 
 pytest.importorskip("openenv", reason="the openenv extra (in the test extra)")
 
-from openenv import GenericEnvClient
 from websockets.sync.client import connect
 
 from guessgym.agents.llm.scripted_server import ScriptedSolver
@@ -216,6 +215,7 @@ def test_openenvs_validator_passes_the_running_server() -> None:
 
 def test_the_generic_client_plays_a_game_and_the_schema_names_the_fields() -> None:
     import httpx
+    from openenv import GenericEnvClient  # here, not at the module's top: OpenEnv's client loads Gradio (seconds)
 
     with serving(make_app(NERDLE, {"length": 5})) as url:
         schema = httpx.get(url + "/schema", timeout=30).json()
@@ -265,18 +265,23 @@ def test_the_serve_command(tmp_path: Path) -> None:
 
 def test_a_server_imports_openenvs_server_modules_without_its_web_ui() -> None:
     """Issue 65, aim 3: OpenEnv's packages import Gradio's web interface with any of their modules (3.6 s of
-    the 6.1 s the server's modules took to import); a server needs none of it. The packages' own names
-    are all still there once asked for."""
+    the 6.1 s the server's modules took to import), and its HTTP server the MCP SDK for one helper (1.2 s of
+    a 2.5 s start); a server needs neither. The packages' own names are all still there once asked for, and
+    the helper, called, is OpenEnv's own."""
     probe = (
         "import sys\n"
         "from guessgym.serving.app import make_app\n"
         "app = make_app('guessgym/NerdleChat-v0', {'length': 5})\n"
-        "print(sorted(m for m in ('gradio', 'openenv.core.env_server.web_interface') if m in sys.modules))\n"
+        "heavy = ('gradio', 'openenv.core.env_server.web_interface', 'fastmcp', 'mcp')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "from openenv.core.env_server.http_server import get_server_tools\n"
+        "print(get_server_tools(object()), 'fastmcp' in sys.modules)\n"
         "from openenv.core import EnvClient, GenericEnvClient\n"
         "from openenv.core.env_server import create_app, Environment\n"
         "from openenv.core.env_server.interfaces import Environment as Same\n"
-        "print(Environment is Same, callable(create_app), EnvClient.__name__)\n"
+        "from openenv.core.env_server.mcp_environment import MCPEnvironment\n"
+        "print(Environment is Same, callable(create_app), EnvClient.__name__, MCPEnvironment.__name__)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split("\n")[:2] == ["[]", "True True EnvClient"], done.stdout
+    assert done.stdout.split("\n")[:3] == ["[]", "{} True", "True True EnvClient MCPEnvironment"], done.stdout
