@@ -50,3 +50,6 @@ html_theme_options = {
     "light_css_variables": {"color-brand-primary": "#3b7a57", "color-brand-content": "#3b7a57"},
     "dark_css_variables": {"color-brand-primary": "#6aaa64", "color-brand-content": "#6aaa64"},
 }
+# The API pages list every function and class; in the navigation tree that every page copies they
+# made half of the build (furo copies the whole tree per page): headings only.
+toc_object_entries = False

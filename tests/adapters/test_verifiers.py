@@ -13,8 +13,16 @@ from guessgym.envs.chat import ChatGuessEnv
 from guessgym.envs.chat.env import ChatFamily
 from guessgym.training.demos import split_answers
 
-vf = pytest.importorskip("verifiers", reason="the verifiers extra (in the test extra)")
-openai = pytest.importorskip("openai")
+
+@pytest.fixture(scope="module")
+def vf() -> Any:
+    """verifiers, imported by the tests that use it (seconds: not at collection, in every worker)."""
+    return pytest.importorskip("verifiers", reason="the verifiers extra (in the test extra)")
+
+
+@pytest.fixture(scope="module")
+def openai() -> Any:
+    return pytest.importorskip("openai")
 
 MODULE = "guessgym.adapters.verifiers"
 CONFIGS = [("guessgym/WordleChat-v0", None, {}), ("guessgym/WordleChat-v0", "verifiers", {}),
@@ -42,7 +50,7 @@ def replay(env_id: str, options: dict[str, Any], answer: str, seed: int,
 @pytest.mark.parametrize(("env_id", "preset", "options"), CONFIGS,
                          ids=[f"{e.split('/')[1]}-{p}-{o}" for e, p, o in CONFIGS])
 def test_verifiers_evaluation_plays_the_in_process_game(env_id: str, preset: str | None,
-                                                        options: dict[str, Any]) -> None:
+                                                        options: dict[str, Any], vf: Any, openai: Any) -> None:
     env = vf.load_environment(MODULE, gym_id=env_id, preset=preset, env_kwargs=options,
                               num_train_examples=5, num_eval_examples=12, seed=3)
     assert isinstance(env, vf.MultiTurnEnv) and env.env_id == MODULE
@@ -64,7 +72,7 @@ def test_verifiers_evaluation_plays_the_in_process_game(env_id: str, preset: str
         assert wins == 12  # the scripted solver's bracketed replies are guessgym's own format
 
 
-def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt() -> None:
+def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt(vf: Any) -> None:
     env = vf.load_environment(MODULE, gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6}, seed=5)
     train, evaluation = env.get_dataset(), env.get_eval_dataset()
     game = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
@@ -75,7 +83,7 @@ def test_the_datasets_split_the_answers_and_keep_them_out_of_the_prompt() -> Non
     assert all(r["answer"] not in "".join(m["content"] for m in r["prompt"]) for r in evaluation)
 
 
-def test_no_text_of_either_dataset_names_an_evaluation_answer() -> None:
+def test_no_text_of_either_dataset_names_an_evaluation_answer(vf: Any) -> None:
     """Issue 63 item 18: the rules' repeated-letter example ("speed" when the answer is "abide") named an
     answer that seed 0 puts on the evaluation side, in every prompt of both datasets; and the rows share one
     game."""
@@ -90,7 +98,7 @@ def test_no_text_of_either_dataset_names_an_evaluation_answer() -> None:
     assert env.games.make_env().game is game
 
 
-def test_a_rollout_cut_short_counts_as_lost() -> None:
+def test_a_rollout_cut_short_counts_as_lost(vf: Any, openai: Any) -> None:
     env = vf.load_environment(MODULE, gym_id="guessgym/NerdleChat-v0", env_kwargs={"length": 6},
                               num_eval_examples=3, max_turns=1)
     game = ChatGuessEnv(**ChatFamily.chat_kwargs("guessgym/NerdleChat-v0", {"length": 6})).game
@@ -101,7 +109,7 @@ def test_a_rollout_cut_short_counts_as_lost() -> None:
     assert [o["reward"] for o in outputs] == [pytest.approx(loss)] * 3
 
 
-def test_bad_arguments_are_named() -> None:
+def test_bad_arguments_are_named(vf: Any) -> None:
     from guessgym.adapters.verifiers import load_environment
 
     with pytest.raises(RuntimeError, match="a text agent plays a registered guessgym id, got 'guessgym/Dordle-v0'"):
@@ -116,6 +124,7 @@ def test_bad_arguments_are_named() -> None:
         load_environment("guessgym/NerdleChat-v0", preset="gem")
 
 
+@pytest.mark.usefixtures("vf")  # the adapter imports verifiers
 def test_subsets_are_drawn_by_the_seed() -> None:
     """Issue 50, item 10: num_eval_examples=10 kept the alphabetically first evaluation answers
     (abbey, abide, abort, afire...); a subset is drawn by the seed, from its side of the split."""
@@ -135,6 +144,7 @@ def test_subsets_are_drawn_by_the_seed() -> None:
     assert picked(0) == (train, evaluation) and picked(1)[1] != evaluation  # the seed decides
 
 
+@pytest.mark.usefixtures("vf")  # the adapter imports verifiers
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"seed": 10**30}, "seed must be a whole number from 0 to 2\\*\\*63 - 1"),
     ({"seed": -1}, "seed must be a whole number"),
