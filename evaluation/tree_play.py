@@ -65,7 +65,7 @@ def play_tree(agent: CandidateAgent, setup: GameSetup, indices: Sequence[int], *
             _tell(progress, len(found), n)
             continue
         after = (*played, game.guesses[guess])
-        patterns = matrix.row(guess)[answers].astype(np.int64)
+        patterns = matrix.row_over(guess, answers)[answers].astype(np.int64)  # few answers: only theirs scored
         for pattern in np.unique(patterns):
             group = answers[patterns == pattern]
             won = int(pattern) == solved
