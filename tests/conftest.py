@@ -11,6 +11,8 @@
   it and gym prints an "unmaintained" banner on stderr once per process; it is imported here,
   with stderr set aside, so the banner never lands in the stderr a test checks (it is neither
   guessgym's output nor in the README's test environment).
+* ``GUESSGYM_COMPILE_LOG=FOLDER`` logs every numba compile of each process there
+  (``benchmarks/bench_suite.py`` reads it).
 * Where openai-agents is installed (verifiers needs it), its top-level module ``agents`` is found
   in its own files first, when something imports it: the checkout's ``agents/`` folder has the same
   name, and ``python -m pytest`` from the repository root puts that folder first on ``sys.path`` (an
@@ -30,6 +32,40 @@ from hypothesis import HealthCheck, settings
 from guessgym.training.numerics import PORTABLE_ENV
 
 os.environ.update(PORTABLE_ENV)
+
+
+def _log_numba_compiles(folder: Path) -> None:
+    """Append each numba compile of this process (seconds, function) to ``folder/<pid>.tsv``: set by
+    ``benchmarks/bench_suite.py`` (``GUESSGYM_COMPILE_LOG``) to say what a fresh clone's suite spends
+    compiling. Only the outermost compile is written (a kernel's callees compile inside it)."""
+    import time
+
+    from numba.core import event
+
+    out = folder / f"{os.getpid()}.tsv"
+    folder.mkdir(parents=True, exist_ok=True)
+
+    class Compiles(event.Listener):
+        depth = 0
+        started = 0.0
+
+        def on_start(self, ev: event.Event) -> None:
+            if self.depth == 0:
+                self.started = time.perf_counter()
+            self.depth += 1
+
+        def on_end(self, ev: event.Event) -> None:
+            self.depth -= 1
+            if self.depth == 0:
+                name = getattr(ev.data.get("dispatcher"), "__qualname__", "?")
+                with out.open("a", encoding="utf-8") as f:
+                    f.write(f"{time.perf_counter() - self.started:.3f}\t{name}\n")
+
+    event.register("numba:compile", Compiles())
+
+
+if os.environ.get("GUESSGYM_COMPILE_LOG"):
+    _log_numba_compiles(Path(os.environ["GUESSGYM_COMPILE_LOG"]))
 
 
 def _find_openai_agents_first() -> None:
