@@ -117,10 +117,12 @@ def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    own = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}  # not this one's paths
     install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)],
-                             capture_output=True, text=True, timeout=900)
+                             capture_output=True, text=True, timeout=900, env=own)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
-    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
+                            env=own, timeout=120)
     installed = {line.split("==")[0].lower() for line in listed.stdout.splitlines()}
     assert not installed & HEAVY, f"a core install pulled {sorted(installed & HEAVY)}"
 
