@@ -4,6 +4,7 @@ committed report's."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -55,3 +56,10 @@ def test_ci_runs_exactly_the_readmes_test_command() -> None:
                    if line.startswith("pip install") and "[test]" in line and "pytest" in line)
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == command
+
+
+def test_a_ci_job_runs_the_slow_tests_the_readmes_command_leaves_out() -> None:
+    command = next(line.strip() for line in README.splitlines()
+                   if line.startswith("pip install") and "[test]" in line and "pytest" in line)
+    slow = (ROOT / ".ci" / "run-slow").read_text(encoding="utf-8").strip().splitlines()
+    assert slow[-1] == f"{command} -m slow" and os.access(ROOT / ".ci" / "run-slow", os.X_OK)
