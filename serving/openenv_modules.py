@@ -35,13 +35,12 @@ DEFERRED_MODULES: dict[str, tuple[str, ...]] = {"openenv.core.env_server.mcp_env
 
 class _DeferredPackage(types.ModuleType):
     """A package (its ``__init__``) or module whose code runs at the first access to a name it does
-    not have yet. The import system's own questions (``__path__`` of a module that is not a package,
-    asked by every ``from module import name``) do not run it; ``__all__`` (``import *``) does."""
+    not have yet. The import system's own question, ``__path__`` of a module that is not a package
+    (asked by every ``from module import name``), does not run it; any other name does."""
 
     def __getattr__(self, name: str) -> Any:
         spec = self.__dict__.get("__spec__")
-        machinery = name.startswith("__") and name.endswith("__") and name != "__all__"
-        if machinery or self.__dict__.get("_guessgym_ran") or spec is None or spec.loader is None:
+        if name == "__path__" or self.__dict__.get("_guessgym_ran") or spec is None or spec.loader is None:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         self._guessgym_ran = True
         self.__class__ = types.ModuleType  # type: ignore[assignment]  # from here on a module like any other
