@@ -5,6 +5,7 @@ in :mod:`guessgym.evaluation.analysis`, which judges the moves."""
 
 from __future__ import annotations
 
+import copy
 import gzip
 import json
 import math
@@ -110,10 +111,24 @@ class Analysis:
     agent: str
     games: list[GameAnalysis] = field(default_factory=list)
     unjudged: int = 0
+    #: The last :meth:`_figures`, with what they were made of (the games, by identity, and ``unjudged``):
+    #: a report asks for the summary several times (its file, the result's meta, the viewer).
+    _figures_of: tuple[tuple[int, ...], int, dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def summary(self, mistakes: int = 10) -> dict[str, Any]:
         """The figures of the exact moves; moves judged by bounds (the time budget ran out) are
-        counted apart, with the bounds of their loss per game."""
+        counted apart, with the bounds of their loss per game. ``mistakes``: how many of the
+        costliest mistakes to list."""
+        made_of = tuple(map(id, self.games))
+        if self._figures_of is None or self._figures_of[:2] != (made_of, self.unjudged):
+            self._figures_of = (made_of, self.unjudged, self._figures())
+        figures = self._figures_of[2]
+        return {**copy.deepcopy({k: v for k, v in figures.items() if k != "mistakes"}),
+                "mistakes": copy.deepcopy(figures["mistakes"][:mistakes])}
+
+    def _figures(self) -> dict[str, Any]:
+        """:meth:`summary` with every mistake listed, costliest first."""
         bounded = [m for g in self.games for m in g.moves if m.bounded]
         moves = [m for g in self.games for m in g.moves if not m.bounded]
         losses = np.array([m.loss for m in moves]) if moves else np.zeros(0)
@@ -138,7 +153,7 @@ class Analysis:
                 seen["games"] += 1
                 if len(seen["answers"]) < 5:
                     seen["answers"].append(g.answer)
-        worst = sorted(mistakes_by_state.values(), key=lambda d: (-d["loss"] * d["games"], -d["loss"]))[:mistakes]
+        worst = sorted(mistakes_by_state.values(), key=lambda d: (-d["loss"] * d["games"], -d["loss"]))
         return {
             "games": len(self.games), "moves": len(moves),
             "mean_loss_per_move": float(losses.mean()) if moves else 0.0,

@@ -74,6 +74,8 @@ def viewer_data(results: Sequence[EvaluationResult], analyses: Mapping[int, Anal
                 moves = judged.get(record.answer)
                 if replies is not None:
                     rows = _turn_rows(replies[n])
+                elif moves is not None and [m.guess for m in moves.moves] == list(record.played):
+                    rows = [[m.guess, m.tiles] for m in moves.moves]  # the analysis holds each move's tiles
                 else:
                     rows = [[guess, pattern_to_tiles(score(guess, record.answer), game.length)]
                             for guess in record.played]

@@ -430,3 +430,27 @@ def test_games_that_share_moves_share_their_judgements_and_equal_a_fresh_judge()
         assert record.played is not None
         alone = analyze_moves(StateValues(game), record_moves(game, record.answer, record.played), record.answer)
         assert alone == judged
+
+
+def test_the_summary_is_made_once_and_stays_the_summary_of_the_games_held() -> None:
+    """A report asks an analysis for its summary several times (its file, the result's meta, the
+    viewer): the figures are made once for the games held, each caller gets its own copy, and a
+    change to the games makes them again."""
+    import dataclasses
+
+    from guessgym.agents.registry import make_agent
+    from guessgym.evaluation.evaluate import evaluate
+
+    analysis = analyze(evaluate(make_agent("pattern-entropy"), "guessgym/MiniNerdle-v1", record_guesses=True))
+    fresh = dataclasses.replace(analysis)  # the same games, nothing made yet
+    for mistakes in (10, 0, 3, 10):
+        assert analysis.summary(mistakes=mistakes) == fresh.summary(mistakes=mistakes)
+        assert len(analysis.summary(mistakes=mistakes)["mistakes"]) <= mistakes
+    taken = analysis.summary()
+    taken["histogram"].clear()
+    taken["mistakes"][0]["answers"].append("mine")
+    assert analysis.summary() == dataclasses.replace(analysis).summary()
+    held = len(analysis.games)
+    analysis.games.remove(analysis.games[0])  # the list fresh shares too: it is fresh's summary that is made anew
+    assert analysis.summary()["games"] == held - 1
+    assert analysis.summary() == dataclasses.replace(analysis).summary()
