@@ -124,8 +124,7 @@ class Analysis:
         if self._figures_of is None or self._figures_of[:2] != (made_of, self.unjudged):
             self._figures_of = (made_of, self.unjudged, self._figures())
         figures = self._figures_of[2]
-        return {**copy.deepcopy({k: v for k, v in figures.items() if k != "mistakes"}),
-                "mistakes": copy.deepcopy(figures["mistakes"][:mistakes])}
+        return {k: copy.deepcopy(v[:mistakes] if k == "mistakes" else v) for k, v in figures.items()}  # in order
 
     def _figures(self) -> dict[str, Any]:
         """:meth:`summary` with every mistake listed, costliest first."""
