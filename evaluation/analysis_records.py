@@ -111,16 +111,17 @@ class Analysis:
     agent: str
     games: list[GameAnalysis] = field(default_factory=list)
     unjudged: int = 0
-    #: The last :meth:`_figures`, with what they were made of (the games, by identity, and ``unjudged``):
-    #: a report asks for the summary several times (its file, the result's meta, the viewer).
-    _figures_of: tuple[tuple[int, ...], int, dict[str, Any]] | None = field(
+    #: The last :meth:`_figures`, with what they were made of (the games and ``unjudged``; the games held,
+    #: not their ids, which a freed game's successor may reuse): a report asks for the summary several
+    #: times (its file, the result's meta, the viewer).
+    _figures_of: tuple[tuple[GameAnalysis, ...], int, dict[str, Any]] | None = field(
         default=None, init=False, repr=False, compare=False)
 
     def summary(self, mistakes: int = 10) -> dict[str, Any]:
         """The figures of the exact moves; moves judged by bounds (the time budget ran out) are
         counted apart, with the bounds of their loss per game. ``mistakes``: how many of the
         costliest mistakes to list."""
-        made_of = tuple(map(id, self.games))
+        made_of = tuple(self.games)  # compared element by element, identity first
         if self._figures_of is None or self._figures_of[:2] != (made_of, self.unjudged):
             self._figures_of = (made_of, self.unjudged, self._figures())
         figures = self._figures_of[2]

@@ -81,6 +81,12 @@ def _run(command: list[str], what: str) -> None:
         pytest.fail(f"{what} failed: {(done.stdout + done.stderr)[-3000:]}")
 
 
+def without_python_paths() -> dict[str, str]:
+    """This process's environment without its ``PYTHON*`` and ``VIRTUAL_ENV`` variables: what a
+    subprocess of another environment's Python gets, so that none of this one's paths reach it."""
+    return {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
+
+
 def integration_venv(name: str) -> tuple[Path, dict[str, str]]:
     """The ``bin`` folder of integration ``name``'s environment (built from its lock if not cached)
     and the environment variables that run it on this checkout's code: guessgym and the
@@ -108,10 +114,10 @@ def integration_venv(name: str) -> tuple[Path, dict[str, str]]:
             _run([*pip, "check", "--disable-pip-version-check"],
                  f"checking that {integration.lock.relative_to(ROOT)} pins every requirement")
             (target / "ready").write_text(str(integration.lock.relative_to(ROOT)) + "\n")
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env = without_python_paths()
     env["PATH"] = f"{target / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(integration.folder)])
     return target / "bin", env
 
 
-__all__ = ["INTEGRATIONS", "integration_venv"]
+__all__ = ["INTEGRATIONS", "integration_venv", "without_python_paths"]

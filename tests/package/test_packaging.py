@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from integration_venvs import without_python_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = {"gymnasium", "numpy", "numba", "pillow", "tqdm"}
@@ -117,7 +118,7 @@ def test_core_only_install_runs_the_quickstart_and_the_cli(wheel: Path, tmp_path
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    own = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}  # not this one's paths
+    own = without_python_paths()
     install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)],
                              capture_output=True, text=True, timeout=900, env=own)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
