@@ -15,9 +15,19 @@ neither side's figure more than the other's. Both totals (or bounds) are printed
 for a refuted opener a lower bound of at least 7,897 on both sides. The last column is guessgym's
 time over the reference's (at most 1.0 is the issue's target).
 
+The first case (issue 65, aim 4) times each side as a user runs it, the whole process from the shell
+to the tree written: ``guessgym solve --opener salet --no-memo --out F`` (imports, numba's kernels
+loaded from their cache, the pattern matrix read from guessgym's cache folder and verified, the search,
+the tree checked against the environment and written) against ``wordle -h H -a A -w salet -p F``
+(its score table built, the search, the tree written). Both are timed by the operating system
+(``wait4``): CPU seconds of the child, wall time beside them. ``--no-memo`` keeps guessgym from
+answering from the subproblems a previous run saved, which the reference has no counterpart of.
+guessgym runs once untimed first, so its matrix is cached as after a user's first solve.
+
 Usage (from the repository root)::
 
     python benchmarks/bench_reference.py --reference ~/src/wordle/wordle.cpp [--rounds 2] [--openers roset weize]
+    python benchmarks/bench_reference.py --reference ~/src/wordle/wordle.cpp --rounds 5 --whole-process-only
     python benchmarks/bench_reference.py            # guessgym alone
 """
 
@@ -28,6 +38,7 @@ import math
 import os
 import platform
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -109,6 +120,23 @@ def run_reference(binary: Path, lists: tuple[Path, Path], case: str, word: str, 
     return {"seconds": float(seconds.group(1)), "value": int(value.group(1))}
 
 
+def run_whole(args: list[str], folder: Path, env: dict[str, str]) -> dict[str, float]:
+    """One whole process: its CPU seconds (user + system, the operating system's count for the children
+    reaped, one at a time here), wall seconds and the total it printed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    out = subprocess.run(args, cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    value = re.search(r"total ([0-9,]+) over|Best first guess score =\s*([0-9]+)", out.stdout + out.stderr)
+    if value is None:
+        sys.exit(f"{' '.join(args)} printed no total:\n{out.stdout[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"seconds": cpu, "wall": wall, "value": int((value.group(1) or value.group(2)).replace(",", ""))}
+
+
 def run_guessgym(case: str, word: str, hard: bool) -> dict[str, float]:
     result: dict[str, float] = run_child(CHILD, [case, word, "hard" if hard else "normal", str(BOUND)],
                                          timeout=TIMEOUT)
@@ -121,11 +149,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best time of each side is kept")
     parser.add_argument("--openers", nargs="+", default=list(OPENERS), help="openers to refute against 7,897")
     parser.add_argument("--no-trees", action="store_true", help="skip the SALET trees")
+    parser.add_argument("--whole-process-only", action="store_true",
+                        help="only the whole-process case (guessgym solve --opener salet against the reference's run)")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    cases = [] if args.no_trees else [("tree", "salet", False), ("tree", "salet", True)]
-    cases += [("refute", w.lower(), False) for w in args.openers]
+    cases = [("whole", "salet", False)]
+    if not args.whole_process_only:
+        cases += [] if args.no_trees else [("tree", "salet", False), ("tree", "salet", True)]
+        cases += [("refute", w.lower(), False) for w in args.openers]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         binary = build_reference(args.reference.expanduser(), folder) if args.reference else None
@@ -134,30 +166,46 @@ def main() -> int:
               f"{os.cpu_count()} CPUs, Python {platform.python_version()}; "
               f"reference: {args.reference if binary else 'not given (guessgym alone)'}")
         run_guessgym("refute", "weize", False)  # numba compiles the kernels into its cache once, untimed
+        env = {**os.environ, "GUESSGYM_CACHE_DIR": str(folder / "cache")}
+        cli = shutil.which("guessgym")
+        whole = {"guessgym": [*([cli] if cli else [sys.executable, "-m", "guessgym"]), "solve", "--opener", "salet",
+                              "--no-memo", "--out", str(folder / "guessgym-salet.txt")]}
+        if binary is not None:
+            whole["reference"] = [str(binary), "-h", str(lists[0]), "-a", str(lists[1]), "-w", "salet",
+                                  "-p", str(folder / "tree.txt")]
+        run_whole(whole["guessgym"], folder, env)  # the pattern matrix cached, as a first solve leaves it
         print(f"{'case':24s} {'guessgym s':>11s} {'value':>6s} {'reference s':>12s} {'value':>6s} {'ratio':>7s}")
         ratios = []
         for case, word, hard in cases:
             best: dict[str, dict[str, float]] = {}
             for _ in range(args.rounds):
                 for side in ("guessgym", "reference") if binary is not None else ("guessgym",):
-                    r = run_guessgym(case, word, hard) if side == "guessgym" else run_reference(
-                        binary, lists, case, word, hard, folder)  # type: ignore[arg-type]
+                    if case == "whole":
+                        r = run_whole(whole[side], folder, env)
+                    elif side == "guessgym":
+                        r = run_guessgym(case, word, hard)
+                    else:
+                        r = run_reference(binary, lists, case, word, hard, folder)  # type: ignore[arg-type]
                     if side not in best or r["seconds"] < best[side]["seconds"]:
                         best[side] = r
             ours = best["guessgym"]
-            label = f"{'SALET tree' if case == 'tree' else 'refute ' + word}{' (hard)' if hard else ''}"
+            names = {"whole": "solve salet, process", "tree": "SALET tree", "refute": "refute " + word}
+            label = f"{names[case]}{' (hard)' if hard else ''}"
             if case == "refute":
                 assert ours["value"] >= BOUND, f"{word}: guessgym did not refute it ({ours['value']})"
             line = f"{label:24s} {ours['seconds']:11.2f} {int(ours['value']):6d}"
             if "reference" in best:
                 ref = best["reference"]
-                if case == "tree":
+                if case in ("tree", "whole"):
                     assert ref["value"] == ours["value"], f"{label}: totals differ ({ours['value']} vs {ref['value']})"
                 else:
                     assert ref["value"] >= BOUND, f"{word}: the reference did not refute it ({ref['value']})"
                 ratio = ours["seconds"] / max(ref["seconds"], 0.01)  # the reference prints hundredths
                 ratios.append(ratio)
                 line += f" {ref['seconds']:12.2f} {int(ref['value']):6d} {ratio:7.3f}"
+            if case == "whole":
+                line += f"   wall {ours['wall']:.2f} s" + (
+                    f" against {best['reference']['wall']:.2f} s" if "reference" in best else "")
             print(line, flush=True)
         if ratios:
             print(f"guessgym / reference: at most {max(ratios):.2f}, geometric mean "
