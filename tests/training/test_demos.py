@@ -134,7 +134,7 @@ def test_the_files_load_in_datasets_and_train_one_sft_step(tmp_path: Path, fmt: 
     text = tokenizer.apply_chat_template(data[0]["messages"], tools=data[0].get("tools"), tokenize=False)
     assert ("<tool_call>" in text) is (fmt == "tools") and "<think>" in text
     args = SFTConfig(output_dir=str(tmp_path / "sft"), max_steps=1, per_device_train_batch_size=2, report_to=[],
-                     use_cpu=True, logging_steps=1, save_strategy="no", max_length=4096)
+                     use_cpu=True, bf16=False, logging_steps=1, save_strategy="no", max_length=4096)
     trainer = SFTTrainer(model=tiny_qwen(tokenizer), args=args, train_dataset=data, processing_class=tokenizer)
     trainer.train()
     assert np.isfinite(trainer.state.log_history[0]["loss"])
