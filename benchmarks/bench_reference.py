@@ -20,8 +20,9 @@ to the tree written: ``guessgym solve --opener salet --no-memo --out F`` (import
 loaded from their cache, the pattern matrix read from guessgym's cache folder and verified, the search,
 the tree checked against the environment and written) against ``wordle -h H -a A -w salet -p F``
 (its score table built, the search, the tree written). Both are timed by the operating system
-(``wait4``): CPU seconds of the child, wall time beside them. ``--no-memo`` keeps guessgym from
-answering from the subproblems a previous run saved, which the reference has no counterpart of.
+(``getrusage`` of the children, one run at a time): CPU seconds of the child, wall time beside them.
+``--no-memo`` keeps guessgym from answering from the subproblems a previous run saved, which the
+reference has no counterpart of.
 guessgym runs once untimed first, so its matrix is cached as after a user's first solve.
 
 Usage (from the repository root)::
@@ -56,6 +57,8 @@ from bench_revisions import run_child  # noqa: E402
 OPENERS = ("roset", "tares", "raine", "strae", "arose", "twoer", "laves", "byrls", "perdy", "weize")
 BOUND = 7897
 TIMEOUT = 1800
+#: The line in which the reference prints its total.
+REFERENCE_TOTAL = r"Best first guess score =\s*([0-9]+)"
 
 CHILD = r"""
 import json, sys, time
@@ -114,7 +117,7 @@ def run_reference(binary: Path, lists: tuple[Path, Path], case: str, word: str, 
     if out.returncode != 0:
         sys.exit(f"the reference failed on {word}:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
     seconds = re.search(r"Time taken = ([0-9.]+)s", out.stdout)
-    value = re.search(r"Best first guess score =\s*([0-9]+)", out.stdout)
+    value = re.search(REFERENCE_TOTAL, out.stdout)
     if seconds is None or value is None:
         sys.exit(f"the reference's output has no time or score:\n{out.stdout[-2000:]}")
     return {"seconds": float(seconds.group(1)), "value": int(value.group(1))}
@@ -130,7 +133,7 @@ def run_whole(args: list[str], folder: Path, env: dict[str, str]) -> dict[str, f
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if out.returncode != 0:
         sys.exit(f"{' '.join(args)} failed:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
-    value = re.search(r"total ([0-9,]+) over|Best first guess score =\s*([0-9]+)", out.stdout + out.stderr)
+    value = re.search(r"total ([0-9,]+) over|" + REFERENCE_TOTAL, out.stdout + out.stderr)
     if value is None:
         sys.exit(f"{' '.join(args)} printed no total:\n{out.stdout[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
