@@ -27,9 +27,11 @@ import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from sb3_contrib.qrdqn.policies import MultiInputPolicy as QRDQNMultiInputPolicy
 from stable_baselines3.common.distributions import CategoricalDistribution
 from stable_baselines3.common.policies import ActorCriticPolicy, BasePolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.dqn.policies import MultiInputPolicy as DQNMultiInputPolicy
 from torch import nn
 from torch.distributions import Categorical
 from torch.nn import functional as F
@@ -64,6 +66,31 @@ def _check_obs_space(observation_space: spaces.Space, game: Game) -> None:
         raise ValueError(f"observation 'tiles' does not match {game.name}: expected MultiDiscrete of {cells} cells")
 
 
+def resolve_policy_game(game: Any, observation_space: spaces.Space | None = None,
+                        action_space: spaces.Space | None = None) -> Game:
+    """The game of a policy's ``game`` keyword: a :class:`Game`; a registered id (a string, what
+    rl-zoo3's hyperparameter files can hold: ``policy_kwargs: "dict(game='guessgym/MicroNerdle-v1')"``);
+    or ``None``: the one game of these spaces whose environments this process made
+    (:func:`~guessgym.envs.env.games_of_spaces`; rl-zoo3's Optuna samples replace ``policy_kwargs``)."""
+    if isinstance(game, str):
+        from ..envs.game import make_game
+
+        return make_game(game)
+    if game is None and observation_space is not None and action_space is not None:
+        from ..envs.env import games_of_spaces
+
+        found = games_of_spaces(observation_space, action_space)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise TypeError(f"policy_kwargs has no game and several games of these spaces are in play "
+                            f"({', '.join(sorted(g.name for g in found))}): give game=<id or Game>")
+    if not isinstance(game, Game):
+        raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> or a registered id such as "
+                        f"'guessgym/MicroNerdle-v1' (the game the policy plays), got {game!r}")
+    return game
+
+
 class GuessFeaturesExtractor(BaseFeaturesExtractor):
     """Letter-knowledge and candidate features from the board and tiles (nothing trainable).
 
@@ -84,8 +111,9 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
     _answer_symbols: th.Tensor
     _pool: th.Tensor
 
-    def __init__(self, observation_space: spaces.Dict, game: Game, candidate_features: bool = True,
+    def __init__(self, observation_space: spaces.Dict, game: Game | str, candidate_features: bool = True,
                  split_features: bool = False, log_scale: int | None = None) -> None:
+        game = resolve_policy_game(game)
         _check_obs_space(observation_space, game)
         check_log_scale(log_scale)
         self.log_scale = log_scale
@@ -384,11 +412,11 @@ class GuessPolicyMixin:
     _guess_options: dict[str, Any]
 
     def _init_guess(
-        self, kwargs: dict[str, Any], game: Game, candidate_features: bool, candidate_prior: float, guess_bias: bool,
+        self, kwargs: dict[str, Any], game: Game | str | None, candidate_features: bool, candidate_prior: float,
+        guess_bias: bool,
         split_features: bool = False, split_prior: dict[str, float] | None = None, log_scale: int | None = None,
     ) -> None:
-        if not isinstance(game, Game):
-            raise TypeError("policy_kwargs must contain game=<guessgym.envs.game.Game> (the game the policy plays)")
+        game = resolve_policy_game(game, kwargs["observation_space"], kwargs["action_space"])
         self._guess_options = {
             "game": game,
             "candidate_features": bool(candidate_features),
@@ -487,7 +515,7 @@ class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
         action_space: spaces.Space,
         lr_schedule: Any,
         *,
-        game: Game,
+        game: Game | str | None = None,
         candidate_features: bool = True,
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
@@ -511,7 +539,7 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         action_space: spaces.Space,
         lr_schedule: Any,
         *,
-        game: Game,
+        game: Game | str | None = None,
         candidate_features: bool = True,
         candidate_prior: float = 0.0,
         guess_bias: bool = False,
@@ -524,6 +552,36 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         self._init_guess(kwargs, game, candidate_features, candidate_prior, guess_bias, split_features, split_prior,
                          log_scale)
         super().__init__(lr_schedule=lr_schedule, **kwargs)
+
+
+def _q_policy_kwargs(game: Game | str | None, candidate_features: bool, observation_space: spaces.Space,
+                     action_space: spaces.Space, kwargs: dict[str, Any]) -> dict[str, Any]:
+    if "features_extractor_class" in kwargs and kwargs["features_extractor_class"] is not GuessFeaturesExtractor:
+        raise ValueError("the guess Q-policies always use GuessFeaturesExtractor; leave features_extractor_class out")
+    kwargs["features_extractor_class"] = GuessFeaturesExtractor
+    kwargs["features_extractor_kwargs"] = {"game": resolve_policy_game(game, observation_space, action_space),
+                                           "candidate_features": bool(candidate_features)}
+    return kwargs
+
+
+class GuessQPolicy(DQNMultiInputPolicy):
+    """stable-baselines3's DQN policy over :class:`GuessFeaturesExtractor`'s features (``game``: a
+    :class:`Game` or a registered id). Unlike the actor-critic guess policies, its Q-network's last
+    layer has one output per guess, so it plays the list it was built for only."""
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any, *,
+                 game: Game | str | None = None, candidate_features: bool = True, **kwargs: Any) -> None:
+        super().__init__(observation_space, action_space, lr_schedule,  # type: ignore[arg-type]
+                         **_q_policy_kwargs(game, candidate_features, observation_space, action_space, kwargs))
+
+
+class GuessQuantilePolicy(QRDQNMultiInputPolicy):
+    """sb3-contrib's QR-DQN policy over :class:`GuessFeaturesExtractor`'s features (as :class:`GuessQPolicy`)."""
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any, *,
+                 game: Game | str | None = None, candidate_features: bool = True, **kwargs: Any) -> None:
+        super().__init__(observation_space, action_space, lr_schedule,  # type: ignore[arg-type]
+                         **_q_policy_kwargs(game, candidate_features, observation_space, action_space, kwargs))
 
 
 def count_parameters(module: nn.Module) -> int:
@@ -541,10 +599,13 @@ __all__ = [
     "GuessActorCriticPolicy",
     "GuessFeaturesExtractor",
     "GuessPolicyMixin",
+    "GuessQPolicy",
+    "GuessQuantilePolicy",
     "GuessScoringHead",
     "MaskableGuessPolicy",
     "SPLIT_INPUTS",
     "SPLIT_SUMMARY",
     "count_parameters",
     "default_candidate_prior",
+    "resolve_policy_game",
 ]

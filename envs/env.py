@@ -326,9 +326,15 @@ class PlainFamily(EnvFamily):
 GuessEnv.family = PlainFamily()
 
 
+#: The games whose observation spaces this process built, by the spaces' shapes (:func:`games_of_spaces`).
+_BUILT: dict[tuple[int, int, int], dict[tuple[str, bool, int], Game]] = {}
+
+
 def observation_space(game: Game) -> spaces.Dict:
     """The observation space of one game (shared by :class:`GuessEnv` and the batched vector env)."""
     cells = game.max_attempts * game.length
+    _BUILT.setdefault((cells, game.n_symbols + 1, len(game.guesses)), {})[
+        (game.fingerprint, game.hard_mode, game.max_attempts)] = game
     return spaces.Dict(
         {
             "board": spaces.MultiDiscrete(np.full(cells, game.n_symbols + 1, dtype=np.int64)),
@@ -338,6 +344,18 @@ def observation_space(game: Game) -> spaces.Dict:
     )
 
 
+def games_of_spaces(observation: spaces.Space, action: spaces.Space) -> list[Game]:
+    """The games this process built environments (or observation spaces) of with these spaces: how a
+    guess policy given no ``game`` finds the one it plays (rl-zoo3's Optuna search replaces the
+    hyperparameter file's ``policy_kwargs`` with its samples, ``game`` included)."""
+    if not isinstance(observation, spaces.Dict) or not isinstance(action, spaces.Discrete):
+        return []
+    board = observation.spaces.get("board")
+    if not isinstance(board, spaces.MultiDiscrete) or board.shape is None or len(board.nvec) == 0:
+        return []
+    return list(_BUILT.get((int(board.shape[0]), int(board.nvec[0]), int(action.n)), {}).values())
+
+
 def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
     """Raise ``ValueError`` unless ``render_mode`` is ``None`` or one of ``allowed``."""
     if render_mode is not None and render_mode not in allowed:
@@ -345,4 +363,4 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
 
 
 __all__ = ["END_INFO_KEYS", "INFO_KEYS", "EngineViews", "GuessEnv", "PlainFamily", "check_render_mode",
-           "observation_space"]
+           "games_of_spaces", "observation_space"]

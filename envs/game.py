@@ -255,7 +255,8 @@ def wordle(
             lengths). Ignored for the side that ``answers``/``guesses`` override.
         answers: custom answers (iterable of words or a file path, one word per line).
         guesses: custom allowed guesses; if only ``answers`` is given, the answers are also the
-            guesses. Every answer must be a valid guess.
+            guesses. Every answer must be a valid guess. ``"answers"``: the answers are the only
+            guesses (a closed game, as Nerdle's default).
         max_attempts: guesses allowed per game.
         hard_mode: revealed hints must be used in later guesses.
 
@@ -266,6 +267,10 @@ def wordle(
         raise ValueError(f"Wordle length must be 3 to 9, got {length}")
     if word_list is not None:
         check_choice("word_list", word_list, wordlists.PRESETS)
+    closed = isinstance(guesses, str) and guesses == "answers" and not os.path.exists(guesses)
+    if closed:
+        guesses = None if answers is not None else wordlists.preset_lists(
+            word_list if word_list is not None else ("nyt" if length == 5 else "english"), length)[0]
     for what, source in (("answers", answers), ("guesses", guesses)):
         if isinstance(source, str) and source in NERDLE_GUESS_PRESETS and not os.path.exists(source):
             raise ValueError(
@@ -291,6 +296,8 @@ def wordle(
             )
         wordlists.check_answers_are_guesses(ans, gue)
         vocab = "custom"
+    if closed and answers is None:
+        vocab = f"{preset}-closed"
     name = f"wordle-{length}-{vocab}" + ("-hard" if hard_mode else "")
     return Game("wordle", name, length, wordlists.WORDLE_ALPHABET, ans, gue, max_attempts, hard_mode, vocab)
 
@@ -361,7 +368,7 @@ def nerdle(
 #: The keyword arguments that describe a game (the rest of an environment's are reward options,
 #: ``matrix_cache`` and ``render_mode``).
 GAME_KEYS: tuple[str, ...] = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode",
-                              "commutative")
+                              "commutative", "answer_sample", "sample_seed")
 
 
 def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
@@ -372,7 +379,8 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
             are the starting point, and ``kwargs`` override them. ``None``: ``kwargs`` alone.
         kwargs: ``kind`` (``"wordle"``, default, or ``"nerdle"``), ``length``, ``word_list``
             (Wordle), ``answers``, ``guesses``, ``max_attempts``, ``hard_mode``: see
-            :func:`wordle` and :func:`nerdle`.
+            :func:`wordle` and :func:`nerdle`; ``answer_sample`` and ``sample_seed``: see
+            :func:`answer_sample`.
 
     Raises:
         ValueError: an unknown id or one that is not a guessgym environment; bad values.
@@ -425,8 +433,17 @@ def _game_from_options(
     max_attempts: int = 6,
     hard_mode: bool = False,
     commutative: bool = False,
+    answer_sample: int | None = None,
+    sample_seed: int = 0,
 ) -> Game:
     check_choice("kind", kind, ("wordle", "nerdle"))
+    if answer_sample is not None:
+        closed = guesses == "answers" or (kind == "nerdle" and guesses is None)
+        full = _game_from_options(kind=kind, length=length, word_list=word_list, answers=answers,
+                                  guesses=None if closed and kind == "wordle" else guesses,
+                                  max_attempts=max_attempts, hard_mode=hard_mode, commutative=commutative)
+        return sample_answers(full, answer_sample, sample_seed, closed=closed)
+    check_int("sample_seed", sample_seed, minimum=0)
     if kind == "wordle":
         if check_bool("commutative", commutative):
             raise ValueError("commutative answers are a Nerdle rule (rearranged terms of an equation); "
@@ -443,6 +460,26 @@ def _game_from_options(
             answers=answers, max_attempts=max_attempts, hard_mode=hard_mode, commutative=commutative,
         )
     raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")
+
+
+def sample_answers(game: Game, size: int, seed: int = 0, *, closed: bool) -> Game:
+    """``game`` with a seeded sample of ``size`` of its answers (the ``answer_sample`` and
+    ``sample_seed`` options): the first ``size`` of the seeded permutation
+    ``numpy.random.default_rng(seed).permutation(len(game.answers))``, kept in the list's order, so a
+    larger sample of the same seed holds every smaller one. ``closed``: the sample is also the guess
+    list (the benchmark's small Wordle tiers); otherwise the guesses stay the game's.
+
+    Raises:
+        ValueError: a size outside 1 to the number of answers, a negative seed.
+    """
+    size = check_int("answer_sample", size, minimum=1, maximum=len(game.answers))
+    seed = check_int("sample_seed", seed, minimum=0)
+    kept = np.sort(np.random.default_rng(seed).permutation(len(game.answers))[:size])
+    answers = tuple(game.answers[int(i)] for i in kept)
+    guesses = answers if closed else game.guesses
+    name = f"{game.name}-sample{size}" + (f"-seed{seed}" if seed else "") + ("-closed" if closed else "")
+    return Game(game.kind, name, game.length, game.alphabet, answers, guesses, game.max_attempts, game.hard_mode,
+                "answers" if closed else game.guess_vocabulary, game.commutative)
 
 
 #: The fields of :func:`game_to_dict`, in order (a JSON description of a game, read back by

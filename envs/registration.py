@@ -53,6 +53,18 @@ REGISTRY: dict[str, tuple[str, dict[str, object]]] = {
 }
 
 
+#: The benchmark's own ids (:mod:`guessgym.training.benchmark.protocol`), single-board games of the
+#: plain family kept apart from :data:`REGISTRY` (and so from :data:`ENV_SPECS`, which every registered
+#: game's optimum and seeding tests cover): seeded samples of the NYT answers
+#: (:func:`guessgym.envs.game.sample_answers`), closed (the sample is the guess list) for the small
+#: tiers, with every allowed guess for the generalisation tier's training side.
+BENCHMARK_SPECS: dict[str, dict[str, object]] = {
+    "guessgym/Wordle100-v0": {"kind": "wordle", "length": 5, "answer_sample": 100, "guesses": "answers"},
+    "guessgym/Wordle500-v0": {"kind": "wordle", "length": 5, "answer_sample": 500, "guesses": "answers"},
+    "guessgym/WordleHalf-v0": {"kind": "wordle", "length": 5, "answer_sample": 1155},
+}
+
+
 def specs_of(family: str) -> dict[str, dict[str, object]]:
     """The ids of one family and the keyword arguments each fixes, in registration order."""
     return {env_id: dict(kwargs) for env_id, (of, kwargs) in REGISTRY.items() if of == family}
@@ -81,12 +93,16 @@ V1_CHANGE = (
 SUPERSEDED: dict[str, str] = {env_id.replace("-v1", "-v0"): env_id for env_id in ENV_SPECS}
 
 def register_envs() -> None:
-    """Register every id of :data:`REGISTRY` with its family's entry points (ids already registered
-    are left alone)."""
+    """Register every id of :data:`REGISTRY` with its family's entry points, and the benchmark's
+    :data:`BENCHMARK_SPECS` (ids already registered are left alone)."""
     for env_id, (family, kwargs) in REGISTRY.items():
         if env_id not in gym.registry:
             points = FAMILY_ENTRY_POINTS[family]
             gym.register(id=env_id, entry_point=points.env, vector_entry_point=points.vector, kwargs=dict(kwargs))
+    plain = FAMILY_ENTRY_POINTS["plain"]
+    for env_id, kwargs in BENCHMARK_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=plain.env, vector_entry_point=plain.vector, kwargs=dict(kwargs))
 
 
 def current_id(env_id: str) -> str:
@@ -131,7 +147,8 @@ def is_absurdle_id(env_id: str) -> bool:
 
 
 __all__ = [
-    "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS", "ENTRY_POINT", "ENV_SPECS",
+    "ABSURDLE_ENTRY_POINT", "ABSURDLE_ENV_SPECS", "BENCHMARK_SPECS", "CHAT_ENTRY_POINT", "CHAT_ENV_SPECS",
+    "ENTRY_POINT", "ENV_SPECS",
     "FAMILY_ENTRY_POINTS", "MULTIBOARD_ENTRY_POINT", "MULTIBOARD_ENV_SPECS", "MULTIBOARD_VECTOR_ENTRY_POINT",
     "REGISTRY", "SUPERSEDED", "V1_CHANGE", "VECTOR_ENTRY_POINT", "EntryPoints", "current_id", "family_name",
     "is_absurdle_id", "is_chat_id", "is_guessgym_id", "is_multiboard_id", "register_envs", "specs_of",

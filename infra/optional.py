@@ -23,6 +23,8 @@ from types import ModuleType
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib"),
     "plots": ("matplotlib",),
+    "benchmark": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "rliable", "matplotlib"),
+    "zoo": ("rl_zoo3",),
     "llm": ("httpx",),
     "ray": ("ray",),
     "datasets": ("datasets",),

@@ -11,6 +11,7 @@ Subcommands::
     guessgym train ...                               train a learned agent (training package)
     guessgym serve [--env ID]                        a chat game in OpenEnv's protocol
     guessgym opener WORD [--hard] [--list L]         a Wordle opener's exact total, rank and loss
+    guessgym benchmark tiers|run|report              the RL benchmark (protocol, runs, rliable)
 
 Modules: :mod:`~guessgym.cli.common` (what the commands share), :mod:`~guessgym.cli.evaluate`
 (evaluate, compare), :mod:`~guessgym.cli.analyze` (analyze), :mod:`~guessgym.cli.games` (play, assist, export-prompts),
@@ -34,14 +35,14 @@ from typing import Any
 
 from ..infra.deprecation import moved_names
 from ..infra.optional import DependencyNotInstalled
-from . import analyze, demos, evaluate, games, info, opener, serve, tree_commands
+from . import analyze, benchmark, demos, evaluate, games, info, opener, serve, tree_commands
 from .common import PROG, OneLineParser, UsageError, agent_from_spec, parse_answers, parse_kwargs
 
 #: The commands of :mod:`guessgym.cli.train`, whose parser is built only when one is asked for.
 TRAINING_COMMANDS = ("train", "train-general")
 
 #: The modules of commands, in the order their commands are listed.
-COMMAND_MODULES = (evaluate, analyze, demos, games, tree_commands, opener, serve, info)
+COMMAND_MODULES = (evaluate, analyze, demos, games, tree_commands, opener, serve, benchmark, info)
 
 
 def build_parser(with_training: bool = False) -> argparse.ArgumentParser:

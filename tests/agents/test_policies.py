@@ -18,7 +18,7 @@ from guessgym.agents.policies import (
     default_candidate_prior,
 )
 from guessgym.envs.env import GuessEnv
-from guessgym.envs.game import nerdle, wordle
+from guessgym.envs.game import make_game, nerdle, wordle
 from guessgym.envs.vector import BatchedGuessEnv
 from guessgym.training.sb3_vec import BatchedVecEnv
 
@@ -196,8 +196,25 @@ def test_wrong_game_is_rejected() -> None:
     env = BatchedVecEnv(BatchedGuessEnv(2, game=nerdle(6), track_candidates=False))
     with pytest.raises(ValueError):
         MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game=game)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="unknown environment id 'mini'"):  # a string is a registered id
         MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game="mini")
+    with pytest.raises(TypeError, match="must contain game="):
+        MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game=6)
+
+
+def test_a_game_given_as_an_id_or_found_from_the_spaces() -> None:
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=nerdle(6), track_candidates=False))
+    by_id = MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4, game="guessgym/MiniNerdle-v1")
+    assert by_id.game.fingerprint == nerdle(6).fingerprint
+    # No game (rl-zoo3's Optuna samples replace policy_kwargs): the one game of these spaces in play.
+    odd = make_game("guessgym/MiniNerdle-v1", answer_sample=37, sample_seed=20261203)
+    env = BatchedVecEnv(BatchedGuessEnv(2, game=odd, track_candidates=False))
+    found = MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4)
+    assert found.game is odd
+    BatchedGuessEnv(1, game=make_game("guessgym/MiniNerdle-v1", answer_sample=37, sample_seed=20261203,
+                                      hard_mode=True), track_candidates=False)
+    with pytest.raises(TypeError, match="several games of these spaces are in play"):
+        MaskableGuessPolicy(env.observation_space, env.action_space, lambda _: 3e-4)
 
 
 def test_fast_sampler_follows_the_distribution_and_never_draws_masked_actions() -> None:

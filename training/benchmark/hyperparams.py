@@ -1,0 +1,198 @@
+"""The benchmark's hyperparameter files: rl-zoo3's format, read without running code.
+
+``data/hyperparams/<algo>.yml`` holds one entry per tier's id, exactly as rl-zoo3's own files do
+(``policy``, ``n_envs``, ``n_timesteps``, the algorithm's keyword arguments and ``policy_kwargs`` as
+the string ``"dict(...)"``), so ``python -m rl_zoo3.train --conf-file`` trains on them unchanged.
+rl-zoo3 reads them with PyYAML's unsafe loader and ``eval``s ``policy_kwargs``; guessgym reads the
+same files with ``yaml.safe_load`` and takes ``policy_kwargs`` apart with :mod:`ast`, accepting
+literals only, and ``policy`` only from :data:`POLICIES`: a file never runs code here.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ...infra.inputs import read_input
+
+#: The algorithms of the reference scores: their stable-baselines3 / sb3-contrib classes, by name.
+ALGORITHMS: dict[str, str] = {
+    "ppo": "stable_baselines3:PPO",
+    "a2c": "stable_baselines3:A2C",
+    "dqn": "stable_baselines3:DQN",
+    "maskable_ppo": "sb3_contrib:MaskablePPO",
+    "qrdqn": "sb3_contrib:QRDQN",
+}
+
+#: Those rl-zoo3 2.9 trains (``--algo``); it has no MaskablePPO.
+ZOO_ALGORITHMS = ("ppo", "a2c", "dqn", "qrdqn")
+
+#: The policies a hyperparameter file may name (module path, as rl-zoo3 imports it).
+POLICIES: dict[str, str] = {
+    "guessgym.agents.policies.GuessActorCriticPolicy": "GuessActorCriticPolicy",
+    "guessgym.agents.policies.MaskableGuessPolicy": "MaskableGuessPolicy",
+    "guessgym.agents.policies.GuessQPolicy": "GuessQPolicy",
+    "guessgym.agents.policies.GuessQuantilePolicy": "GuessQuantilePolicy",
+}
+
+#: Entry keys that are not the algorithm's keyword arguments.
+RUN_KEYS = ("policy", "n_envs", "n_timesteps", "policy_kwargs")
+
+#: rl-zoo3 keys guessgym's runner does not apply (a file that uses them is refused, not half-read).
+UNSUPPORTED = ("normalize", "env_wrapper", "vec_env_wrapper", "frame_stack", "callback", "env_kwargs",
+               "monitor_kwargs", "replay_buffer_class", "replay_buffer_kwargs", "noise_type", "noise_std")
+
+MAX_FILE_BYTES = 1 << 20
+MAX_KWARGS_CHARS = 10_000
+
+
+class HyperparamsError(ValueError):
+    """A hyperparameter file or entry guessgym cannot use (the message names the file and the key)."""
+
+
+@dataclass(frozen=True)
+class Hyperparams:
+    """One entry of a hyperparameter file, resolved.
+
+    Attributes:
+        source: the file it came from.
+        env_id: the entry's id.
+        policy: the policy's class name in :mod:`guessgym.agents.policies`.
+        n_envs: games played in parallel.
+        n_timesteps: the entry's step budget (``None`` if it has none).
+        policy_kwargs: the policy's keyword arguments (literals; ``game`` an id).
+        algorithm_kwargs: the rest, passed to the algorithm's constructor.
+    """
+
+    source: str
+    env_id: str
+    policy: str
+    n_envs: int
+    n_timesteps: int | None
+    policy_kwargs: dict[str, Any]
+    algorithm_kwargs: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as JSON values (what an evaluation file records)."""
+        return {"policy": self.policy, "n_envs": self.n_envs, "n_timesteps": self.n_timesteps,
+                "policy_kwargs": self.policy_kwargs, **self.algorithm_kwargs}
+
+
+def shipped_path(algo: str) -> Path:
+    """The shipped hyperparameter file of ``algo`` (a path inside the installed package)."""
+    if algo not in ALGORITHMS:
+        raise HyperparamsError(f"no shipped hyperparameters for algorithm {algo!r}; shipped: {', '.join(ALGORITHMS)}")
+    root = resources.files(__package__ or "guessgym.training.benchmark") / "data" / "hyperparams"
+    return Path(str(root / f"{algo}.yml"))
+
+
+def parse_policy_kwargs(text: Any, where: str) -> dict[str, Any]:
+    """rl-zoo3's ``policy_kwargs``: ``"dict(key=literal, ...)"`` (nested ``dict(...)`` allowed) or
+    a mapping, as plain values; anything else (a name, a call, an attribute) is refused."""
+    if isinstance(text, dict):
+        return dict(text)
+    if not isinstance(text, str):
+        raise HyperparamsError(f"{where}: policy_kwargs must be a string \"dict(...)\" or a mapping, got {text!r}")
+    value = _literal(text, where)
+    if not isinstance(value, dict):
+        raise HyperparamsError(f"{where}: policy_kwargs must describe a dict, got {text!r}")
+    return value
+
+
+def _literal(text: str, where: str) -> Any:
+    if len(text) > MAX_KWARGS_CHARS:
+        raise HyperparamsError(f"{where}: policy_kwargs is {len(text):,} characters, over {MAX_KWARGS_CHARS:,}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+        return _value(tree.body, where, text)
+    except (SyntaxError, ValueError) as exc:
+        if isinstance(exc, HyperparamsError):
+            raise
+        raise HyperparamsError(f"{where}: policy_kwargs {text[:80]!r} is not a Python literal expression") from None
+    except (TypeError, RecursionError, MemoryError):
+        raise HyperparamsError(f"{where}: policy_kwargs {text[:80]!r} is not a literal dict guessgym reads "
+                               "(an unhashable key, or nested too deep)") from None
+
+
+def _value(node: ast.AST, where: str, text: str) -> Any:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
+        if any(k.arg is None for k in node.keywords):
+            raise HyperparamsError(f"{where}: policy_kwargs {text!r} unpacks a mapping (**), which is not a literal")
+        return {k.arg: _value(k.value, where, text) for k in node.keywords}
+    if isinstance(node, ast.Dict):
+        return {_value(k, where, text) if k is not None else None: _value(v, where, text)
+                for k, v in zip(node.keys, node.values)}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_value(e, where, text) for e in node.elts]
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise HyperparamsError(f"{where}: policy_kwargs {text!r} holds {ast.unparse(node)!r}, which is not a literal "
+                               "(guessgym reads literals, dict(...) and lists only)") from None
+
+
+def load_hyperparams(algo: str, env_id: str, path: str | Path | None = None) -> Hyperparams:
+    """The entry for ``env_id`` in ``path`` (default: the shipped file of ``algo``).
+
+    Raises:
+        HyperparamsError: the file is not YAML, has no entry for ``env_id``, names a policy outside
+            :data:`POLICIES`, uses a key the runner does not apply, or holds a value of the wrong type.
+        FileNotFoundError: no file at ``path``.
+    """
+    import yaml
+
+    source = shipped_path(algo) if path is None else Path(path)
+    raw = read_input(source, "hyperparameter file", max_bytes=MAX_FILE_BYTES)
+    try:
+        document = yaml.safe_load(raw)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:  # a bad !!float raises ValueError
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise HyperparamsError(f"{source}: not YAML that safe_load reads ({first})") from None
+    if not isinstance(document, dict):
+        raise HyperparamsError(f"{source}: a hyperparameter file is a mapping of ids to entries")
+    if env_id not in document:
+        ids = ", ".join(str(k) for k in document if not str(k).startswith("_"))
+        raise HyperparamsError(f"{source} has no entry for {env_id}; it has {ids or 'none'}")
+    entry = document[env_id]
+    where = f"{source} [{env_id}]"
+    if not isinstance(entry, dict):
+        raise HyperparamsError(f"{where}: an entry is a mapping of settings")
+    bad = sorted(set(entry) & set(UNSUPPORTED))
+    if bad:
+        raise HyperparamsError(f"{where}: {', '.join(bad)} is rl-zoo3 only; guessgym's runner does not apply it")
+    policy = entry.get("policy")
+    if policy not in POLICIES:
+        raise HyperparamsError(f"{where}: policy must be one of {', '.join(POLICIES)}; got {policy!r}")
+    n_envs = entry.get("n_envs", 1)
+    if type(n_envs) is not int or not 1 <= n_envs <= 1024:
+        raise HyperparamsError(f"{where}: n_envs must be an int from 1 to 1024, got {n_envs!r}")
+    steps = entry.get("n_timesteps")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, float))
+                              or not math.isfinite(steps) or steps < 1 or steps != int(steps)):
+        raise HyperparamsError(f"{where}: n_timesteps must be a positive whole number, got {steps!r}")
+    if not all(isinstance(k, str) and k.isidentifier() for k in entry):
+        raise HyperparamsError(f"{where}: every setting's name must be an identifier, got "
+                               f"{[k for k in entry if not (isinstance(k, str) and k.isidentifier())][:3]}")
+    kwargs = {k: v for k, v in entry.items() if k not in RUN_KEYS}
+    for key, value in kwargs.items():
+        if isinstance(value, str) or not isinstance(value, (int, float, bool, list)):
+            raise HyperparamsError(f"{where}: {key} must be a number, a bool or a list, got {value!r} (rl-zoo3's "
+                                   "schedule strings such as 'lin_3e-4' are not read here)")
+    if isinstance(kwargs.get("train_freq"), list):
+        kwargs["train_freq"] = tuple(kwargs["train_freq"])
+    policy_kwargs = parse_policy_kwargs(entry.get("policy_kwargs", "dict()"), where)
+    if not all(isinstance(k, str) and k.isidentifier() for k in policy_kwargs):
+        raise HyperparamsError(f"{where}: policy_kwargs' names must be identifiers")
+    if policy_kwargs.get("game", env_id) != env_id:
+        raise HyperparamsError(f"{where}: policy_kwargs game {policy_kwargs['game']!r} is not the entry's id")
+    policy_kwargs["game"] = env_id
+    return Hyperparams(str(source), env_id, POLICIES[policy], n_envs, None if steps is None else int(steps),
+                       policy_kwargs, kwargs)
+
+
+__all__ = ["ALGORITHMS", "POLICIES", "UNSUPPORTED", "ZOO_ALGORITHMS", "Hyperparams", "HyperparamsError",
+           "load_hyperparams", "parse_policy_kwargs", "shipped_path"]

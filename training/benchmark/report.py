@@ -1,0 +1,250 @@
+"""The benchmark's report: rliable's aggregates and figures over saved runs.
+
+:func:`build_report` reads every ``evaluations.json`` under the given folders (checked by
+:func:`~guessgym.training.benchmark.records.check_record`: the protocol's version, tiers and
+budgets only), keeps the complete runs, and computes with rliable (Agarwal et al., 2021, "Deep RL
+at the Edge of the Statistical Precipice"):
+
+* per algorithm, the interquartile mean (IQM) of the final **normalised score** ``1 − regret`` (1: the
+  proven optimum, 0: the random-consistent baseline; rliable's functions take higher as better) over
+  every run of every tier, and the median and mean over tiers of each tier's mean over seeds (rliable's
+  definitions), with 95% stratified-bootstrap intervals;
+* performance profiles: the share of runs whose regret is at most τ, with intervals;
+* the probability of improvement of each algorithm over each other;
+* per tier, learning curves: the IQM of the regret over seeds at each evaluation step, with intervals.
+
+It writes ``summary.json`` (every number above, and each run's final regret and win rate),
+``README.md`` (the tables, the figures, the command) and the figures as PNGs.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from importlib import resources
+from itertools import permutations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...infra.atomic import atomic_write_bytes
+from .protocol import PROTOCOL_VERSION, TIERS, anchors_of
+
+#: The figures a report draws (file names).
+FIGURES = ("aggregates.png", "profiles.png", "improvement.png", "curves.png")
+
+#: The regret thresholds of the performance profiles (fine between the optimum and random play, coarser above).
+PROFILE_TAUS = np.concatenate([np.linspace(0.0, 1.0, 81), np.linspace(1.1, 10.0, 90)])
+
+
+def _random(seed: int) -> np.random.RandomState:
+    return np.random.RandomState(seed)
+
+
+def default_runs() -> Path:
+    """The reference runs of a checkout (``results/benchmark/runs``)."""
+    return Path("results") / "benchmark" / "runs"
+
+
+def load_runs(roots: list[Path]) -> list[dict[str, Any]]:
+    """Every complete run under ``roots`` (each file checked; duplicates of a run refused)."""
+    from .runner import read_evaluations
+
+    files: list[Path] = []
+    for root in roots:
+        if root.is_file():
+            files.append(root)
+        elif root.is_dir():
+            files += sorted(root.rglob("evaluations.json"))
+        else:
+            raise ValueError(f"{root}: no such file or folder of runs")
+    runs: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str, int], Path] = {}
+    for path in files:
+        record = read_evaluations(path)
+        key = (record["algo"], record["tier"], record["seed"])
+        if key in seen:
+            raise ValueError(f"{path} and {seen[key]} are the same run ({key[0]} on {key[1]}, seed {key[2]})")
+        seen[key] = path
+        if record["complete"]:
+            runs.append({**record, "path": str(path)})
+    if not runs:
+        raise ValueError(f"no complete run under {', '.join(map(str, roots))} (evaluations.json with complete: true)")
+    return runs
+
+
+def score_matrices(runs: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], list[str], dict[str, list[int]]]:
+    """Per algorithm, the ``(seeds, tiers)`` matrix of final normalised scores over the tiers every
+    algorithm has, and over the seeds each algorithm has on every one of those tiers."""
+    algos = sorted({r["algo"] for r in runs})
+    tiers = [t.name for t in TIERS if all(any(r["tier"] == t.name and r["algo"] == a for r in runs) for a in algos)]
+    if not tiers:
+        raise ValueError("no tier has complete runs of every algorithm; report fewer algorithms or add runs")
+    scores, seeds_of = {}, {}
+    for algo in algos:
+        by = {(r["tier"], r["seed"]): 1.0 - r["final"]["regret"] for r in runs if r["algo"] == algo}
+        seeds = sorted(set.intersection(*[{s for (t, s) in by if t == tier} for tier in tiers]))
+        scores[algo] = np.array([[by[(tier, s)] for tier in tiers] for s in seeds])
+        seeds_of[algo] = seeds
+    return scores, tiers, seeds_of
+
+
+def aggregates(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
+    """IQM, median and mean of the normalised score per algorithm, with 95% stratified-bootstrap intervals."""
+    from rliable import library as rly
+    from rliable import metrics
+
+    def aggregate(x: np.ndarray) -> np.ndarray:
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_median(x), metrics.aggregate_mean(x)])
+
+    point, intervals = rly.get_interval_estimates(scores, aggregate, reps=reps, random_state=_random(seed))
+    names = ("iqm", "median", "mean")
+    return {algo: {name: {"score": float(point[algo][i]), "low": float(intervals[algo][0, i]),
+                          "high": float(intervals[algo][1, i])} for i, name in enumerate(names)}
+            for algo in scores}
+
+
+def profiles(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
+    """The share of runs with regret at most τ for each τ of :data:`PROFILE_TAUS`, with intervals."""
+    from rliable import library as rly
+
+    negated = {a: -(1.0 - s) for a, s in scores.items()}  # -regret > -tau - eps  <=>  regret <= tau
+    saved = np.random.get_state()  # noqa: NPY002  (create_performance_profile draws from numpy's global generator)
+    np.random.seed(seed)  # noqa: NPY002
+    try:
+        point, intervals = rly.create_performance_profile(negated, -PROFILE_TAUS - 1e-12, reps=reps)
+    finally:
+        np.random.set_state(saved)  # noqa: NPY002
+    return {a: {"share": point[a].tolist(), "low": intervals[a][0].tolist(), "high": intervals[a][1].tolist()}
+            for a in scores}
+
+
+def improvements(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
+    """P(X > Y) of every ordered pair of algorithms (a run of X scores higher than one of Y, averaged
+    over tiers), with intervals."""
+    from rliable import library as rly
+    from rliable import metrics
+
+    pairs = {f"{x},{y}": (scores[x], scores[y]) for x, y in permutations(sorted(scores), 2)}
+    if not pairs:
+        return {}
+    point, intervals = rly.get_interval_estimates(pairs, metrics.probability_of_improvement, reps=reps,
+                                                  random_state=_random(seed))
+    return {k: {"probability": float(np.ravel(point[k])[0]), "low": float(np.ravel(intervals[k])[0]),
+                "high": float(np.ravel(intervals[k])[1])} for k in pairs}
+
+
+def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
+    """Per tier and algorithm: the IQM over seeds of the regret at each evaluation step, with intervals."""
+    from rliable import library as rly
+    from rliable import metrics
+
+    out: dict[str, Any] = {}
+    for t in TIERS:
+        mine = [r for r in runs if r["tier"] == t.name]
+        if not mine:
+            continue
+        out[t.name] = {}
+        for algo in sorted({r["algo"] for r in mine}):
+            rows = [r for r in mine if r["algo"] == algo]
+            steps = [e["step"] for e in rows[0]["evaluations"]]
+            if any([e["step"] for e in r["evaluations"]] != steps for r in rows):
+                raise ValueError(f"{algo} on {t.name}: runs evaluated at different steps cannot share a curve")
+            regret = np.array([[e["regret"] for e in r["evaluations"]] for r in rows])[:, None, :]  # runs, 1, steps
+
+            def iqm(x: np.ndarray) -> np.ndarray:
+                return np.array([metrics.aggregate_iqm(x[..., k]) for k in range(x.shape[-1])])
+
+            point, intervals = rly.get_interval_estimates({algo: regret}, iqm, reps=reps, random_state=_random(seed))
+            out[t.name][algo] = {"steps": steps, "iqm": point[algo].tolist(), "low": intervals[algo][0].tolist(),
+                                 "high": intervals[algo][1].tolist(), "seeds": len(rows)}
+    return out
+
+
+def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    tiers = [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+    algos = sorted({r["algo"] for r in runs})
+    head = "| algorithm | IQM regret [95% CI] | " + " | ".join(f"{t}: regret (win rate)" for t in tiers) + " |"
+    lines = [head, "|" + "---|" * (2 + len(tiers))]
+    for algo in algos:
+        agg = summary["aggregates"].get(algo, {}).get("iqm")
+        iqm = "-" if agg is None else f"{1 - agg['score']:.3f} [{1 - agg['high']:.3f}, {1 - agg['low']:.3f}]"
+        cells = []
+        for t in tiers:
+            mine = [r for r in runs if r["algo"] == algo and r["tier"] == t]
+            if not mine:
+                cells.append("-")
+                continue
+            regret = np.array([r["final"]["regret"] for r in mine])
+            wins = np.array([r["final"]["win_rate"] for r in mine])
+            cells.append(f"{regret.mean():.3f} ± {regret.std(ddof=1) if len(mine) > 1 else 0:.3f} "
+                         f"({wins.mean():.1%}, {len(mine)} seeds)")
+        lines.append(f"| {algo} | {iqm} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def build_report(roots: list[Path], out: Path, *, reps: int = 2000, seed: int = 0, plots: bool = True,
+                 command: str | None = None) -> dict[str, Any]:
+    """Read the runs under ``roots``, compute every aggregate, write the report into ``out``;
+    return the summary (with its Markdown ``table`` and the ``figures`` written)."""
+    runs = load_runs(roots)
+    with warnings.catch_warnings():
+        # rliable 1.2 hands arch its RandomState through a keyword arch 7 deprecates; the draws are the same.
+        warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
+        return _build_report(runs, out, reps, seed, plots, command)
+
+
+def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, plots: bool,
+                  command: str | None) -> dict[str, Any]:
+    scores, tiers, seeds_of = score_matrices(runs)
+    summary: dict[str, Any] = {
+        "protocol": PROTOCOL_VERSION, "reps": reps, "seed": seed, "aggregated_tiers": tiers,
+        "seeds": seeds_of,
+        "anchors": {t: {"optimum_mean": anchors_of(t).optimum_mean, "random_mean": anchors_of(t).random_mean,
+                        "proven": anchors_of(t).proven} for t in sorted({r["tier"] for r in runs})},
+        "aggregates": aggregates(scores, reps, seed),
+        "profiles": {"taus": PROFILE_TAUS.tolist(), **profiles(scores, reps, seed)},
+        "improvement": improvements(scores, reps, seed),
+        "curves": curves(runs, reps, seed),
+        "runs": [{k: r[k] for k in ("algo", "tier", "seed")} | {"regret": r["final"]["regret"],
+                 "win_rate": r["final"]["win_rate"], "mean_score": r["final"]["mean_score"],
+                 "wall_s": r["final"]["wall_s"], "resumed_at": r["resumed_at"]} for r in runs],
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    figures: list[str] = []
+    if plots:
+        from .figures import draw_all
+
+        figures = draw_all(summary, out)
+    table = _table(runs, summary)
+    summary["table"] = table
+    summary["figures"] = figures
+    atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=1) + "\n").encode())
+    atomic_write_bytes(out / "README.md", _page(summary, runs, command).encode())
+    return summary
+
+
+def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | None) -> str:
+    template = resources.files(__package__ or "guessgym.training.benchmark").joinpath("data").joinpath("report.md")
+    pairs = summary["improvement"]
+    algos = sorted(summary["aggregates"])
+    grid = ["| P(row > column) | " + " | ".join(algos) + " |", "|" + "---|" * (len(algos) + 1)]
+    for x in algos:
+        cells = ["-" if x == y else f"{pairs[f'{x},{y}']['probability']:.2f}" for y in algos]
+        grid.append(f"| {x} | " + " | ".join(cells) + " |")
+    anchors = ["| tier | answers | optimum (mean) | random-consistent (mean) |", "|---|---|---|---|"]
+    for t, a in summary["anchors"].items():
+        anchors.append(f"| {t} | {anchors_of(t).answers} | {a['optimum_mean']:.4f}{'' if a['proven'] else ' *'} "
+                       f"| {a['random_mean']:.4f} |")
+    figures = "\n\n".join(f"![{name}]({name})" for name in summary["figures"])
+    return template.read_text(encoding="utf-8").format(
+        protocol=PROTOCOL_VERSION, runs=len(runs), table=summary["table"], improvement="\n".join(grid),
+        anchors="\n".join(anchors), figures=figures or "(figures not drawn: --no-plots)",
+        tiers=", ".join(summary["aggregated_tiers"]), reps=summary["reps"],
+        command=command or "guessgym benchmark report results/benchmark/runs --out results/benchmark",
+        resumed=sum(1 for r in runs if r["resumed_at"]))
+
+
+__all__ = ["FIGURES", "PROFILE_TAUS", "aggregates", "build_report", "curves", "default_runs", "improvements",
+           "load_runs", "profiles", "score_matrices"]

@@ -1,0 +1,403 @@
+"""One benchmark run: an algorithm, a tier, a seed; resumable; evaluations in the protocol's format.
+
+:func:`run` trains ``algo`` from scratch on the tier's id with the hyperparameter file's entry
+(the shipped one unless given), for the tier's budget, on the batched environment. Every
+``eval_every`` steps (at the first rollout boundary past each) it plays the deterministic policy
+on every scored answer and appends the evaluation to ``evaluations.json``
+(:data:`EVALUATIONS_FORMAT`, read back by :func:`read_evaluations`), then writes a checkpoint.
+
+A run lives in ``<log_dir>/<tier>/<algo>/seed-<S>/``:
+
+* ``evaluations.json``: the protocol's record of the run (its settings, every evaluation, the
+  final one with each answer's guesses once ``complete``);
+* ``checkpoint/``: ``state.json`` and ``state.npz`` (written atomically, read with
+  ``allow_pickle=False``): the network and optimizer tensors, the replay buffer of the
+  off-policy algorithms, every game's state, the random generators and the algorithm's counters.
+  Resuming builds the model from the hyperparameters again and loads that state into it, so a
+  resumed run takes exactly the steps an uninterrupted one takes (``tests/training/test_benchmark.py``
+  compares them); it is removed when the run completes;
+* ``model.zip``: the final model in stable-baselines3's own format, for SB3 and rl-zoo3 (guessgym
+  never opens it: SB3's loader unpickles).
+
+A user's own algorithm runs through the same function: ``algo`` as ``"package.module:Class"`` (a
+stable-baselines3 ``BaseAlgorithm``), with a hyperparameter file that has the tier's id.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
+
+from ...agents import policies as guess_policies
+from ...agents.rollout import play_batched
+from ...envs.game import Game, make_game
+from ...envs.vector import BatchedGuessEnv
+from ...infra.atomic import atomic_directory, atomic_write_bytes
+from ...infra.inputs import read_input, read_npz
+from ..checkpoints import (
+    decode_state,
+    encode_state,
+    load_optimizer_state,
+    optimizer_state,
+    rng_state,
+    set_rng_state,
+)
+from ..numerics import pin_numerics
+from ..sb3_vec import BatchedVecEnv
+from .hyperparams import ALGORITHMS, Hyperparams, load_hyperparams
+from .protocol import PROTOCOL_VERSION, SEEDS, Tier, anchors_of, check_version
+from .protocol import tier as protocol_tier
+
+#: The version of ``evaluations.json``'s layout.
+EVALUATIONS_FORMAT = 1
+
+#: The algorithm attributes a checkpoint restores besides the tensors (those an algorithm lacks are skipped).
+COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_n_calls", "exploration_rate", "_last_obs",
+            "_last_episode_starts", "_last_original_obs", "ep_info_buffer", "ep_success_buffer")
+
+#: The replay buffer's fields a checkpoint holds.
+BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts", "pos", "full")
+
+MAX_STATE_BYTES = 4 << 30
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What defines a run.
+
+    Attributes:
+        algo: a name of :data:`~guessgym.training.benchmark.hyperparams.ALGORITHMS`, or
+            ``"package.module:Class"`` for a user's own stable-baselines3 algorithm.
+        tier: the tier (:func:`~guessgym.training.benchmark.protocol.tier`).
+        seed: the run's seed (the protocol's reference seeds are :data:`SEEDS`).
+        log_dir: the parent folder of runs.
+        hyperparams: a hyperparameter file (``None``: the shipped file of ``algo``).
+        torch_threads: ``torch.set_num_threads`` for the run (part of what makes it reproducible).
+    """
+
+    algo: str
+    tier: Tier
+    seed: int
+    log_dir: Path
+    hyperparams: Path | None = None
+    torch_threads: int = 1
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.log_dir) / self.tier.name / self.algo.replace(":", "-") / f"seed-{self.seed}"
+
+
+def algorithm_class(algo: str) -> type[BaseAlgorithm]:
+    """The class of ``algo``: a shipped name, or ``"package.module:Class"`` (imported: the user named it)."""
+    target = ALGORITHMS.get(algo, algo)
+    module_name, _, class_name = target.partition(":")
+    if not class_name:
+        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGORITHMS)} or give your own "
+                         "stable-baselines3 algorithm as package.module:Class")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"algorithm {algo!r}: cannot import {target} ({exc})") from None
+    if not (isinstance(cls, type) and issubclass(cls, BaseAlgorithm)):
+        raise ValueError(f"algorithm {algo!r}: {target} is not a stable-baselines3 BaseAlgorithm subclass")
+    return cls
+
+
+def build(spec: RunSpec, hp: Hyperparams, game: Game) -> tuple[BaseAlgorithm, BatchedVecEnv]:
+    """A new model of the run (seeded) on a new batched environment of ``game``."""
+    venv = BatchedVecEnv(BatchedGuessEnv(hp.n_envs, game=game, track_candidates=False))
+    policy = getattr(guess_policies, hp.policy)
+    try:
+        model = algorithm_class(spec.algo)(policy, venv, seed=spec.seed, verbose=0, device="cpu",
+                                           policy_kwargs=dict(hp.policy_kwargs), **hp.algorithm_kwargs)
+    except (TypeError, ValueError, AssertionError) as exc:
+        raise ValueError(f"{hp.source} [{hp.env_id}]: {spec.algo} cannot be built with these settings "
+                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    return model, venv
+
+
+def greedy_actions(model: BaseAlgorithm) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
+    """The model's deterministic action for a batch of observations (with its masks when the
+    algorithm takes them, as MaskablePPO does)."""
+    keys = list(getattr(model.observation_space, "spaces", {}))
+    masked = "action_masks" in model.predict.__code__.co_varnames
+    predict: Any = model.predict
+
+    def act(obs: dict[str, np.ndarray]) -> np.ndarray:
+        extra = {"action_masks": obs["action_mask"].astype(bool)} if masked else {}
+        action, _ = predict({k: obs[k] for k in keys}, deterministic=True, **extra)
+        return np.asarray(action, dtype=np.int64)
+
+    return act
+
+
+def evaluate_model(model: BaseAlgorithm, game: Game) -> np.ndarray:
+    """Each scored answer's guesses under the deterministic policy (0: lost), the global random
+    generators left as they were (so evaluating does not change the training that follows)."""
+    saved = rng_state()
+    try:
+        return play_batched(greedy_actions(model), game)
+    finally:
+        set_rng_state(saved)
+
+
+def score_row(step: int, guesses: np.ndarray, game: Game, regret: Callable[[float], float],
+              wall_s: float) -> dict[str, Any]:
+    """One evaluation in the protocol's terms (a lost game scores ``max_attempts + 1``)."""
+    scores = np.where(guesses > 0, guesses, game.max_attempts + 1)
+    mean = float(scores.mean())
+    return {"step": int(step), "mean_score": round(mean, 6), "win_rate": round(float((guesses > 0).mean()), 6),
+            "regret": round(regret(mean), 6), "wall_s": round(wall_s, 3)}
+
+
+class _Evaluations(BaseCallback):
+    """Evaluates, records and checkpoints at the first rollout boundary past each evaluation step."""
+
+    def __init__(self, record: dict[str, Any], spec: RunSpec, scored: Game, clock: Callable[[], float],
+                 save: Callable[[], None], stop_event: threading.Event | None) -> None:
+        super().__init__()
+        self.record, self.spec, self.scored, self.clock, self.save = record, spec, scored, clock, save
+        self.regret = anchors_of(spec.tier.name).regret
+        self.stop_event = stop_event
+        self.stopped = False
+
+    def due(self) -> bool:
+        done = self.record["evaluations"]
+        last = done[-1]["step"] if done else 0
+        steps = [s for s in self.spec.tier.evaluation_steps if s > last]
+        return bool(steps) and self.model.num_timesteps >= steps[0]
+
+    def evaluate(self) -> dict[str, Any]:
+        guesses = evaluate_model(self.model, self.scored)
+        row = score_row(self.model.num_timesteps, guesses, self.scored, self.regret, self.clock())
+        self.record["evaluations"].append(row)
+        self.last_guesses = guesses
+        return row
+
+    def _on_rollout_start(self) -> None:
+        if self.due():
+            self.evaluate()
+            self.save()
+        if self.stop_event is not None and self.stop_event.is_set():
+            self.save()
+            self.stopped = True
+
+    def _on_step(self) -> bool:
+        return not self.stopped
+
+
+# ---- the checkpoint -------------------------------------------------------------------------------
+def _model_state(model: BaseAlgorithm, env: BatchedVecEnv) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "counters": {k: getattr(model, k) for k in COUNTERS if hasattr(model, k)},
+        "policy": dict(model.policy.state_dict()),
+        "optimizer": optimizer_state(model.policy.optimizer),
+        "env": env.get_state(),
+        "rng": rng_state(),
+        "action_space_rng": model.action_space.np_random.bit_generator.state,  # off-policy warm-up and epsilon draws
+    }
+    buffer = getattr(model, "replay_buffer", None)
+    if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
+        n = buffer.buffer_size if buffer.full else buffer.pos
+        state["replay_buffer"] = {
+            f: (getattr(buffer, f) if f in ("pos", "full") else _head(getattr(buffer, f), n)) for f in BUFFER_FIELDS
+            if hasattr(buffer, f) and getattr(buffer, f) is not None}
+    return state
+
+
+def _head(value: Any, n: int) -> Any:
+    return {k: v[:n] for k, v in value.items()} if isinstance(value, dict) else value[:n]
+
+
+def _load_model_state(model: BaseAlgorithm, env: BatchedVecEnv, state: dict[str, Any]) -> None:
+    for key, value in state["counters"].items():
+        if key not in COUNTERS:
+            raise ValueError(f"unknown counter {key!r}")
+        setattr(model, key, value)
+    model.policy.load_state_dict(state["policy"])
+    load_optimizer_state(model.policy.optimizer, state["optimizer"])
+    env.set_state(state["env"])
+    if "replay_buffer" in state:
+        buffer = model.replay_buffer  # type: ignore[attr-defined]
+        for key, value in state["replay_buffer"].items():
+            if key not in BUFFER_FIELDS:
+                raise ValueError(f"unknown replay buffer field {key!r}")
+            if key in ("pos", "full"):
+                setattr(buffer, key, value)
+                continue
+            target = getattr(buffer, key)
+            for name, part in (value.items() if isinstance(value, dict) else [(None, value)]):
+                into = target[name] if name is not None else target
+                into[: len(part)] = part
+    model.action_space.np_random.bit_generator.state = state["action_space_rng"]
+    set_rng_state(state["rng"])
+
+
+def save_checkpoint(run_dir: Path, model: BaseAlgorithm, env: BatchedVecEnv, record: dict[str, Any]) -> None:
+    """Write ``evaluations.json`` and the checkpoint of the current state, each atomically."""
+    arrays: dict[str, np.ndarray] = {}
+    document = json.dumps(encode_state({"format": EVALUATIONS_FORMAT, "step": int(model.num_timesteps),
+                                        **_model_state(model, env)}, arrays)).encode()
+    buffer = io.BytesIO()
+    np.savez(buffer, allow_pickle=False, **arrays)
+    with atomic_directory(run_dir / "checkpoint") as tmp:
+        (tmp / "state.npz").write_bytes(buffer.getvalue())
+        (tmp / "state.json").write_bytes(document)
+    write_evaluations(run_dir, record)
+
+
+def load_checkpoint(run_dir: Path) -> dict[str, Any] | None:
+    """The checkpoint's state (``None`` without one); a ``ValueError`` naming it if damaged."""
+    folder = run_dir / "checkpoint"
+    if not (folder / "state.json").is_file() or not (folder / "state.npz").is_file():
+        return None
+    try:
+        arrays = read_npz(folder / "state.npz", "benchmark checkpoint", max_bytes=MAX_STATE_BYTES)
+        state = decode_state(json.loads(read_input(folder / "state.json", "benchmark checkpoint",
+                                                   max_bytes=MAX_STATE_BYTES)), arrays)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{folder}: not a checkpoint this guessgym reads ({exc})") from None
+    if not isinstance(state, dict) or state.get("format") != EVALUATIONS_FORMAT:
+        raise ValueError(f"{folder}: not a checkpoint of format {EVALUATIONS_FORMAT}")
+    return state
+
+
+# ---- the evaluations file ---------------------------------------------------------------------------
+def write_evaluations(run_dir: Path, record: dict[str, Any]) -> None:
+    atomic_write_bytes(run_dir / "evaluations.json", (json.dumps(record, indent=1) + "\n").encode())
+
+
+def read_evaluations(path: str | Path, *, protocol_tiers: bool = True) -> dict[str, Any]:
+    """A run's ``evaluations.json``, checked (read as JSON; a ``ValueError`` names what is wrong;
+    ``protocol_tiers``: see :func:`~guessgym.training.benchmark.records.check_record`)."""
+    from .records import check_record
+
+    path = Path(path)
+    try:
+        data = json.loads(read_input(path, "evaluations file", max_bytes=64 << 20))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    return check_record(data, str(path), protocol_tiers=protocol_tiers)
+
+
+# ---- the run -------------------------------------------------------------------------------------------
+def _new_record(spec: RunSpec, hp: Hyperparams, scored: Game, numerics: dict[str, Any]) -> dict[str, Any]:
+    return {"protocol": PROTOCOL_VERSION, "format": EVALUATIONS_FORMAT, "tier": spec.tier.name,
+            "budget": spec.tier.budget, "eval_every": spec.tier.eval_every, "env_id": spec.tier.env_id,
+            "algo": spec.algo, "seed": spec.seed, "scored_answers": len(scored.answers),
+            "hyperparams_file": hp.source, "hyperparams": hp.as_dict(), "torch_threads": spec.torch_threads,
+            "numerics": numerics, "guessgym": metadata.version("guessgym"), "resumed_at": [], "evaluations": [],
+            "complete": False, "final": None}
+
+
+def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Event | None = None,
+        say: Callable[[str], None] | None = None) -> Path:
+    """Run (or resume, or find complete) the run ``spec`` describes; return its ``evaluations.json``.
+
+    Raises:
+        ValueError: an unknown algorithm, a hyperparameter entry that does not fit the tier
+            (its ``n_timesteps`` differs from the budget), a run folder holding another run.
+    """
+    tier = spec.tier
+    algorithm_class(spec.algo)  # an unknown algorithm fails before anything is read or written
+    if spec.hyperparams is None and spec.algo not in ALGORITHMS:
+        raise ValueError(f"algorithm {spec.algo!r} has no shipped hyperparameters: give a file (--hyperparams)")
+    hp = load_hyperparams(spec.algo, tier.env_id, spec.hyperparams)
+    masks = "action_masks" in algorithm_class(spec.algo).predict.__code__.co_varnames
+    if make_game(tier.env_id).hard_mode and not masks:
+        raise ValueError(f"tier {tier.name} is hard mode, whose rejected guesses use no attempt: an algorithm without "
+                         "action masks would repeat them without end; run one that takes masks (maskable_ppo)")
+    budget = protocol_tier(tier.name).budget
+    if hp.n_timesteps is not None and hp.n_timesteps != budget:
+        raise ValueError(f"{hp.source} [{tier.env_id}]: n_timesteps {hp.n_timesteps:,} is not tier {tier.name}'s "
+                         f"budget {budget:,} (the protocol fixes the budget)")
+    run_dir = spec.run_dir
+    path = run_dir / "evaluations.json"
+    record = read_evaluations(path, protocol_tiers=False) if path.is_file() else None
+    if record is not None:
+        same = {k: record[k] for k in ("tier", "algo", "seed", "budget", "hyperparams")}
+        wanted = {"tier": tier.name, "algo": spec.algo, "seed": spec.seed, "budget": tier.budget,
+                  "hyperparams": hp.as_dict()}
+        if same != json.loads(json.dumps(wanted)):
+            raise ValueError(f"{run_dir} holds another run ({same['algo']} on {same['tier']}, seed {same['seed']}, "
+                             "other hyperparameters or budget); choose another --log-dir or remove it")
+        if record["complete"]:
+            if say:
+                say(f"{run_dir}: complete (regret {record['final']['regret']:.4f}); nothing to do")
+            return path
+    numerics = pin_numerics("portable")
+    previous = th.get_num_threads()
+    th.set_num_threads(spec.torch_threads)
+    try:
+        return _run(spec, hp, record, progress_bar, stop_event, say, numerics)
+    finally:
+        th.set_num_threads(previous)
+
+
+def _run(spec: RunSpec, hp: Hyperparams, record: dict[str, Any] | None, progress_bar: bool,
+         stop_event: threading.Event | None, say: Callable[[str], None] | None, numerics: dict[str, Any]) -> Path:
+    tier, run_dir = spec.tier, spec.run_dir
+    game, scored = tier.training_game(), tier.scored_game()
+    model, venv = build(spec, hp, game)
+    state = load_checkpoint(run_dir) if record is not None else None
+    if record is None or state is None:
+        record = _new_record(spec, hp, scored, {**numerics, "torch_threads": spec.torch_threads})
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_evaluations(run_dir, record)
+        wall_start = 0.0
+    else:
+        step = int(state["step"])
+        record["evaluations"] = [e for e in record["evaluations"] if e["step"] <= step]
+        record["resumed_at"].append(step)
+        wall_start = record["evaluations"][-1]["wall_s"] if record["evaluations"] else 0.0
+        _load_model_state(model, venv, state)
+        if say:
+            say(f"{run_dir}: resuming at step {step:,}")
+    started = time.perf_counter()
+
+    def clock() -> float:
+        return wall_start + time.perf_counter() - started
+
+    callback = _Evaluations(record, spec, scored, clock, lambda: save_checkpoint(run_dir, model, venv, record),
+                            stop_event)
+    remaining = tier.budget - int(model.num_timesteps)
+    if remaining > 0:
+        model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=state is None,
+                    progress_bar=progress_bar)
+        if callback.stopped:
+            return run_dir / "evaluations.json"
+    callback.init_callback(model)
+    if callback.due() or not record["evaluations"]:
+        callback.evaluate()
+    else:
+        callback.last_guesses = evaluate_model(model, scored)
+    final = dict(record["evaluations"][-1])
+    final["guesses"] = [int(g) for g in callback.last_guesses]
+    record.update(final=final, complete=True)
+    model.save(run_dir / "model.zip")
+    write_evaluations(run_dir, record)
+    shutil.rmtree(run_dir / "checkpoint", ignore_errors=True)
+    if say:
+        say(f"{run_dir}: complete at step {final['step']:,}: mean score {final['mean_score']:.4f}, "
+            f"win rate {final['win_rate']:.2%}, regret {final['regret']:.4f}")
+    return run_dir / "evaluations.json"
+
+
+__all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "SEEDS", "RunSpec", "algorithm_class", "build",
+           "check_version", "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "run",
+           "save_checkpoint", "score_row", "write_evaluations"]
