@@ -483,6 +483,7 @@ IMPORTED_RESULTS = (
     ("results/learned/cards/wordle-hard-cloned.md", "card-wordle-hard-cloned.md"),
     ("results/learned/cards/nerdle-cloned.md", "card-nerdle-cloned.md"),
     ("results/learned/reproducibility-cloning.md", "reproducibility-cloning.md"),
+    ("results/benchmark/README.md", "rl-benchmark.md"),
     ("results/reproductions/REPRODUCTIONS.md", "reproductions.md"),
     ("results/demos/README.md", "demos.md"),
     ("results/llm/leaderboard.md", "llm.md"),

@@ -251,6 +251,13 @@ def test_bad_algorithms_are_refused_before_anything_is_written(tmp_path: Path, a
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("algo", ["ppo", "a2c", "dqn", "qrdqn"])
+def test_hard_mode_needs_an_algorithm_that_takes_masks(tmp_path: Path, algo: str) -> None:
+    with pytest.raises(ValueError, match="hard mode.*maskable_ppo"):
+        run(RunSpec(algo, tier("wordle-hard"), 0, tmp_path))
+    assert not any(tmp_path.iterdir())
+
+
 def test_a_folder_holding_another_run_is_refused(small_runs: Path, tmp_path: Path) -> None:
     target = tmp_path / "micro-nerdle" / "ppo" / "seed-0"
     target.mkdir(parents=True)
@@ -293,7 +300,12 @@ def test_the_report_matches_direct_computation(tmp_path: Path) -> None:
     for (algo, t), regrets in final.items():
         for seed, r in enumerate(regrets):
             _write(tmp_path / "runs", _record(algo, t, seed, [r + 1.0, float(r)]))
+    before = np.random.get_state()[1].copy()  # noqa: NPY002
     summary = build_report([tmp_path / "runs"], tmp_path / "out", reps=500)
+    assert (np.random.get_state()[1] == before).all()  # rliable's global draws are seeded and put back  # noqa: NPY002
+    again = build_report([tmp_path / "runs"], tmp_path / "again", reps=500, plots=False)
+    assert {k: again[k] for k in ("aggregates", "profiles", "improvement", "curves")} == {
+        k: summary[k] for k in ("aggregates", "profiles", "improvement", "curves")}  # the same seed, the same report
     for algo in ("good", "poor"):
         normalised = 1.0 - np.concatenate([final[(algo, "micro-nerdle")], final[(algo, "wordle-100")]])
         iqm = summary["aggregates"][algo]["iqm"]
@@ -363,3 +375,43 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "| a | 0.300" in out and (tmp_path / "out" / "README.md").is_file()
 
+
+
+# ---- the committed reference scores --------------------------------------------------------------------------
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "benchmark"
+REFERENCE_TIERS = ("micro-nerdle", "mini-nerdle", "wordle-100")
+
+
+def test_the_reference_runs_are_complete_for_every_algorithm_tier_and_seed() -> None:
+    runs = load_runs([RESULTS / "runs"])
+    have = {(r["algo"], r["tier"], r["seed"]) for r in runs}
+    assert have == {(a, t, s) for a in ALGORITHMS for t in REFERENCE_TIERS for s in SEEDS}
+    for r in runs:
+        assert r["hyperparams"] == load_hyperparams(r["algo"], tier(r["tier"]).env_id).as_dict()
+        assert r["final"]["step"] == tier(r["tier"]).budget
+
+
+def test_the_committed_report_is_of_the_committed_runs() -> None:
+    """Every number of results/benchmark/summary.json that needs no resampling, recomputed from the runs."""
+    summary = json.loads((RESULTS / "summary.json").read_text())
+    runs = {(r["algo"], r["tier"], r["seed"]): r for r in load_runs([RESULTS / "runs"])}
+    assert {(r["algo"], r["tier"], r["seed"]): r["regret"] for r in summary["runs"]} == {
+        k: r["final"]["regret"] for k, r in runs.items()}
+    for algo in ALGORITHMS:
+        normalised = [1 - runs[(algo, t, s)]["final"]["regret"] for t in REFERENCE_TIERS for s in SEEDS]
+        assert summary["aggregates"][algo]["iqm"]["score"] == pytest.approx(stats.trim_mean(normalised, 0.25))
+    assert all((RESULTS / name).is_file() for name in summary["figures"]) and len(summary["figures"]) == 4
+
+
+def test_the_readme_reference_table_is_the_committed_report() -> None:
+    readme = (RESULTS.parents[1] / "README.md").read_text()
+    table = readme.split("## A benchmark for RL algorithms", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| algorithm")]
+    summary = json.loads((RESULTS / "summary.json").read_text())
+    assert {row[0] for row in rows} == set(ALGORITHMS)
+    for algo, iqm, *tiers in rows:
+        assert iqm == f"{1 - summary['aggregates'][algo]['iqm']['score']:.3f}"
+        for t, cell in zip(REFERENCE_TIERS, tiers, strict=True):
+            regrets = [r["regret"] for r in summary["runs"] if r["algo"] == algo and r["tier"] == t]
+            assert cell == f"{np.mean(regrets):.3f}"

@@ -19,8 +19,9 @@ It writes ``summary.json`` (every number above, and each run's final regret and 
 
 from __future__ import annotations
 
+import contextlib
 import json
-import warnings
+from collections.abc import Iterator
 from importlib import resources
 from itertools import permutations
 from pathlib import Path
@@ -38,8 +39,16 @@ FIGURES = ("aggregates.png", "profiles.png", "improvement.png", "curves.png")
 PROFILE_TAUS = np.concatenate([np.linspace(0.0, 1.0, 81), np.linspace(1.1, 10.0, 90)])
 
 
-def _random(seed: int) -> np.random.RandomState:
-    return np.random.RandomState(seed)
+@contextlib.contextmanager
+def _seeded(seed: int) -> Iterator[None]:
+    """numpy's global generator seeded for one rliable call, and restored after it: rliable 1.2's
+    bootstraps draw from it (``np.random.choice``) whatever ``random_state`` they are given."""
+    saved = np.random.get_state()  # noqa: NPY002
+    np.random.seed(seed)  # noqa: NPY002
+    try:
+        yield
+    finally:
+        np.random.set_state(saved)  # noqa: NPY002
 
 
 def default_runs() -> Path:
@@ -98,7 +107,8 @@ def aggregates(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str,
     def aggregate(x: np.ndarray) -> np.ndarray:
         return np.array([metrics.aggregate_iqm(x), metrics.aggregate_median(x), metrics.aggregate_mean(x)])
 
-    point, intervals = rly.get_interval_estimates(scores, aggregate, reps=reps, random_state=_random(seed))
+    with _seeded(seed):
+        point, intervals = rly.get_interval_estimates(scores, aggregate, reps=reps)
     names = ("iqm", "median", "mean")
     return {algo: {name: {"score": float(point[algo][i]), "low": float(intervals[algo][0, i]),
                           "high": float(intervals[algo][1, i])} for i, name in enumerate(names)}
@@ -110,12 +120,8 @@ def profiles(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, A
     from rliable import library as rly
 
     negated = {a: -(1.0 - s) for a, s in scores.items()}  # -regret > -tau - eps  <=>  regret <= tau
-    saved = np.random.get_state()  # noqa: NPY002  (create_performance_profile draws from numpy's global generator)
-    np.random.seed(seed)  # noqa: NPY002
-    try:
+    with _seeded(seed):
         point, intervals = rly.create_performance_profile(negated, -PROFILE_TAUS - 1e-12, reps=reps)
-    finally:
-        np.random.set_state(saved)  # noqa: NPY002
     return {a: {"share": point[a].tolist(), "low": intervals[a][0].tolist(), "high": intervals[a][1].tolist()}
             for a in scores}
 
@@ -129,8 +135,8 @@ def improvements(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[st
     pairs = {f"{x},{y}": (scores[x], scores[y]) for x, y in permutations(sorted(scores), 2)}
     if not pairs:
         return {}
-    point, intervals = rly.get_interval_estimates(pairs, metrics.probability_of_improvement, reps=reps,
-                                                  random_state=_random(seed))
+    with _seeded(seed):
+        point, intervals = rly.get_interval_estimates(pairs, metrics.probability_of_improvement, reps=reps)
     return {k: {"probability": float(np.ravel(point[k])[0]), "low": float(np.ravel(intervals[k])[0]),
                 "high": float(np.ravel(intervals[k])[1])} for k in pairs}
 
@@ -156,7 +162,8 @@ def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
             def iqm(x: np.ndarray) -> np.ndarray:
                 return np.array([metrics.aggregate_iqm(x[..., k]) for k in range(x.shape[-1])])
 
-            point, intervals = rly.get_interval_estimates({algo: regret}, iqm, reps=reps, random_state=_random(seed))
+            with _seeded(seed):
+                point, intervals = rly.get_interval_estimates({algo: regret}, iqm, reps=reps)
             out[t.name][algo] = {"steps": steps, "iqm": point[algo].tolist(), "low": intervals[algo][0].tolist(),
                                  "high": intervals[algo][1].tolist(), "seeds": len(rows)}
     return out
@@ -184,15 +191,24 @@ def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _times(runs: list[dict[str, Any]]) -> str:
+    tiers = [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+    lines = ["| algorithm | " + " | ".join(tiers) + " |", "|" + "---|" * (1 + len(tiers))]
+    for algo in sorted({r["algo"] for r in runs}):
+        cells = []
+        for t in tiers:
+            walls = [r["final"]["wall_s"] for r in runs if r["algo"] == algo and r["tier"] == t]
+            cells.append(f"{np.mean(walls):.0f}" if walls else "-")
+        lines.append(f"| {algo} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def build_report(roots: list[Path], out: Path, *, reps: int = 2000, seed: int = 0, plots: bool = True,
                  command: str | None = None) -> dict[str, Any]:
     """Read the runs under ``roots``, compute every aggregate, write the report into ``out``;
     return the summary (with its Markdown ``table`` and the ``figures`` written)."""
     runs = load_runs(roots)
-    with warnings.catch_warnings():
-        # rliable 1.2 hands arch its RandomState through a keyword arch 7 deprecates; the draws are the same.
-        warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
-        return _build_report(runs, out, reps, seed, plots, command)
+    return _build_report(runs, out, reps, seed, plots, command)
 
 
 def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, plots: bool,
@@ -229,7 +245,7 @@ def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | No
     template = resources.files(__package__ or "guessgym.training.benchmark").joinpath("data").joinpath("report.md")
     pairs = summary["improvement"]
     algos = sorted(summary["aggregates"])
-    grid = ["| P(row > column) | " + " | ".join(algos) + " |", "|" + "---|" * (len(algos) + 1)]
+    grid = ["| P(row improves on column) | " + " | ".join(algos) + " |", "|" + "---|" * (len(algos) + 1)]
     for x in algos:
         cells = ["-" if x == y else f"{pairs[f'{x},{y}']['probability']:.2f}" for y in algos]
         grid.append(f"| {x} | " + " | ".join(cells) + " |")
@@ -240,7 +256,7 @@ def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | No
     figures = "\n\n".join(f"![{name}]({name})" for name in summary["figures"])
     return template.read_text(encoding="utf-8").format(
         protocol=PROTOCOL_VERSION, runs=len(runs), table=summary["table"], improvement="\n".join(grid),
-        anchors="\n".join(anchors), figures=figures or "(figures not drawn: --no-plots)",
+        anchors="\n".join(anchors), times=_times(runs), figures=figures or "(figures not drawn: --no-plots)",
         tiers=", ".join(summary["aggregated_tiers"]), reps=summary["reps"],
         command=command or "guessgym benchmark report results/benchmark/runs --out results/benchmark",
         resumed=sum(1 for r in runs if r["resumed_at"]))
