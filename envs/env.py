@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -326,15 +327,20 @@ class PlainFamily(EnvFamily):
 GuessEnv.family = PlainFamily()
 
 
-#: The games whose observation spaces this process built, by the spaces' shapes (:func:`games_of_spaces`).
-_BUILT: dict[tuple[int, int, int], dict[tuple[str, bool, int], Game]] = {}
+#: The games whose observation spaces this process built most recently, by the spaces' shapes and the
+#: game (:func:`games_of_spaces`); bounded, as a run of randomised games builds thousands.
+_BUILT: OrderedDict[tuple[tuple[int, int, int], str, bool, int], Game] = OrderedDict()
+MAX_BUILT_GAMES = 64
 
 
 def observation_space(game: Game) -> spaces.Dict:
     """The observation space of one game (shared by :class:`GuessEnv` and the batched vector env)."""
     cells = game.max_attempts * game.length
-    _BUILT.setdefault((cells, game.n_symbols + 1, len(game.guesses)), {})[
-        (game.fingerprint, game.hard_mode, game.max_attempts)] = game
+    key = ((cells, game.n_symbols + 1, len(game.guesses)), game.fingerprint, game.hard_mode, game.max_attempts)
+    _BUILT[key] = game
+    _BUILT.move_to_end(key)
+    while len(_BUILT) > MAX_BUILT_GAMES:
+        _BUILT.popitem(last=False)
     return spaces.Dict(
         {
             "board": spaces.MultiDiscrete(np.full(cells, game.n_symbols + 1, dtype=np.int64)),
@@ -353,7 +359,8 @@ def games_of_spaces(observation: spaces.Space, action: spaces.Space) -> list[Gam
     board = observation.spaces.get("board")
     if not isinstance(board, spaces.MultiDiscrete) or board.shape is None or len(board.nvec) == 0:
         return []
-    return list(_BUILT.get((int(board.shape[0]), int(board.nvec[0]), int(action.n)), {}).values())
+    shape = (int(board.shape[0]), int(board.nvec[0]), int(action.n))
+    return [game for key, game in _BUILT.items() if key[0] == shape]
 
 
 def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:

@@ -380,7 +380,7 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
         kwargs: ``kind`` (``"wordle"``, default, or ``"nerdle"``), ``length``, ``word_list``
             (Wordle), ``answers``, ``guesses``, ``max_attempts``, ``hard_mode``: see
             :func:`wordle` and :func:`nerdle`; ``answer_sample`` and ``sample_seed``: see
-            :func:`answer_sample`.
+            :func:`sample_answers`.
 
     Raises:
         ValueError: an unknown id or one that is not a guessgym environment; bad values.

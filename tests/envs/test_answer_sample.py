@@ -88,3 +88,17 @@ def test_the_games_of_spaces_are_those_built() -> None:
     observation_space(b)
     assert {g.fingerprint for g in games_of_spaces(space_a, gym.spaces.Discrete(100))} >= {a.fingerprint, b.fingerprint}
     assert games_of_spaces(gym.spaces.Discrete(3), gym.spaces.Discrete(100)) == []
+
+
+def test_the_games_in_play_are_bounded() -> None:
+    """A run of randomised games (the general policy's training) builds thousands of spaces; only the
+    latest games are remembered."""
+    from guessgym.envs import env as env_module
+
+    micro = make_game("guessgym/MicroNerdle-v1")
+    for seed in range(env_module.MAX_BUILT_GAMES + 6):
+        observation_space(sample_answers(micro, 20, seed, closed=True))
+    assert len(env_module._BUILT) <= env_module.MAX_BUILT_GAMES
+    latest = sample_answers(micro, 20, env_module.MAX_BUILT_GAMES + 5, closed=True)
+    assert latest.fingerprint in {g.fingerprint for g in games_of_spaces(observation_space(latest),
+                                                                        gym.spaces.Discrete(20))}
