@@ -415,3 +415,41 @@ def test_the_readme_reference_table_is_the_committed_report() -> None:
         for t, cell in zip(REFERENCE_TIERS, tiers, strict=True):
             regrets = [r["regret"] for r in summary["runs"] if r["algo"] == algo and r["tier"] == t]
             assert cell == f"{np.mean(regrets):.3f}"
+
+
+def test_a_damaged_checkpoint_is_refused_naming_it(tmp_path: Path) -> None:
+    spec = RunSpec("a2c", SMALL, 0, tmp_path)
+    run(spec, stop_event=_StopAfterFirstEvaluation(spec.run_dir / "evaluations.json"))
+    state = spec.run_dir / "checkpoint" / "state.json"
+    document = json.loads(state.read_text())
+    document["counters"]["num_timesteps"] = "many"
+    state.write_text(json.dumps(document))
+    with pytest.raises(ValueError, match="checkpoint: its state does not fit this run"):
+        run(spec)
+    (spec.run_dir / "checkpoint" / "state.npz").write_bytes(b"PK\x03\x04 not an archive")
+    with pytest.raises(ValueError, match="checkpoint"):
+        run(spec)
+
+
+def test_checkpoint_states_under_damage(tmp_path: Path) -> None:
+    """What resuming reads: state.json mutated, then loaded into a model of the run."""
+    from guessgym.training.benchmark.runner import build, load_checkpoint, restore
+
+    spec = RunSpec("dqn", SMALL, 0, tmp_path / "runs")
+    run(spec, stop_event=_StopAfterFirstEvaluation(spec.run_dir / "evaluations.json"))
+    model, venv = build(spec, load_hyperparams("dqn", SMALL.env_id), SMALL.training_game())
+    state = spec.run_dir / "checkpoint" / "state.json"
+
+    def read(path: Path) -> None:
+        if path != state:
+            state.write_bytes(path.read_bytes())
+        loaded = load_checkpoint(spec.run_dir)
+        if loaded is None:
+            raise ValueError("no checkpoint")
+        if type(loaded.get("step")) is not int:
+            raise ValueError("not a step")  # what _run checks before restoring
+        restore(spec.run_dir, model, venv, loaded)  # the runner's own resume
+
+    counts = fuzz_file(tmp_path / "state.json", state.read_bytes(), read, (ValueError,), [mutate_json],
+                       rounds=150)
+    assert counts["read"] and counts["refused"]

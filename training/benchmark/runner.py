@@ -228,6 +228,8 @@ def _load_model_state(model: BaseAlgorithm, env: BatchedVecEnv, state: dict[str,
     for key, value in state["counters"].items():
         if key not in COUNTERS:
             raise ValueError(f"unknown counter {key!r}")
+        if key == "num_timesteps" and (type(value) is not int or value != state["step"]):
+            raise ValueError(f"num_timesteps {value!r} is not the checkpoint's step {state['step']!r}")
         setattr(model, key, value)
     model.policy.load_state_dict(state["policy"])
     load_optimizer_state(model.policy.optimizer, state["optimizer"])
@@ -246,6 +248,17 @@ def _load_model_state(model: BaseAlgorithm, env: BatchedVecEnv, state: dict[str,
                 into[: len(part)] = part
     model.action_space.np_random.bit_generator.state = state["action_space_rng"]
     set_rng_state(state["rng"])
+
+
+def restore(run_dir: Path, model: BaseAlgorithm, env: BatchedVecEnv, state: dict[str, Any]) -> None:
+    """Load a checkpoint's ``state`` into a freshly built model of the run, or a ``ValueError`` naming
+    the checkpoint when it does not fit (damaged, edited, or of other settings)."""
+    try:
+        _load_model_state(model, env, state)
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError, OverflowError) as exc:
+        raise ValueError(f"{run_dir / 'checkpoint'}: its state does not fit this run ({type(exc).__name__}: "
+                         f"{(str(exc).splitlines() or [''])[0][:200]}); remove the folder to start the run again"
+                         ) from None
 
 
 def save_checkpoint(run_dir: Path, model: BaseAlgorithm, env: BatchedVecEnv, record: dict[str, Any]) -> None:
@@ -361,11 +374,13 @@ def _run(spec: RunSpec, hp: Hyperparams, record: dict[str, Any] | None, progress
         write_evaluations(run_dir, record)
         wall_start = 0.0
     else:
-        step = int(state["step"])
+        step = state.get("step")
+        if type(step) is not int or step < 0:
+            raise ValueError(f"{run_dir / 'checkpoint'}: its step {step!r} is not a step count")
         record["evaluations"] = [e for e in record["evaluations"] if e["step"] <= step]
         record["resumed_at"].append(step)
         wall_start = record["evaluations"][-1]["wall_s"] if record["evaluations"] else 0.0
-        _load_model_state(model, venv, state)
+        restore(run_dir, model, venv, state)
         if say:
             say(f"{run_dir}: resuming at step {step:,}")
     started = time.perf_counter()
@@ -399,5 +414,5 @@ def _run(spec: RunSpec, hp: Hyperparams, record: dict[str, Any] | None, progress
 
 
 __all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "SEEDS", "RunSpec", "algorithm_class", "build",
-           "check_version", "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "run",
+           "check_version", "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "restore", "run",
            "save_checkpoint", "score_row", "write_evaluations"]
