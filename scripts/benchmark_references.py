@@ -19,10 +19,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from guessgym.training.benchmark.hyperparams import ALGORITHMS
-from guessgym.training.benchmark.protocol import SEEDS, TIERS
+from guessgym.training.benchmark.protocol import REFERENCE_TIERS, SEEDS, TIERS
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE_TIERS = ("micro-nerdle", "mini-nerdle", "wordle-100")
 
 
 def main() -> None:

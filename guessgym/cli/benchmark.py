@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ..infra.optional import require_extra
+from ..training.benchmark.hyperparams import ALGORITHMS
 from ..training.benchmark.protocol import PROTOCOL_VERSION, SEEDS, TIERS, all_anchors, tier
 from .common import UsageError, whole_number
 
 #: Where runs go unless told (the reference scores' folder in a checkout).
 DEFAULT_LOG_DIR = Path("runs/benchmark")
 
-ALGORITHM_NAMES = ("ppo", "a2c", "dqn", "maskable_ppo", "qrdqn")
+ALGORITHM_NAMES = tuple(ALGORITHMS)
 
 
 def register(subparsers: Any) -> None:

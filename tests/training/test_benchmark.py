@@ -29,7 +29,15 @@ from guessgym.training.benchmark.hyperparams import (
     parse_policy_kwargs,
     shipped_path,
 )
-from guessgym.training.benchmark.protocol import ANCHOR_SEEDS, SEEDS, TIERS, all_anchors, anchors_of, tier
+from guessgym.training.benchmark.protocol import (
+    ANCHOR_SEEDS,
+    REFERENCE_TIERS,
+    SEEDS,
+    TIERS,
+    all_anchors,
+    anchors_of,
+    tier,
+)
 from guessgym.training.benchmark.report import build_report, load_runs
 from guessgym.training.benchmark.runner import RunSpec, read_evaluations, run
 
@@ -379,7 +387,6 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 # ---- the committed reference scores --------------------------------------------------------------------------
 RESULTS = Path(__file__).resolve().parents[2] / "results" / "benchmark"
-REFERENCE_TIERS = ("micro-nerdle", "mini-nerdle", "wordle-100")
 
 
 def test_the_reference_runs_are_complete_for_every_algorithm_tier_and_seed() -> None:

@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 
+#: The figures a report draws (file names), in the order the page shows them.
+FIGURES = ("aggregates.png", "profiles.png", "improvement.png", "curves.png")
+
 #: One colour per algorithm, in name order (matplotlib's colour-blind-safe "tab10" cycle).
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
@@ -34,9 +37,9 @@ def draw_all(summary: dict[str, Any], out: Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    drawers = dict(zip(FIGURES, (_aggregates, _profiles, _improvement, _curves), strict=True))
     names = []
-    for name, draw in (("aggregates.png", _aggregates), ("profiles.png", _profiles),
-                       ("improvement.png", _improvement), ("curves.png", _curves)):
+    for name, draw in drawers.items():
         fig = draw(summary, plt)
         if fig is None:
             continue
@@ -142,4 +145,4 @@ def _curves(summary: dict[str, Any], plt: Any) -> Any:
     return fig
 
 
-__all__ = ["draw_all"]
+__all__ = ["FIGURES", "draw_all"]

@@ -108,6 +108,9 @@ TIERS: tuple[Tier, ...] = (
          summary="Wordle: train on a seeded half of the answers, scored on the other half"),
 )
 
+#: The tiers whose reference scores are committed (results/benchmark/; scripts/benchmark_references.py).
+REFERENCE_TIERS: tuple[str, ...] = ("micro-nerdle", "mini-nerdle", "wordle-100")
+
 _BY_NAME = {t.name: t for t in TIERS}
 
 
@@ -210,5 +213,5 @@ def check_version(version: Any, where: str) -> None:
                          f"{PROTOCOL_VERSION!r} only (results of different versions are not comparable)")
 
 
-__all__ = ["ANCHOR_FIELDS", "ANCHOR_SEEDS", "PROTOCOL_VERSION", "SEEDS", "TIERS", "Anchors", "Scored", "Tier",
-           "all_anchors", "anchors_of", "check_version", "tier"]
+__all__ = ["ANCHOR_FIELDS", "ANCHOR_SEEDS", "PROTOCOL_VERSION", "REFERENCE_TIERS", "SEEDS", "TIERS", "Anchors",
+           "Scored", "Tier", "all_anchors", "anchors_of", "check_version", "tier"]

@@ -30,10 +30,8 @@ from typing import Any
 import numpy as np
 
 from ...infra.atomic import atomic_write_bytes
+from .figures import FIGURES, draw_all
 from .protocol import PROTOCOL_VERSION, TIERS, anchors_of
-
-#: The figures a report draws (file names).
-FIGURES = ("aggregates.png", "profiles.png", "improvement.png", "curves.png")
 
 #: The regret thresholds of the performance profiles (fine between the optimum and random play, coarser above).
 PROFILE_TAUS = np.concatenate([np.linspace(0.0, 1.0, 81), np.linspace(1.1, 10.0, 90)])
@@ -169,8 +167,13 @@ def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def _tiers_of(runs: list[dict[str, Any]]) -> list[str]:
+    """The tiers the runs are on, in protocol order."""
+    return [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+
+
 def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
-    tiers = [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+    tiers = _tiers_of(runs)
     algos = sorted({r["algo"] for r in runs})
     head = "| algorithm | IQM regret [95% CI] | " + " | ".join(f"{t}: regret (win rate)" for t in tiers) + " |"
     lines = [head, "|" + "---|" * (2 + len(tiers))]
@@ -192,7 +195,7 @@ def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
 
 
 def _times(runs: list[dict[str, Any]]) -> str:
-    tiers = [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+    tiers = _tiers_of(runs)
     lines = ["| algorithm | " + " | ".join(tiers) + " |", "|" + "---|" * (1 + len(tiers))]
     for algo in sorted({r["algo"] for r in runs}):
         cells = []
@@ -230,8 +233,6 @@ def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, p
     out.mkdir(parents=True, exist_ok=True)
     figures: list[str] = []
     if plots:
-        from .figures import draw_all
-
         figures = draw_all(summary, out)
     table = _table(runs, summary)
     summary["table"] = table

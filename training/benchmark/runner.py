@@ -45,7 +45,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 
 from ...agents import policies as guess_policies
 from ...agents.rollout import play_batched
-from ...envs.game import Game, make_game
+from ...envs.game import Game
 from ...envs.vector import BatchedGuessEnv
 from ...infra.atomic import atomic_directory, atomic_write_bytes
 from ...infra.inputs import read_input, read_npz
@@ -60,7 +60,7 @@ from ..checkpoints import (
 from ..numerics import pin_numerics
 from ..sb3_vec import BatchedVecEnv
 from .hyperparams import ALGORITHMS, Hyperparams, load_hyperparams
-from .protocol import PROTOCOL_VERSION, SEEDS, Tier, anchors_of, check_version
+from .protocol import PROTOCOL_VERSION, Tier, anchors_of
 from .protocol import tier as protocol_tier
 
 #: The version of ``evaluations.json``'s layout.
@@ -84,7 +84,8 @@ class RunSpec:
         algo: a name of :data:`~guessgym.training.benchmark.hyperparams.ALGORITHMS`, or
             ``"package.module:Class"`` for a user's own stable-baselines3 algorithm.
         tier: the tier (:func:`~guessgym.training.benchmark.protocol.tier`).
-        seed: the run's seed (the protocol's reference seeds are :data:`SEEDS`).
+        seed: the run's seed (the protocol's reference seeds are
+            :data:`~guessgym.training.benchmark.protocol.SEEDS`).
         log_dir: the parent folder of runs.
         hyperparams: a hyperparameter file (``None``: the shipped file of ``algo``).
         torch_threads: ``torch.set_num_threads`` for the run (part of what makes it reproducible).
@@ -131,11 +132,16 @@ def build(spec: RunSpec, hp: Hyperparams, game: Game) -> tuple[BaseAlgorithm, Ba
     return model, venv
 
 
+def takes_action_masks(algorithm: type[BaseAlgorithm] | BaseAlgorithm) -> bool:
+    """Whether the algorithm's ``predict`` takes ``action_masks`` (as MaskablePPO's does)."""
+    return "action_masks" in algorithm.predict.__code__.co_varnames
+
+
 def greedy_actions(model: BaseAlgorithm) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
     """The model's deterministic action for a batch of observations (with its masks when the
     algorithm takes them, as MaskablePPO does)."""
     keys = list(getattr(model.observation_space, "spaces", {}))
-    masked = "action_masks" in model.predict.__code__.co_varnames
+    masked = takes_action_masks(model)
     predict: Any = model.predict
 
     def act(obs: dict[str, np.ndarray]) -> np.ndarray:
@@ -327,12 +333,12 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
             (its ``n_timesteps`` differs from the budget), a run folder holding another run.
     """
     tier = spec.tier
-    algorithm_class(spec.algo)  # an unknown algorithm fails before anything is read or written
+    cls = algorithm_class(spec.algo)  # an unknown algorithm fails before anything is read or written
     if spec.hyperparams is None and spec.algo not in ALGORITHMS:
         raise ValueError(f"algorithm {spec.algo!r} has no shipped hyperparameters: give a file (--hyperparams)")
     hp = load_hyperparams(spec.algo, tier.env_id, spec.hyperparams)
-    masks = "action_masks" in algorithm_class(spec.algo).predict.__code__.co_varnames
-    if make_game(tier.env_id).hard_mode and not masks:
+    game = tier.training_game()
+    if game.hard_mode and not takes_action_masks(cls):
         raise ValueError(f"tier {tier.name} is hard mode, whose rejected guesses use no attempt: an algorithm without "
                          "action masks would repeat them without end; run one that takes masks (maskable_ppo)")
     budget = protocol_tier(tier.name).budget
@@ -357,15 +363,15 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
     previous = th.get_num_threads()
     th.set_num_threads(spec.torch_threads)
     try:
-        return _run(spec, hp, record, progress_bar, stop_event, say, numerics)
+        return _run(spec, hp, game, record, progress_bar, stop_event, say, numerics)
     finally:
         th.set_num_threads(previous)
 
 
-def _run(spec: RunSpec, hp: Hyperparams, record: dict[str, Any] | None, progress_bar: bool,
+def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | None, progress_bar: bool,
          stop_event: threading.Event | None, say: Callable[[str], None] | None, numerics: dict[str, Any]) -> Path:
     tier, run_dir = spec.tier, spec.run_dir
-    game, scored = tier.training_game(), tier.scored_game()
+    scored = tier.scored_game()
     model, venv = build(spec, hp, game)
     state = load_checkpoint(run_dir) if record is not None else None
     if record is None or state is None:
@@ -413,6 +419,6 @@ def _run(spec: RunSpec, hp: Hyperparams, record: dict[str, Any] | None, progress
     return run_dir / "evaluations.json"
 
 
-__all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "SEEDS", "RunSpec", "algorithm_class", "build",
-           "check_version", "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "restore", "run",
-           "save_checkpoint", "score_row", "write_evaluations"]
+__all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "RunSpec", "algorithm_class", "build",
+           "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "restore", "run",
+           "save_checkpoint", "score_row", "takes_action_masks", "write_evaluations"]
