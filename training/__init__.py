@@ -19,6 +19,19 @@ stable-baselines3 ``VecEnv`` over the batched engine) and :mod:`~guessgym.traini
 
 from __future__ import annotations
 
-from .config import CurriculumStage, TrainConfig, apply_overrides, load_config
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import CurriculumStage, TrainConfig, apply_overrides, load_config
 
 __all__ = ["CurriculumStage", "TrainConfig", "apply_overrides", "load_config"]
+
+
+def __getattr__(name: str) -> Any:
+    # The config's names load with the config, when first asked for: importing a subpackage
+    # (guessgym.training.benchmark, whose protocol the command line reads) does not load it.
+    if name in __all__:
+        from . import config
+
+        return getattr(config, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
