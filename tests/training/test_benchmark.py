@@ -349,6 +349,11 @@ def test_the_report_refuses_what_it_cannot_compare(tmp_path: Path) -> None:
     _write(tmp_path / "c", other)
     with pytest.raises(ValueError, match="protocol version '0'"):
         load_runs([tmp_path / "c"])
+    hostile = _record("</script><img src=x onerror=alert(1)>", "micro-nerdle", 0, [0.5])
+    _write(tmp_path / "d", {**hostile, "algo": "x"})
+    (tmp_path / "d" / "micro-nerdle" / "x" / "seed-0" / "evaluations.json").write_text(json.dumps(hostile))
+    with pytest.raises(ValueError, match="is not an algorithm's name"):
+        load_runs([tmp_path / "d"])
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="no complete run"):
         load_runs([tmp_path / "empty"])

@@ -8,9 +8,14 @@ file and the field, never a crash or a silently skipped run.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .protocol import check_version, tier
+
+#: What an algorithm's name may be: a shipped name or package.module:Class (it reaches tables, figures
+#: and folder names, so never markup or a path).
+ALGO_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 
 #: The fields of one evaluation.
 EVALUATION_FIELDS = ("step", "mean_score", "win_rate", "regret", "wall_s")
@@ -49,6 +54,9 @@ def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[
         value = data.get(key)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ValueError(f"{where}: field {key!r} must be a {kind.__name__}, got {value!r}")
+    if not ALGO_NAME.fullmatch(data["algo"]):
+        raise ValueError(f"{where}: algo {data['algo'][:60]!r} is not an algorithm's name (letters, digits and "
+                         "_ . : - only, as package.module:Class), which tables, figures and folders show")
     known = tier(data["tier"]) if protocol_tiers else None
     budget = data["budget"]
     if budget < 1:
@@ -71,4 +79,4 @@ def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[
     return data
 
 
-__all__ = ["EVALUATION_FIELDS", "check_record"]
+__all__ = ["ALGO_NAME", "EVALUATION_FIELDS", "check_record"]
