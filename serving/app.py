@@ -12,8 +12,10 @@ server needs is bounded here:
   (one more is refused, ``CAPACITY_REACHED``); a session idle for ``idle_timeout`` seconds is ended
   (OpenEnv's reaper);
 * connections: at most ``max_connections`` per server process and ``max_connections_per_client``
-  per client address, a request's headers must arrive within ``header_timeout`` seconds and the
-  whole request within ``request_timeout`` (:mod:`~guessgym.serving.transport`);
+  per client address, room kept for addresses that hold none; every request's headers must arrive
+  within ``header_timeout`` seconds and the whole request within ``request_timeout``, pipelined or
+  not; what the server writes must be read within ``send_timeout`` seconds, or the connection (a
+  session socket's session with it) is ended (:mod:`~guessgym.serving.transport`);
 * client addresses: ``X-Forwarded-For`` is believed only from the proxies ``forwarded_allow_ips``
   names (none unless told: any local process could otherwise claim any address, and with it
   every client's share);
@@ -49,7 +51,9 @@ from .transport import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_SEND_TIMEOUT,
     PROTOCOL,
+    WS_PROTOCOL,
     TrustedProxies,
     default_connections_per_client,
 )
@@ -151,11 +155,11 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
              max_connections: int = DEFAULT_MAX_CONNECTIONS, header_timeout: float = DEFAULT_HEADER_TIMEOUT,
              max_conversation_chars: int = DEFAULT_MAX_CONVERSATION_CHARS,
              max_connections_per_client: int | None = None, request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
-             forwarded_allow_ips: str | None = None) -> Any:
+             forwarded_allow_ips: str | None = None, send_timeout: float = DEFAULT_SEND_TIMEOUT) -> Any:
     """The FastAPI application serving ``env_id`` with ``env_kwargs`` (see the module docstring);
     ``max_sessions_per_client`` is ``max_sessions`` unless given (a trainer on one machine may
     use every session; a server shared by several clients sets it lower);
-    ``max_connections_per_client`` is half of ``max_connections`` unless given;
+    ``max_connections_per_client`` is a quarter of ``max_connections`` unless given;
     ``forwarded_allow_ips`` names the proxies whose ``X-Forwarded-For`` is believed (addresses or
     networks separated by commas, or ``*``; none unless given). Every bound is per server process
     (each worker of ``--workers N`` has its own).
@@ -192,6 +196,8 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
     if not header_timeout <= request_timeout <= 3600:
         raise ValueError(f"request_timeout must be seconds from header_timeout ({header_timeout:g}) to 3,600, got "
                          f"{request_timeout!r}")
+    if isinstance(send_timeout, bool) or not isinstance(send_timeout, (int, float)) or not 0 < send_timeout <= 3600:
+        raise ValueError(f"send_timeout must be seconds above 0 and at most 3,600, got {send_timeout!r}")
     if forwarded_allow_ips is not None and not isinstance(forwarded_allow_ips, str):
         raise ValueError(f"forwarded_allow_ips must be addresses or networks separated by commas, or *; got "
                          f"{forwarded_allow_ips!r}")
@@ -213,7 +219,7 @@ def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] 
                           "max_connections_per_client": connections_per_client,
                           "header_timeout": float(header_timeout), "request_timeout": float(request_timeout),
                           "forwarded_allow_ips": forwarded_allow_ips or None,
-                          "max_conversation_chars": max_conversation_chars}
+                          "max_conversation_chars": max_conversation_chars, "send_timeout": float(send_timeout)}
     return app
 
 
@@ -260,7 +266,8 @@ ENVIRONMENT = {"env_id": "GUESSGYM_SERVE_ENV", "env_kwargs": "GUESSGYM_SERVE_ENV
                "max_conversation_chars": "GUESSGYM_SERVE_MAX_CONVERSATION_CHARS",
                "max_connections_per_client": "GUESSGYM_SERVE_MAX_CONNECTIONS_PER_CLIENT",
                "request_timeout": "GUESSGYM_SERVE_REQUEST_TIMEOUT",
-               "forwarded_allow_ips": "GUESSGYM_SERVE_FORWARDED_ALLOW_IPS"}
+               "forwarded_allow_ips": "GUESSGYM_SERVE_FORWARDED_ALLOW_IPS",
+               "send_timeout": "GUESSGYM_SERVE_SEND_TIMEOUT"}
 #: Set by ``guessgym serve --workers N`` to its own process id: each worker ends when that process is
 #: gone (killed with SIGKILL, say), instead of serving on for ever under another parent.
 SUPERVISOR = "GUESSGYM_SERVE_SUPERVISOR"
@@ -291,7 +298,8 @@ def app_from_environment() -> Any:
                     max_conversation_chars=int(read["max_conversation_chars"] or DEFAULT_MAX_CONVERSATION_CHARS),
                     max_connections_per_client=int(connections_per_client) if connections_per_client else None,
                     request_timeout=float(read["request_timeout"] or DEFAULT_REQUEST_TIMEOUT),
-                    forwarded_allow_ips=read["forwarded_allow_ips"] or None)
+                    forwarded_allow_ips=read["forwarded_allow_ips"] or None,
+                    send_timeout=float(read["send_timeout"] or DEFAULT_SEND_TIMEOUT))
 
 
 def uvicorn_options(app: Any) -> dict[str, Any]:
@@ -299,14 +307,15 @@ def uvicorn_options(app: Any) -> dict[str, Any]:
     and :func:`serving`): socket messages bounded like request bodies (the app's ``max_body_bytes``,
     enforced by :class:`~.guard.RequestGuard` once read; uvicorn reads up to
     :data:`~.guard.SOCKET_READ_FACTOR` times as much before it drops the connection),
-    connections bounded in number and time (:mod:`~guessgym.serving.transport`), proxy headers
+    connections bounded in number and time, HTTP's and the session socket's
+    (:mod:`~guessgym.serving.transport`), proxy headers
     believed only from the app's ``forwarded_allow_ips`` (uvicorn believes 127.0.0.1's unless
     told), no per-message compression (on a local network it costs more CPU than it saves), quiet
     logs."""
     settings = app.state.guessgym
     trusted = settings["forwarded_allow_ips"]
     return {"log_level": "warning", "ws_max_size": SOCKET_READ_FACTOR * settings["max_body_bytes"],
-            "ws_per_message_deflate": False, "http": PROTOCOL, "proxy_headers": bool(trusted),
+            "ws_per_message_deflate": False, "http": PROTOCOL, "ws": WS_PROTOCOL, "proxy_headers": bool(trusted),
             "forwarded_allow_ips": trusted or ""}
 
 

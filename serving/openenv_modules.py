@@ -17,6 +17,9 @@ the MCP SDK: 1.2 s of a 2.5 s start on an idle machine). ``http_server`` imports
 ``get_server_tools``, called only for an environment that serves MCP tools, which a guessgym game
 does not: the module is deferred too, that helper standing in for the real one until called, and
 any other name asked of the module runs it whole.
+
+A deferred module runs once, under a lock: the first thread to ask a name of it runs it, and the
+others wait until it has run, so names asked from several threads at once are all found.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import sys
+import threading
 import types
 from typing import Any
 
@@ -33,28 +37,42 @@ DEFERRED = ("openenv.core", "openenv.core.env_server")
 DEFERRED_MODULES: dict[str, tuple[str, ...]] = {"openenv.core.env_server.mcp_environment": ("get_server_tools",)}
 
 
+#: Held while a deferred module runs: the first thread to ask runs it, the others wait for it to finish
+#: (a module half run answered 7 of 8 threads' first names with ImportError or AttributeError).
+_RUNNING = threading.RLock()
+
+
 class _DeferredPackage(types.ModuleType):
     """A package (its ``__init__``) or module whose code runs at the first access to a name it does
-    not have yet. The import system's own question, ``__path__`` of a module that is not a package
-    (asked by every ``from module import name``), does not run it; any other name does."""
+    not have yet, once, whichever thread asks first; the others wait for it. The import system's
+    own question, ``__path__`` of a module that is not a package (asked by every ``from module
+    import name``), does not run it; any other name does. While it runs, a name it asks of itself
+    in its own thread is missing, as in any module under import."""
 
     def __getattr__(self, name: str) -> Any:
         spec = self.__dict__.get("__spec__")
-        if name == "__path__" or self.__dict__.get("_guessgym_ran") or spec is None or spec.loader is None:
+        if name == "__path__" or spec is None or spec.loader is None:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        self._guessgym_ran = True
-        self.__class__ = types.ModuleType  # type: ignore[assignment]  # from here on a module like any other
-        spec.loader.exec_module(self)
-        return getattr(self, name)
+        with _RUNNING:
+            if not self.__dict__.get("_guessgym_ran"):  # the first to ask, and not the thread running it
+                self._guessgym_ran = True
+                try:
+                    spec.loader.exec_module(self)
+                finally:
+                    self.__class__ = types.ModuleType  # type: ignore[assignment]  # from here on a module like any
+            elif isinstance(self, _DeferredPackage):  # asked by its own code while it runs
+                raise AttributeError(f"module {self.__name__!r} has no attribute {name!r} (it is being imported)")
+        return types.ModuleType.__getattribute__(self, name)
 
 
 def _stand_in(module: types.ModuleType, name: str) -> Any:
     """A function that runs ``module`` at its first call and calls the module's own ``name``."""
     def stand_in(*args: Any, **kwargs: Any) -> Any:
-        real = module.__dict__.get(name)
-        if real is None or real is stand_in:
-            module.__dict__.pop(name, None)
-            real = getattr(module, name)  # runs the module, which defines its own
+        with _RUNNING:
+            real = module.__dict__.get(name)
+            if real is None or real is stand_in:
+                module.__dict__.pop(name, None)
+                real = getattr(module, name)  # runs the module, which defines its own
         return real(*args, **kwargs)
 
     stand_in.__name__ = stand_in.__qualname__ = name

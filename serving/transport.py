@@ -1,22 +1,31 @@
-"""Connections the server holds, bounded: how many, how many one client holds, and how long a
-request may take to arrive.
+"""Connections the server holds, bounded: how many, how many one client holds, how long a request
+may take to arrive, and how long a response may wait for its client to read it.
 
-uvicorn holds every connection it accepts for as long as the client keeps it, and waits for a
-request's headers and body without a time limit: 5,000 sockets sending a byte a second were all
-held, and at the process's open-file limit an honest handshake timed out while the log grew by a
-traceback per refused accept; ten sockets trickling a body a byte every two seconds held every
-connection of a ``--max-connections 10`` server for as long as they liked. :class:`BoundedH11Protocol`
-(uvicorn's HTTP/1.1 protocol, given to uvicorn as ``http=PROTOCOL``) closes a connection
+uvicorn holds every connection it accepts for as long as the client keeps it, waits for a
+request's headers and body without a time limit, and waits without one for a client to read what
+it was sent: 5,000 sockets sending a byte a second were all held; ten sockets trickling a body a
+byte every two seconds held every connection of a ``--max-connections 10`` server; ten that
+pipelined requests and never read their responses held theirs for ever, and so did a ``/ws``
+client that stopped reading (its session with it). :class:`BoundedH11Protocol` (uvicorn's
+HTTP/1.1 protocol, given to uvicorn as ``http=PROTOCOL``) and :class:`BoundedWebSocketProtocol`
+(its session socket, ``ws=WS_PROTOCOL``) close a connection
 
-* at once, when the server holds ``max_connections`` already (sockets of ``/ws`` sessions
-  included), or when its client address holds ``max_connections_per_client`` (an address that
-  reopened each connection as it was closed took every one; a trusted proxy's own address is not
-  held to the share, the clients behind it are by their sessions), logging the flood once a minute
-  with a count instead of once per connection;
-* when a request's headers have not all arrived ``header_timeout`` seconds after its first byte
-  (or after the connection was made), or the whole request, headers and body, has not arrived
-  ``request_timeout`` seconds after it (a body with no end, chunked or with a ``Content-Length``
-  never reached).
+* at once, when its client address holds ``max_connections_per_client`` (a quarter of the
+  server's unless told), or when the server holds ``max_connections`` already (sockets of ``/ws``
+  sessions included), unless the client's address holds none: then an idle connection (no request
+  arriving or answered on it, which HTTP lets a server close) of the address that holds the most
+  is closed to make room, so a new client is served however many addresses fill the server (two
+  addresses reopening idle connections took every one); a proxy named in ``forwarded_allow_ips``
+  is not held to the share (``*`` names no proxy: every address is held to it); refusals are
+  logged once a minute with a count;
+* when a request's headers have not all arrived ``header_timeout`` seconds after the server began
+  waiting for them (its first byte, the connection made, or the response before it written, for a
+  request pipelined behind another), or the whole request, headers and body, has not arrived
+  ``request_timeout`` seconds after that: every request's arrival is bounded, however it comes;
+* when what the server writes to it has waited ``send_timeout`` seconds on a client that does not
+  read (the connection's write buffer over its high-water mark all that time): the connection is
+  aborted, its buffer dropped, so a response or socket message that cannot be delivered ends the
+  connection, and a ``/ws`` session with it.
 
 The limits are the application's (:func:`~guessgym.serving.app.make_app`'s), read from the app
 uvicorn serves, so each worker of ``--workers N`` applies them to its own connections.
@@ -31,10 +40,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-#: Import path of the protocol, what uvicorn's ``http=`` takes (a string travels to worker processes).
+#: Import path of the HTTP protocol, what uvicorn's ``http=`` takes (a string travels to worker processes).
 PROTOCOL = "guessgym.serving.transport:BoundedH11Protocol"
+#: Import path of the session socket's protocol, what uvicorn's ``ws=`` takes.
+WS_PROTOCOL = "guessgym.serving.transport:BoundedWebSocketProtocol"
 #: Connections a server process holds at once unless told (kept below the open-file limit).
 DEFAULT_MAX_CONNECTIONS = 1000
 #: Seconds a request's headers may take to arrive unless told.
@@ -42,6 +55,8 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 #: Seconds a whole request, headers and body, may take to arrive unless told (a 2 MiB body at 1 Mbit/s
 #: takes 17).
 DEFAULT_REQUEST_TIMEOUT = 30.0
+#: Seconds what the server writes may wait for a client that does not read, unless told.
+DEFAULT_SEND_TIMEOUT = 30.0
 #: Open files a server process keeps for itself beside its connections (libraries, logs, caches).
 RESERVED_FILES = 64
 #: Seconds between two log lines about refused connections.
@@ -51,9 +66,9 @@ logger = logging.getLogger("guessgym.serving")
 
 
 def default_connections_per_client(max_connections: int) -> int:
-    """The connections one client address may hold unless told: half the server's, so that no one
-    address can take them all."""
-    return max(1, max_connections // 2)
+    """The connections one client address may hold unless told: a quarter of the server's, so that
+    no one address, nor two, can take them all."""
+    return max(1, max_connections // 4)
 
 
 class TrustedProxies:
@@ -83,6 +98,19 @@ class TrustedProxies:
     def __bool__(self) -> bool:
         return self.everyone or bool(self.networks)
 
+    def names_proxy(self, host: object) -> bool:
+        """Whether ``host`` is a proxy these addresses name (``*`` names none: it believes every
+        address's header but exempts no address from the per-client connection share)."""
+        if not self.networks:
+            return False
+        import ipaddress
+
+        try:
+            address = ipaddress.ip_address(str(host))
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
     def __contains__(self, host: object) -> bool:
         import ipaddress
 
@@ -104,6 +132,7 @@ class Limits:
     header_timeout: float = DEFAULT_HEADER_TIMEOUT
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     trusted: TrustedProxies = field(default_factory=lambda: TrustedProxies(None))
+    send_timeout: float = DEFAULT_SEND_TIMEOUT
 
 
 def limits_of(app: Any) -> Limits:
@@ -114,7 +143,7 @@ def limits_of(app: Any) -> Limits:
         if isinstance(settings, dict):
             return Limits(int(settings["max_connections"]), int(settings["max_connections_per_client"]),
                           float(settings["header_timeout"]), float(settings["request_timeout"]),
-                          TrustedProxies(settings["forwarded_allow_ips"]))
+                          TrustedProxies(settings["forwarded_allow_ips"]), float(settings["send_timeout"]))
         app = getattr(app, "app", None)
         if app is None:
             break
@@ -136,54 +165,149 @@ class _Flood:
             self.told_at, self.refused = now, 0
 
 
-class BoundedH11Protocol(H11Protocol):
+def _limits(config: Any, app: Any) -> Limits:
+    """The limits of the server of ``config`` (read from its app once, kept on the config)."""
+    limits = getattr(config, "_guessgym_limits", None)
+    if limits is None:
+        limits = config._guessgym_limits = limits_of(app)
+    return limits
+
+
+class _SendDeadline:
+    """What both protocols share: a connection whose writes stay paused (its write buffer over the
+    high-water mark, the client not reading) for ``send_timeout`` seconds is aborted (a close would
+    wait for the buffer to drain, which it never does)."""
+
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+    limits: Limits
+    _send_timer: asyncio.TimerHandle | None = None
+
+    def pause_writing(self) -> None:
+        super().pause_writing()  # type: ignore[misc]
+        if self._send_timer is None:
+            self._send_timer = self.loop.call_later(self.limits.send_timeout, self._not_read)
+
+    def resume_writing(self) -> None:
+        self._stop_send_deadline()
+        super().resume_writing()  # type: ignore[misc]
+
+    def _stop_send_deadline(self) -> None:
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _not_read(self) -> None:
+        self._send_timer = None
+        logger.info("closing a connection whose client has not read what it was sent for %g s",
+                    self.limits.send_timeout)
+        self.transport.abort()
+
+
+class BoundedH11Protocol(_SendDeadline, H11Protocol):
     """uvicorn's HTTP/1.1 protocol with caps on connections, in all and per client address, and
-    time limits on a request's headers and on the whole request (see the module docstring)."""
+    time limits on each request's arrival and on a client's reading (see the module docstring)."""
 
     _timer: asyncio.TimerHandle | None = None
-    _waiting_since_cycle: Any = None
+    #: What the timed request is: _HEAD while its headers arrive, then its cycle while its body does.
+    _timing: Any = None
     _started = 0.0
-    _body_phase = False
+    _due = 0.0
+    _HEAD = object()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        limits = getattr(self.config, "_guessgym_limits", None)
-        if limits is None:  # one per server (its uvicorn config)
-            limits = self.config._guessgym_limits = limits_of(self.app)  # type: ignore[attr-defined]
-        self.limits: Limits = limits
+        self.limits = _limits(self.config, self.app)
         refused = self._refusal()
         if refused:
-            flood = getattr(self.config, "_guessgym_flood", None)
-            if flood is None:
-                flood = self.config._guessgym_flood = _Flood()  # type: ignore[attr-defined]
-            flood.refuse(refused)
+            self._flood().refuse(refused)
+            self.connections.discard(self)  # not held: the next connection's count is not to include it
             self.transport.close()
             return
-        self._arm()
+        self._watch(waiting=True)
 
     def _refusal(self) -> str:
         """Why this new connection is refused (``""``: it is not)."""
         limits = self.limits
         held = len(self.connections) - 1
-        if held >= limits.max_connections:
-            return f"{held} held, the most this server process holds is {limits.max_connections}"
         host = self.client[0] if self.client else None
-        if host is None or host in limits.trusted:
-            return ""
-        mine = sum(1 for c in self.connections if c is not self and (getattr(c, "client", None) or ("",))[0] == host)
-        if mine >= limits.max_connections_per_client:
+        mine = 0 if host is None else sum(1 for c in self.connections
+                                          if c is not self and (getattr(c, "client", None) or ("",))[0] == host)
+        if held >= limits.max_connections and not (host is not None and mine == 0 and self._make_room(host)):
+            return f"{held} held, the most this server process holds is {limits.max_connections}"
+        if host is not None and mine >= limits.max_connections_per_client and not limits.trusted.names_proxy(host):
             return (f"{host} holds {mine}, the most one client address holds is "
                     f"{limits.max_connections_per_client}")
         return ""
 
-    def _arm(self) -> None:
-        """A request begins: its headers are due in ``header_timeout`` seconds, all of it in
-        ``request_timeout``."""
-        self._waiting_since_cycle = self.cycle
-        self._started = self.loop.time()
-        self._body_phase = False
-        due = min(self.limits.header_timeout, self.limits.request_timeout)
-        self._timer = self.loop.call_later(due, self._too_slow)
+    def _make_room(self, newcomer: str) -> bool:
+        """Close an idle connection (no request arriving or answered on it) of the address that holds
+        the most, two at least, for ``newcomer``, an address that holds none; whether one was closed."""
+        by_host: dict[str, list[Any]] = {}
+        for c in self.connections:
+            if c is not self and getattr(c, "client", None):
+                by_host.setdefault(c.client[0], []).append(c)
+        for host, held in sorted(by_host.items(), key=lambda item: -len(item[1])):
+            if len(held) < 2:
+                break
+            idle = [c for c in held if isinstance(c, BoundedH11Protocol) and c._idle()]
+            if host != newcomer and idle:
+                victim = idle[0]
+                self.connections.discard(victim)
+                victim.transport.close()
+                self._flood().refuse(f"closed an idle connection of {host}, which holds {len(held)}, for {newcomer}, "
+                                     "which held none")
+                return True
+        return False
+
+    def _idle(self) -> bool:
+        """Whether nothing is arriving or being answered on this connection (HTTP allows closing it)."""
+        return (not self.transport.is_closing() and self.transport.get_protocol() is self
+                and (self.cycle is None or self.cycle.response_complete) and not self.conn.trailing_data[0]
+                and self.conn.their_state is h11.IDLE)
+
+    def _flood(self) -> _Flood:
+        flood = getattr(self.config, "_guessgym_flood", None)
+        if flood is None:
+            flood = self.config._guessgym_flood = _Flood()  # type: ignore[attr-defined]
+        return flood
+
+    def _arriving(self, waiting: bool) -> tuple[str, Any]:
+        """What of a request is arriving: ``("head", None)``, ``("body", cycle)``, or ``("", None)``
+        (nothing: the connection idle between requests, whose wait is uvicorn's keep-alive timeout,
+        or a request whole whose response is under way, bounded by the send deadline)."""
+        if self.transport.is_closing() or self.transport.get_protocol() is not self:
+            return "", None  # closed, or upgraded to a socket: the socket's messages are the guard's to bound
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body and not cycle.response_complete:
+            return "body", cycle
+        if cycle is not None and cycle.response_complete and self.conn.their_state is h11.SEND_BODY:
+            return "body", cycle  # answered early (a 413): the rest of its body is still read
+        if cycle is not None and not cycle.response_complete:
+            return "", None
+        if waiting or self.conn.trailing_data[0]:
+            return "head", None
+        return "", None
+
+    def _watch(self, waiting: bool = False) -> None:
+        """Time the request now arriving: its headers are due ``header_timeout`` seconds after the
+        server began waiting for it, all of it ``request_timeout`` seconds after."""
+        phase, cycle = self._arriving(waiting)
+        if not phase:
+            self._timing = None
+            self._disarm()
+            return
+        current = self._HEAD if phase == "head" else cycle
+        if self._timing is not current and not (self._timing is self._HEAD and phase == "body"):
+            self._started = self.loop.time()  # a new request: a first byte, or one pipelined behind an answer
+        self._timing = current
+        limits = self.limits
+        due = self._started + (min(limits.header_timeout, limits.request_timeout) if phase == "head"
+                               else limits.request_timeout)
+        if self._timer is None or due != self._due:
+            self._disarm()
+            self._due = due
+            self._timer = self.loop.call_at(due, self._too_slow)
 
     def _disarm(self) -> None:
         if self._timer is not None:
@@ -191,32 +315,37 @@ class BoundedH11Protocol(H11Protocol):
             self._timer = None
 
     def data_received(self, data: bytes) -> None:
-        if self._timer is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm()  # the first bytes of a next request on a kept-alive connection
         super().data_received(data)
-        if self._timer is None:
-            return
-        if self.transport.get_protocol() is not self:
-            self._disarm()  # upgraded to a socket: its messages are the guard's to bound
-        elif self.cycle is not self._waiting_since_cycle:  # its headers are in
-            if not self.cycle.more_body:
-                self._disarm()  # and its body: the whole request arrived
-            elif not self._body_phase:  # the body is due by the request's own deadline
-                self._body_phase = True
-                self._timer.cancel()
-                left = self._started + self.limits.request_timeout - self.loop.time()
-                self._timer = self.loop.call_later(max(left, 0.0), self._too_slow)
+        self._watch(waiting=bool(data))
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # handles any request pipelined behind this one
+        self._watch()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._stop_send_deadline()
         super().connection_lost(exc)
 
     def _too_slow(self) -> None:
         self._timer = None
-        if self.transport.is_closing() or self.transport.get_protocol() is not self:
-            return
-        if self.cycle is self._waiting_since_cycle or (self.cycle is not None and self.cycle.more_body):
+        phase, _ = self._arriving(False)
+        if phase:
             self.transport.close()
+
+
+class BoundedWebSocketProtocol(_SendDeadline, WebSocketsSansIOProtocol):
+    """uvicorn's session-socket protocol whose messages a client must read: one that waits
+    ``send_timeout`` seconds for a client that does not read ends the connection, and with it the
+    session, whose slot is free again (see the module docstring)."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self.limits = _limits(self.config, self.app)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_send_deadline()
+        super().connection_lost(exc)
 
 
 def raise_open_file_limit(max_connections: int) -> int:
@@ -239,6 +368,6 @@ def raise_open_file_limit(max_connections: int) -> int:
     return int(soft)
 
 
-__all__ = ["BoundedH11Protocol", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS", "DEFAULT_REQUEST_TIMEOUT",
-           "PROTOCOL", "RESERVED_FILES", "Limits", "TrustedProxies", "default_connections_per_client", "limits_of",
-           "raise_open_file_limit"]
+__all__ = ["BoundedH11Protocol", "BoundedWebSocketProtocol", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS",
+           "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_SEND_TIMEOUT", "PROTOCOL", "RESERVED_FILES", "WS_PROTOCOL", "Limits",
+           "TrustedProxies", "default_connections_per_client", "limits_of", "raise_open_file_limit"]

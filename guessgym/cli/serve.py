@@ -16,6 +16,7 @@ from .common import PROG, UsageError, parse_kwargs, positive_seconds, whole_numb
 DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_REQUEST_TIMEOUT = 30.0
+DEFAULT_SEND_TIMEOUT = 30.0
 DEFAULT_MAX_CONVERSATION_CHARS = 8_000_000
 
 
@@ -37,7 +38,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "max_connections": args.max_connections, "header_timeout": args.header_timeout,
                 "max_conversation_chars": args.max_conversation_chars,
                 "max_connections_per_client": args.max_connections_per_client,
-                "request_timeout": args.request_timeout, "forwarded_allow_ips": args.forwarded_allow_ips}
+                "request_timeout": args.request_timeout, "forwarded_allow_ips": args.forwarded_allow_ips,
+                "send_timeout": args.send_timeout}
     try:
         app = make_app(args.env, kwargs, **settings)  # every option checked before the port is taken
     except (ValueError, TypeError) as exc:
@@ -118,17 +120,24 @@ def register(sub: Any) -> None:
                    help="connections a server process holds at once, sessions' sockets included; more are closed at "
                         "once (default: %(default)s)")
     p.add_argument("--max-connections-per-client", type=whole_number(1, 1_000_000), metavar="N",
-                   help="connections one client address may hold at once, per worker (default: half of "
-                        "--max-connections); a trusted proxy's own address is not held to it")
+                   help="connections one client address may hold at once, per worker (default: a quarter of "
+                        "--max-connections; a full server closes an idle one of the address that holds the most for an "
+                        "address that holds none); a proxy named by "
+                        "--forwarded-allow-ips is not held to it")
     p.add_argument("--header-timeout", type=positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
                    help="close a connection whose request headers have not all arrived in this time "
                         "(default: %(default)s)")
     p.add_argument("--request-timeout", type=positive_seconds, default=DEFAULT_REQUEST_TIMEOUT, metavar="SECONDS",
                    help="close a connection whose whole request, headers and body, has not arrived in this time "
                         "(default: %(default)s)")
+    p.add_argument("--send-timeout", type=positive_seconds, default=DEFAULT_SEND_TIMEOUT, metavar="SECONDS",
+                   help="end a connection (a session socket's session with it) whose client has not read what it "
+                        "was sent in this time (default: %(default)s)")
     p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
                    help="believe X-Forwarded-For (the client's address, for the per-client bounds) only from these "
-                        "proxies: addresses or networks separated by commas, or * (default: from none)")
+                        "proxies: addresses or networks separated by commas, or * (every address's header believed, "
+                        "and every address, proxies too, held to the per-client connection share; default: from "
+                        "none)")
     p.add_argument("--max-conversation-chars", type=whole_number(10_000, 1_000_000_000),
                    default=DEFAULT_MAX_CONVERSATION_CHARS, metavar="N",
                    help="refuse to serve a game whose conversation, sent whole with every reply, could grow past "

@@ -285,3 +285,34 @@ def test_a_server_imports_openenvs_server_modules_without_its_web_ui() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split("\n")[:3] == ["[]", "{} True", "True True EnvClient MCPEnvironment"], done.stdout
+
+
+def test_deferred_modules_run_once_when_threads_ask_at_once() -> None:
+    """Issue 72, item 8: after ``import guessgym.serving``, the first use of OpenEnv's names from 8 threads at
+    once failed in 7 of them (``ImportError: cannot import name 'EnvClient'``, ``AttributeError`` for
+    ``MCPEnvironment``): a deferred module ran in one thread while the others read it half run. Now it runs
+    once, under a lock, and the others wait for it; three fresh processes, 8 threads each."""
+    probe = (
+        "import threading\n"
+        "import guessgym.serving\n"
+        "barrier, errors, names = threading.Barrier(8), [], []\n"
+        "def use(i):\n"
+        "    barrier.wait()\n"
+        "    try:\n"
+        "        if i % 2:\n"
+        "            from openenv.core import EnvClient\n"
+        "            names.append(EnvClient.__name__)\n"
+        "        else:\n"
+        "            from openenv.core.env_server.mcp_environment import MCPEnvironment\n"
+        "            names.append(MCPEnvironment.__name__)\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "threads = [threading.Thread(target=use, args=(i,)) for i in range(8)]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join(120) for t in threads]\n"
+        "print(errors or sorted(names))\n"
+    )
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert done.stdout.strip() == str(["EnvClient"] * 4 + ["MCPEnvironment"] * 4), done.stdout
