@@ -15,9 +15,14 @@ the game's opening conversation; the answer stays with the server, never in the 
 The games a server holds are bounded (:class:`GameSessions`): a client that sends no session cookie
 gets a new session at every ``/reset``, and a rollout may be abandoned, so a game idle for
 ``idle_timeout`` seconds is dropped, and a new game is refused (503) once the server holds
-``max_sessions`` games or ``memory_budget_mib`` of them (each counted as :data:`SESSION_BYTES`
-plus four bytes a character of its conversation); every game shares one
-:class:`~guessgym.envs.game.Game`, its lists and pattern matrix, as the OpenEnv server's sessions do.
+``max_sessions`` games, its client address ``max_sessions_per_client`` of them, or the games hold
+``memory_budget_mib`` (each counted as :data:`SESSION_BYTES` plus four bytes a character of its
+conversation); a step whose reply would take the games past that budget ends its game (503, the
+game dropped), so the budget holds while games grow, not only when they start. Every game shares
+one :class:`~guessgym.envs.game.Game`, its lists and pattern matrix, as the OpenEnv server's
+sessions do. A request body over ``max_body_bytes`` (unless the config says, :func:`body_bound`
+of the game's ``max_reply_chars``) is refused with 413 before it is read
+(:class:`~guessgym.serving.body_limit.BodyLimit`, the OpenEnv server's own).
 
 It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: NeMo
 Gym 0.4.0 needs Python 3.12 or later and pins ``mcp<2`` (openenv-core's fastmcp
@@ -29,10 +34,11 @@ repository; NeMo Gym's launcher starts it as ``python app.py`` in that folder.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ..envs.chat.env import ChatGuessEnv
@@ -53,6 +59,19 @@ DEFAULT_MEMORY_BUDGET_MIB = 1024
 #: What one game is counted as holding besides its conversation, a game sharing the server's Game
 #: (bytes; ``tests/adapters/test_nemo_gym_rows.py`` measures a game and holds this above it).
 SESSION_BYTES = 1 << 20
+#: Bytes of a request body per character of the longest reply a game takes: a reply's JSON (six bytes
+#: a character escaped as ``\\uXXXX``), four times over for what NeMo Gym's response carries beside it.
+BODY_BYTES_PER_REPLY_CHAR = 4 * 6
+#: The smallest body bound (bytes), whatever the game's longest reply.
+MIN_BODY_BYTES = 1 << 20
+#: The client address of the request being answered (set by :class:`_ClientAddress`).
+_client: contextvars.ContextVar[str | None] = contextvars.ContextVar("guessgym_nemo_client", default=None)
+
+
+def body_bound(max_reply_chars: int) -> int:
+    """The largest request body a server of a game with ``max_reply_chars`` reads unless its config
+    says: a few times the longest reply's JSON, 1 MiB at least."""
+    return max(MIN_BODY_BYTES, BODY_BYTES_PER_REPLY_CHAR * max_reply_chars)
 
 
 class GameSessions:
@@ -65,7 +84,7 @@ class GameSessions:
 
     def __init__(self, max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
                  memory_budget_mib: int = DEFAULT_MEMORY_BUDGET_MIB,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_sessions_per_client: int | None = None) -> None:
         if type(max_sessions) is not int or not 1 <= max_sessions <= 100_000:
             raise ValueError(f"max_sessions must be a whole number from 1 to 100,000, got {max_sessions!r}")
         if isinstance(idle_timeout, bool) or not isinstance(idle_timeout, (int, float)) or \
@@ -74,12 +93,18 @@ class GameSessions:
         if type(memory_budget_mib) is not int or not 16 <= memory_budget_mib <= 1 << 20:
             raise ValueError(f"memory_budget_mib must be a whole number from 16 to {1 << 20:,}, got "
                              f"{memory_budget_mib!r}")
+        per_client = max_sessions if max_sessions_per_client is None else max_sessions_per_client
+        if type(per_client) is not int or not 1 <= per_client <= max_sessions:
+            raise ValueError(f"max_sessions_per_client must be a whole number from 1 to max_sessions ({max_sessions}), "
+                             f"got {per_client!r}")
         self.max_sessions, self.idle_timeout = max_sessions, float(idle_timeout)
+        self.max_sessions_per_client = per_client
         self.budget = memory_budget_mib << 20
         self.clock = clock
         self.games: OrderedDict[str | None, ChatGuessEnv] = OrderedDict()  # least recently active first
         self._seen: dict[str | None, float] = {}
         self._sizes: dict[str | None, int] = {}
+        self._clients: dict[str | None, str | None] = {}  # each game's client address
         self.held = 0  # the sizes summed
 
     @staticmethod
@@ -99,11 +124,14 @@ class GameSessions:
             dropped += 1
         return dropped
 
-    def admit(self, session: str | None, env: ChatGuessEnv, messages: list[dict[str, Any]]) -> None:
-        """Hold ``env`` as ``session``'s game (replacing its earlier one), once idle games are dropped.
+    def admit(self, session: str | None, env: ChatGuessEnv, messages: list[dict[str, Any]],
+              client: str | None = None) -> None:
+        """Hold ``env`` as ``session``'s game (replacing its earlier one), once idle games are dropped;
+        ``client`` is the address asking (``None``: not known, counted as one client).
 
         Raises:
-            OverflowError: the server holds ``max_sessions`` games, or would pass its memory budget.
+            OverflowError: the server holds ``max_sessions`` games, ``client`` holds
+                ``max_sessions_per_client``, or the games would pass the memory budget.
         """
         self.expire()
         self.drop(session)
@@ -112,9 +140,15 @@ class GameSessions:
             raise OverflowError(f"this server holds {len(self.games):,} games ({self.held / (1 << 20):,.0f} MiB), the "
                                 f"most it holds is {self.max_sessions:,} games or {self.budget >> 20:,} MiB; finish "
                                 f"some, or wait: a game idle for {self.idle_timeout:g} s is dropped")
+        mine = sum(1 for held_by in self._clients.values() if held_by == client)
+        if mine >= self.max_sessions_per_client:
+            raise OverflowError(f"this client holds {mine:,} games, the most one client address holds on this server "
+                                f"is {self.max_sessions_per_client:,}; finish some, or wait: a game idle for "
+                                f"{self.idle_timeout:g} s is dropped")
         self.games[session] = env
         self._seen[session] = self.clock()
         self._sizes[session] = size
+        self._clients[session] = client
         self.held += size
 
     def get(self, session: str | None) -> ChatGuessEnv | None:
@@ -123,12 +157,21 @@ class GameSessions:
         return self.games.get(session)
 
     def touch(self, session: str | None, messages: list[dict[str, Any]]) -> None:
-        """``session``'s game was played: it is active now, its conversation as long as ``messages``."""
+        """``session``'s game was played: it is active now, its conversation as long as ``messages``.
+
+        Raises:
+            OverflowError: the game, grown to ``messages``, would take the games past the memory
+                budget: it is dropped (the budget holds while games grow, not only at their start).
+        """
         if session not in self.games:
             return
+        size = self.size(messages)
+        if self.held - self._sizes[session] + size > self.budget:
+            self.drop(session)
+            raise OverflowError(f"this game's conversation ({size / (1 << 20):,.1f} MiB as counted) would take this "
+                                f"server's games past its {self.budget >> 20:,} MiB; the game is ended")
         self.games.move_to_end(session)
         self._seen[session] = self.clock()
-        size = self.size(messages)
         self.held += size - self._sizes[session]
         self._sizes[session] = size
 
@@ -136,10 +179,25 @@ class GameSessions:
         """Forget ``session``'s game, if it holds one."""
         if self.games.pop(session, None) is not None:
             del self._seen[session]
+            del self._clients[session]
             self.held -= self._sizes.pop(session)
 
     def __len__(self) -> int:
         return len(self.games)
+
+
+class _ClientAddress:
+    """ASGI middleware telling the request's handlers its client address (:data:`_client`)."""
+
+    def __init__(self, app: Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        token = _client.set((scope.get("client") or (None,))[0])
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _client.reset(token)
 
 
 def nemo_gym_rows(gym_id: str = DEFAULT_ENV_ID, games: int | None = None, *, seed: int = 0,
@@ -180,8 +238,10 @@ def _classes() -> tuple[type, type]:
         gym_id: str = DEFAULT_ENV_ID
         env_kwargs: dict[str, Any] = {}
         max_sessions: int = DEFAULT_MAX_SESSIONS
+        max_sessions_per_client: int | None = None
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT
         memory_budget_mib: int = DEFAULT_MEMORY_BUDGET_MIB
+        max_body_bytes: int | None = None
 
     class GuessgymResourcesServer(GymnasiumServer):
         """One guessgym chat game per NeMo Gym session (see the module docstring)."""
@@ -195,8 +255,23 @@ def _classes() -> tuple[type, type]:
             # bad options or bounds fail when the server starts, not at its first game
             self._games = chat_games(self.config.gym_id, self.config.env_kwargs, "NeMo Gym config")
             self._sessions = GameSessions(self.config.max_sessions, self.config.idle_timeout,
-                                          self.config.memory_budget_mib)
+                                          self.config.memory_budget_mib,
+                                          max_sessions_per_client=self.config.max_sessions_per_client)
             self.session_state = self._sessions.games  # what NeMo Gym's base drops a finished game from
+            self._body_bytes = self.config.max_body_bytes or body_bound(self._games.make_env().parser.max_reply_chars)
+            if type(self._body_bytes) is not int or not 1024 <= self._body_bytes <= 1 << 30:
+                raise ValueError(f"max_body_bytes must be a whole number from 1,024 to {1 << 30:,}, got "
+                                 f"{self.config.max_body_bytes!r}")
+
+        def setup_webserver(self) -> Any:
+            """NeMo Gym's app, its request bodies bounded before they are read and each request's client
+            address known to :meth:`reset` (the per-client share of games)."""
+            from ..serving.body_limit import BodyLimit
+
+            app = super().setup_webserver()
+            app.add_middleware(_ClientAddress)
+            app.add_middleware(BodyLimit, limit=self._body_bytes)
+            return app
 
         async def reset(self, metadata: dict[str, Any], session_id: str | None = None) -> tuple[str | None, dict]:
             """Start the row's game; the row's prompt already holds its opening turn."""
@@ -211,7 +286,7 @@ def _classes() -> tuple[type, type]:
             except (ValueError, TypeError) as exc:
                 raise Refused(422, str(exc).splitlines()[0]) from None
             try:
-                self._sessions.admit(session_id, env, info["messages"])
+                self._sessions.admit(session_id, env, info["messages"], _client.get())
             except OverflowError as exc:
                 raise Refused(503, str(exc)) from None
             return None, {}
@@ -224,7 +299,10 @@ def _classes() -> tuple[type, type]:
                 raise Refused(409, "this session has no game: /reset starts one, a finished game takes no step, and "
                                    f"a game idle for {self._sessions.idle_timeout:g} s is dropped")
             _, reward, terminated, truncated, info = env.step(extract_text(action))
-            self._sessions.touch(session_id, info["messages"])
+            try:
+                self._sessions.touch(session_id, info["messages"])
+            except OverflowError as exc:
+                raise Refused(503, str(exc)) from None
             done = bool(terminated or truncated)
             outcome: dict[str, Any] = {key: info[key] for key in ("guess", "tiles", "attempt", "invalid_kind")
                                        if key in info}
@@ -250,9 +328,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["DEFAULT_ENV_ID", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_SESSIONS", "DEFAULT_MEMORY_BUDGET_MIB",
-           "GameSessions", "GuessgymResourcesServer", "GuessgymResourcesServerConfig",  # noqa: F822 (built on use)
-           "SESSION_BYTES", "nemo_gym_rows"]
+__all__ = ["BODY_BYTES_PER_REPLY_CHAR", "DEFAULT_ENV_ID", "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_SESSIONS",
+           "DEFAULT_MEMORY_BUDGET_MIB", "GameSessions", "GuessgymResourcesServer", "GuessgymResourcesServerConfig",  # noqa: F822 (built on use)
+           "MIN_BODY_BYTES", "SESSION_BYTES", "body_bound", "nemo_gym_rows"]
 
 if __name__ == "__main__":  # pragma: no cover (NeMo Gym's launcher starts it, with its config)
     server: Any = _classes()[1]

@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .body_limit import PENDING_BODIES_PER_CLIENT, BodyLimit
 from .environment import DEFAULT_MAX_CONVERSATION_CHARS, GameNotStarted, GameServer
 from .guard import SOCKET_READ_FACTOR, RequestGuard
 from .models import GuessAction, GuessObservation
@@ -68,86 +69,6 @@ DEFAULT_IDLE_TIMEOUT = 300.0
 #: Routes of OpenEnv's app that guessgym replaces (``POST /mcp``: :func:`_mcp`) or does not serve
 #: (FastAPI's documentation pages, which load their scripts from a CDN).
 UNSERVED_ROUTES = frozenset({"/mcp", "/docs", "/docs/oauth2-redirect", "/redoc"})
-#: The bodies one client address may have still arriving, in request bodies of the largest size.
-PENDING_BODIES_PER_CLIENT = 8
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-
-
-class BodyLimit:
-    """ASGI middleware refusing an HTTP request body over ``limit`` bytes with 413, by its
-    ``Content-Length`` or as it streams in (the socket's messages are bounded by the server's
-    ``ws_max_size``), and a body that would take its client address's bodies still arriving past
-    :data:`PENDING_BODIES_PER_CLIENT` times ``limit`` with 429 (200 connections each holding back the last bytes of a
-    2 MiB body took a server from 342 to 746 MiB). A session socket the client closed first ends
-    quietly (OpenEnv's endpoint closes it again, which raises)."""
-
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
-        self.app = app
-        self.limit = limit
-        self.pending_per_client = PENDING_BODIES_PER_CLIENT * limit
-        #: Bytes of bodies still arriving (read by the app, the request not yet answered), by client address.
-        self.pending: dict[str, int] = {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            from starlette.websockets import WebSocketDisconnect
-
-            try:
-                await self.app(scope, receive, send)
-            except WebSocketDisconnect:
-                pass
-            return
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > self.limit:
-            await self._refuse(send, 413, f"the request body is over {self.limit:,} bytes")
-            return
-        client = (scope.get("client") or ("?", 0))[0]
-        seen = 0
-
-        async def bounded() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                size = len(message.get("body", b""))
-                seen += size
-                held = self.pending[client] = self.pending.get(client, 0) + size
-                if seen > self.limit:
-                    raise _TooLarge(413, f"the request body is over {self.limit:,} bytes")
-                if held > self.pending_per_client:
-                    raise _TooLarge(429, f"this client has {held:,} bytes of request bodies arriving, over the "
-                                         f"{self.pending_per_client:,} one client may have; send fewer at once")
-            return message
-
-        try:
-            await self.app(scope, bounded, send)
-        except _TooLarge as exc:
-            await self._refuse(send, exc.status, exc.reason)
-        finally:
-            left = self.pending.get(client, 0) - seen
-            if left > 0:
-                self.pending[client] = left
-            else:
-                self.pending.pop(client, None)
-
-    async def _refuse(self, send: Send, status: int, reason: str) -> None:
-        body = json.dumps({"detail": reason}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
-
 
 def make_app(env_id: str = "guessgym/WordleChat-v0", env_kwargs: dict[str, Any] | None = None, *,
              max_sessions: int = DEFAULT_MAX_SESSIONS, idle_timeout: float = DEFAULT_IDLE_TIMEOUT,

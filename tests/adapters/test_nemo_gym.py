@@ -165,3 +165,83 @@ def test_cookieless_resets_hold_a_bounded_number_of_games_that_share_one_game() 
     assert len(held) == 40 and all(env.game is held[0].game for env in held)
     assert again.status_code == 200 and len(resources._sessions) == 1
     assert resources.session_state is resources._sessions.games
+
+
+# ---- issue 72 items 4 and 10: bodies bounded before they are read; the budget holds while games grow ----------
+def _server(**options: Any) -> Any:
+    config = GuessgymResourcesServerConfig(host="127.0.0.1", port=0, entrypoint="", name="guessgym",
+                                           gym_id="guessgym/WordleChat-v0", **options)
+    return GuessgymResourcesServer(config=config, server_client=MagicMock(spec=ServerClient))
+
+
+def _answer(s: socket.socket, within: float = 20.0) -> bytes:
+    s.settimeout(within)
+    got = b""
+    while b"\r\n\r\n" not in got:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+def test_a_body_past_the_bound_is_refused_before_it_is_read() -> None:
+    """One /step of 150 MB, then 400 MB, took the server from 357 MiB to 1,559 MiB before it answered that the
+    reply was longer than the 100,000 characters allowed. Now a body over the bound (a few times the longest
+    reply's JSON) is answered 413 before it is read: by its Content-Length at once, and a chunked one as soon as
+    it passes the bound, while the client is still sending."""
+    from guessgym.adapters.nemo_gym import body_bound
+
+    resources = _server()
+    bound = body_bound(100_000)
+    assert resources._body_bytes == bound and bound < 150_000_000
+    with serving(resources.setup_webserver()) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            s.sendall(b"POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 150000000\r\n\r\n" + b" " * 65536)
+            answer = _answer(s)
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        sent, refused = 0, b""
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            s.sendall(b"POST /step HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n")
+            chunk = b"%x\r\n%s\r\n" % (1 << 20, b" " * (1 << 20))
+            try:
+                while sent < 150 << 20:
+                    s.sendall(chunk)
+                    sent += 1 << 20
+            except OSError:  # the server answered and closed while we were sending
+                pass
+            refused = _answer(s)
+        assert refused.startswith(b"HTTP/1.1 413") and b"over %s bytes" % f"{bound:,}".encode() in refused, refused
+        assert sent < 150 << 20  # it stopped reading long before the end
+        with pytest.raises(Exception, match="max_body_bytes must be"):
+            _server(max_body_bytes=10)
+
+
+def test_a_step_that_would_take_the_games_past_the_budget_ends_its_game() -> None:
+    """Item 10, through NeMo Gym's own app: replies of 100,000 characters grew one game past a 16 MiB budget; now
+    the step that would pass it is answered 503 and the game is ended; a new game starts within the budget."""
+    from fastapi.testclient import TestClient
+
+    resources = _server(memory_budget_mib=16, env_kwargs={"max_attempts": 60})
+    row = nemo_gym_rows("guessgym/WordleChat-v0", games=1)[0]
+    long_reply = {"id": "r", "created_at": 0, "model": "m", "object": "response", "parallel_tool_calls": False,
+                  "tool_choice": "auto", "tools": [],
+                  "output": [{"id": "m", "type": "message", "role": "assistant", "status": "completed",
+                              "content": [{"type": "output_text", "text": "x" * 100_000, "annotations": []}]}]}
+    with TestClient(resources.setup_webserver()) as http:
+        assert http.post("/reset", json=row).status_code == 200
+        statuses = []
+        for _ in range(60):
+            answer = http.post("/step", json={"responses_create_params": row["responses_create_params"],
+                                              "response": long_reply})
+            statuses.append(answer.status_code)
+            assert resources._sessions.held <= resources._sessions.budget
+            if answer.status_code != 200:
+                break
+        assert statuses[-1] == 503 and set(statuses[:-1]) == {200}, statuses
+        assert "the game is ended" in answer.json()["detail"] and len(resources._sessions) == 0
+        assert http.post("/step", json={"responses_create_params": row["responses_create_params"],
+                                        "response": long_reply}).status_code == 409  # no game any more
+        assert http.post("/reset", json=row).status_code == 200

@@ -96,3 +96,50 @@ def test_idle_games_are_dropped_and_new_ones_refused_past_the_bounds() -> None:
                          ({"memory_budget_mib": 1}, "memory_budget_mib must")]:
         with pytest.raises(ValueError, match=message):
             GameSessions(**bad)  # type: ignore[arg-type]
+
+
+# ---- issue 72 item 10: the budget holds while games grow; a client's share of the games ------------------
+def test_a_game_that_would_grow_past_the_budget_is_ended() -> None:
+    """Games grew past the memory budget after admission (112.5 MiB against 16 MiB after 17 replies of 100,000
+    characters: the budget was checked only at admission). Now a step that would pass it ends its game."""
+    from guessgym.adapters.nemo_gym import GameSessions
+    from guessgym.adapters.options import chat_games
+
+    games = chat_games("guessgym/WordleChat-v0", {"max_attempts": 20}, "test")
+    table = GameSessions(max_sessions=10, memory_budget_mib=16)
+    env = games.make_env()
+    _, info = env.reset(seed=0)
+    table.admit("a", env, info["messages"])
+    steps = 0
+    with pytest.raises(OverflowError, match="would take this server's games past its 16 MiB; the game is ended"):
+        while True:
+            _, _, terminated, truncated, info = env.step("x" * 100_000)
+            assert not (terminated or truncated)
+            table.touch("a", info["messages"])
+            steps += 1
+            assert table.held <= table.budget
+    assert 30 < steps < 41 and table.get("a") is None  # 16 MiB counted as 4 bytes a character and table.held == 0 and len(table) == 0
+
+
+def test_one_client_holds_at_most_its_share_of_the_games() -> None:
+    from guessgym.adapters.nemo_gym import GameSessions
+    from guessgym.adapters.options import chat_games
+
+    games = chat_games("guessgym/NerdleChat-v0", {"length": 5}, "test")
+    table = GameSessions(max_sessions=6, max_sessions_per_client=2)
+    env = games.make_env()
+    _, info = env.reset(seed=0)
+    table.admit("a1", games.make_env(), info["messages"], "10.0.0.1")
+    table.admit("a2", games.make_env(), info["messages"], "10.0.0.1")
+    with pytest.raises(OverflowError, match="this client holds 2 games, the most one client address holds on this "
+                                            "server is 2"):
+        table.admit("a3", games.make_env(), info["messages"], "10.0.0.1")
+    table.admit("a1", games.make_env(), info["messages"], "10.0.0.1")  # a session's new game replaces its old
+    table.admit("b1", games.make_env(), info["messages"], "10.0.0.2")  # another client is served
+    table.drop("a2")
+    table.admit("a3", games.make_env(), info["messages"], "10.0.0.1")  # a finished game gives its place back
+    assert sorted(table.games) == ["a1", "a3", "b1"]
+    assert GameSessions(max_sessions=6).max_sessions_per_client == 6  # every game unless told (one trainer)
+    for bad in (0, 7, 2.0):
+        with pytest.raises(ValueError, match="max_sessions_per_client must be a whole number from 1 to max_sessions"):
+            GameSessions(max_sessions=6, max_sessions_per_client=bad)  # type: ignore[arg-type]
