@@ -245,8 +245,9 @@ class BoundedH11Protocol(_SendDeadline, H11Protocol):
         the most, two at least, for ``newcomer``, an address that holds none; whether one was closed."""
         by_host: dict[str, list[Any]] = {}
         for c in self.connections:
-            if c is not self and getattr(c, "client", None):
-                by_host.setdefault(c.client[0], []).append(c)
+            client = getattr(c, "client", None)
+            if c is not self and client:
+                by_host.setdefault(client[0], []).append(c)
         for host, held in sorted(by_host.items(), key=lambda item: -len(item[1])):
             if len(held) < 2:
                 break
