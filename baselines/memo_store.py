@@ -56,6 +56,9 @@ MEMO_FORMAT = 1
 #: The most a memo file may hold once decompressed (its four arrays: 16 bytes a solved set, so 67
 #: million of them; the proofs' largest memos hold a few million).
 MAX_MEMO_BYTES = 1 << 30
+#: A memo is written uncompressed: its arrays take no more than its file, so one whose arrays would take
+#: more than twice its file (a 1 MB file holding 992 MiB) is not one a search wrote, and is not read.
+MEMO_RATIO = 2.0
 
 
 class MemoStore:
@@ -86,7 +89,7 @@ class MemoStore:
         if not self.path.is_file():
             return None
         try:  # decompressed only up to the bound (a 4.2 MB file whose arrays deflate to 2 GiB each took 8.6 GB)
-            data = read_npz(self.path, "solved-subproblem cache", max_bytes=MAX_MEMO_BYTES)
+            data = read_npz(self.path, "solved-subproblem cache", max_bytes=MAX_MEMO_BYTES, max_ratio=MEMO_RATIO)
             meta = json.loads(str(data["meta"]))
             if meta != self.meta:
                 differs = [k for k in self.meta if meta.get(k) != self.meta[k]]

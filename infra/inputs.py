@@ -27,8 +27,9 @@ class InputFileError(ValueError):
     """A path that names no readable regular file of a sensible size."""
 
 
-def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of the regular file ``path`` (``what`` it is, for messages).
+def checked_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> os.stat_result:
+    """The status of ``path`` if it is a regular file of at most ``max_bytes`` (``what`` it is, for
+    messages), checked before it is opened.
 
     Raises:
         FileNotFoundError: nothing at ``path``.
@@ -48,11 +49,23 @@ def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_
                              "or never end); give a file")
     if info.st_size > max_bytes:
         raise InputFileError(f"{what} {target} is {info.st_size:,} bytes, over the limit of {max_bytes:,}")
+    return info
+
+
+def read_input(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file ``path`` (``what`` it is, for messages), checked by
+    :func:`checked_input` first.
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        InputFileError: a directory, a FIFO, a device or a socket; over ``max_bytes``; unreadable.
+    """
+    checked_input(path, what, max_bytes=max_bytes)
     try:
-        with open(target, "rb") as f:
+        with open(path, "rb") as f:
             return f.read(max_bytes + 1)
     except OSError as exc:
-        raise InputFileError(f"{what} {target}: cannot be read ({exc.strerror or exc})") from None
+        raise InputFileError(f"{what} {path}: cannot be read ({exc.strerror or exc})") from None
 
 
 def gunzip(blob: bytes, what: str, *, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
@@ -111,66 +124,101 @@ def read_json(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_I
         raise InputFileError(f"{what} {path}: not JSON text ({type(exc).__name__})") from None
 
 
+#: The most members an ``.npz`` may have unless told (guessgym's own hold a few hundred at most).
+MAX_NPZ_MEMBERS = 10_000
+#: Bytes read from a member at a time: an array is filled in place, never held twice.
+NPZ_CHUNK = 1 << 20
+
+
 def read_npz(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_INPUT_BYTES,
-             blob: bytes | None = None) -> dict[str, Any]:
+             blob: bytes | None = None, max_members: int = MAX_NPZ_MEMBERS,
+             max_ratio: float | None = None) -> dict[str, Any]:
     """The arrays of the ``.npz`` file ``path`` (or of its bytes ``blob``), decompressed only up to
     ``max_bytes`` in all: each member's size is read from the archive before any of it is
     decompressed, and an array's header must fit its member, so a small file whose arrays would
-    deflate to gigabytes is refused at once, never held. No pickled object is read.
+    deflate to gigabytes is refused at once, never held. The file is read from disk as the arrays
+    need it (not held whole beside them), each array filled in place :data:`NPZ_CHUNK` bytes at a
+    time, so what is held is the arrays, at most ``max_bytes``, once. A file of over
+    ``max_members`` members is refused before any is read; ``max_ratio``, for a kind of file that
+    guessgym writes uncompressed (a memo, a checkpoint), bounds the arrays at that many times the
+    file's own size (64 KiB at least), so such a file is read up to about its real size. No pickled
+    object is read.
 
     Raises:
-        InputFileError: not an ``.npz`` of plain arrays, or over ``max_bytes`` once decompressed
-            (``what`` and ``path`` named).
+        InputFileError: not an ``.npz`` of plain arrays, or over one of its bounds (``what`` and
+            ``path`` named).
     """
+    import contextlib
     import io
     import zipfile
     import zlib
 
-    import numpy as np
-
     def refused(why: str) -> InputFileError:
         return InputFileError(f"{what} {path}: {why}")
 
-    data = blob if blob is not None else read_input(path, what, max_bytes=max_bytes)
     arrays: dict[str, Any] = {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    with contextlib.ExitStack() as stack:
+        if blob is not None:
+            source: Any = io.BytesIO(blob)
+            size_on_disk = len(blob)
+        else:
+            size_on_disk = checked_input(path, what, max_bytes=max_bytes).st_size
+            try:
+                source = stack.enter_context(open(path, "rb"))
+            except OSError as exc:
+                raise InputFileError(f"{what} {path}: cannot be read ({exc.strerror or exc})") from None
+        limit = max_bytes if max_ratio is None else min(max_bytes, max(int(max_ratio * size_on_disk), 64 << 10))
+        try:
+            archive = stack.enter_context(zipfile.ZipFile(source))
             members = archive.infolist()
+            if len(members) > max_members:
+                raise refused(f"it has {len(members):,} members, over the {max_members:,} this kind of file holds")
             total = sum(m.file_size for m in members)
-            if total > max_bytes:
-                raise refused(f"its arrays take {total:,} bytes once decompressed, over the limit of {max_bytes:,}")
+            if total > limit:
+                raise refused(f"its arrays take {total:,} bytes once decompressed, over the limit of {limit:,}")
             for member in members:
                 if not member.filename.endswith(".npy") or member.is_dir():
                     raise refused(f"{member.filename[:80]!r} is not an array (.npy)")
                 with archive.open(member) as f:  # yields at most the member's recorded size
-                    version = np.lib.format.read_magic(f)
-                    if version == (1, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
-                    elif version == (2, 0):
-                        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
-                    else:
-                        raise refused(f"{member.filename[:80]!r}: an array format this reader does not know")
-                    if dtype.hasobject:
-                        raise refused(f"{member.filename[:80]!r} holds Python objects, which are never read")
-                    count = 1
-                    for n in shape:
-                        count *= int(n)
-                    size = count * dtype.itemsize
-                    if size > member.file_size:
-                        raise refused(f"{member.filename[:80]!r} declares {size:,} bytes of data in a member of "
-                                      f"{member.file_size:,}")
-                    raw = f.read(size)
-                    if len(raw) != size:
-                        raise refused(f"{member.filename[:80]!r} ends before its data does")
-                    array = np.frombuffer(raw, dtype=dtype, count=count)
-                    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
-                    arrays[member.filename[:-4]] = array.copy()
-    except InputFileError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, ValueError, EOFError, OSError, NotImplementedError) as exc:
-        said = str(exc).splitlines()[0][:120] if str(exc) else ""
-        raise refused(f"not an .npz of arrays ({type(exc).__name__}: {said})") from None
+                    arrays[member.filename[:-4]] = _read_member(f, member, refused)
+        except InputFileError:
+            raise
+        except (zipfile.BadZipFile, zlib.error, ValueError, EOFError, OSError, NotImplementedError) as exc:
+            said = str(exc).splitlines()[0][:120] if str(exc) else ""
+            raise refused(f"not an .npz of arrays ({type(exc).__name__}: {said})") from None
     return arrays
+
+
+def _read_member(f: Any, member: Any, refused: Callable[[str], InputFileError]) -> Any:
+    """One ``.npy`` member's array, its header checked against the member, its data read in place."""
+    import numpy as np
+
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise refused(f"{member.filename[:80]!r}: an array format this reader does not know")
+    if dtype.hasobject:
+        raise refused(f"{member.filename[:80]!r} holds Python objects, which are never read")
+    count = 1
+    for n in shape:
+        count *= int(n)
+    size = count * dtype.itemsize
+    if size > member.file_size:
+        raise refused(f"{member.filename[:80]!r} declares {size:,} bytes of data in a member of "
+                      f"{member.file_size:,}")
+    array = np.empty(count, dtype=dtype)
+    into = memoryview(array).cast("B") if size else memoryview(b"")
+    done = 0
+    while done < size:
+        chunk = f.read(min(NPZ_CHUNK, size - done))
+        if not chunk:
+            raise refused(f"{member.filename[:80]!r} ends before its data does")
+        into[done:done + len(chunk)] = chunk
+        done += len(chunk)
+    return array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -204,5 +252,5 @@ def script_main(main: Callable[[], int | None]) -> NoReturn:
     raise SystemExit(code or 0)
 
 
-__all__ = ["InputFileError", "MAX_INPUT_BYTES", "check_not_an_input", "gunzip", "read_input", "read_json", "read_npz",
-           "same_file", "script_main"]
+__all__ = ["InputFileError", "MAX_INPUT_BYTES", "MAX_NPZ_MEMBERS", "NPZ_CHUNK", "check_not_an_input", "checked_input",
+           "gunzip", "read_input", "read_json", "read_npz", "same_file", "script_main"]

@@ -200,7 +200,7 @@ def load_checkpoint_state(checkpoint: Path) -> dict[str, Any]:
     path = checkpoint / "state.json"
     try:
         document = json.loads(read_input(path, "checkpoint state").decode("utf-8"))
-        arrays = read_npz(checkpoint / "state.npz", "checkpoint arrays")
+        arrays = read_npz(checkpoint / "state.npz", "checkpoint arrays", max_ratio=2.0)  # written uncompressed
         state = decode_state(document, arrays)
     except (OSError, ValueError, RecursionError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as exc:
         raise CheckpointError(f"{path}: not a readable checkpoint state ({type(exc).__name__}: "

@@ -327,6 +327,42 @@ def test_an_npz_is_decompressed_only_up_to_its_bound(tmp_path: Path) -> None:
     assert counts["refused"] > 100, counts
 
 
+def test_an_npz_is_held_once_and_its_members_are_bounded(tmp_path: Path) -> None:
+    """Issue 72, item 23: the reader held twice its bound (the file's bytes and a copy of each array); a 45 MB
+    file of 200,000 members took over 2 minutes; a 1 MB memo whose arrays hold 992 MiB was read (the memo's
+    bound, 1 GiB, for files of 400 KB). Now the arrays are filled in place from the file, at most the bound
+    once; the members are bounded; a kind of file guessgym writes uncompressed is read up to about its size."""
+    import time
+    import tracemalloc
+    import zipfile
+
+    from guessgym.infra.inputs import InputFileError, read_npz
+
+    data = np.arange(4 << 20, dtype=np.int64)  # 32 MiB of arrays, written uncompressed as guessgym's are
+    np.savez(tmp_path / "plain.npz", a=data)
+    tracemalloc.start()
+    try:
+        read = read_npz(tmp_path / "plain.npz", "checkpoint", max_bytes=64 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(read["a"], data)
+    assert peak < data.nbytes + (4 << 20), peak  # the array once, and a chunk
+    many = tmp_path / "many.npz"
+    with zipfile.ZipFile(many, "w") as archive:
+        for i in range(20_000):
+            archive.writestr(f"m{i}.npy", b"")
+    started = time.monotonic()
+    with pytest.raises(InputFileError, match="it has 20,000 members, over the 10,000 this kind of file holds"):
+        read_npz(many, "cache")
+    assert time.monotonic() - started < 10.0
+    bomb = tmp_path / "memo.npz"
+    _npz_bomb(bomb, 32 << 20)
+    with pytest.raises(InputFileError, match="over the limit of"):
+        read_npz(bomb, "memo", max_bytes=1 << 30, max_ratio=2.0)  # the memo's bound near its real size
+    assert read_npz(tmp_path / "plain.npz", "memo", max_ratio=2.0)["a"].shape == data.shape  # a real one: read
+
+
 def test_a_memo_bomb_is_ignored_as_a_damaged_cache(tmp_path: Path) -> None:
     from guessgym.baselines import memo_store
     from guessgym.baselines.optimal import solve
