@@ -71,6 +71,8 @@ class Entry:
         max_attempts: override the attempt limit (``None``: the game's own, 6).
         parallel: worth running in worker processes (expensive searches); cheap agents run
             serially because starting workers would cost more than it saves.
+        included: a saved result given to the job (``--include``), not run by it: written under a
+            name of its own, never over the file of the job's entry of the same game and agent.
     """
 
     env_id: str
@@ -81,6 +83,7 @@ class Entry:
     note: str = ""
     max_attempts: int | None = None
     parallel: bool = False
+    included: bool = False
 
     @property
     def slug(self) -> str:
@@ -89,6 +92,8 @@ class Entry:
         parts += [f"{k}-{v}" for k, v in sorted(self.agent_kwargs.items())]
         if self.max_attempts is not None:
             parts.append(f"m{self.max_attempts}")
+        if self.included:
+            parts.append("included")
         return file_slug(*parts)
 
     def describe(self) -> str:
@@ -378,9 +383,10 @@ def earlier_outcomes(out_dir: Path, replaced: set[str], sample: int | None, seed
     return kept
 
 
-def saved_outcome(result: EvaluationResult) -> Outcome:
+def saved_outcome(result: EvaluationResult, included: bool = False) -> Outcome:
     """A saved result as a row of the leaderboard, under its ``meta`` label and note."""
-    entry = Entry(result.env_id or result.game, result.agent, label=result.meta["label"], note=result.meta["note"])
+    entry = Entry(result.env_id or result.game, result.agent, label=result.meta["label"], note=result.meta["note"],
+                  included=included)
     return Outcome(entry, result=result)
 
 
@@ -396,14 +402,15 @@ def included_outcome(path: str | Path) -> Outcome:
         result = EvaluationResult.from_json(path)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"{path}: not a readable evaluation result ({exc})") from None
-    result.meta.setdefault("label", "saved result")
-    result.meta.setdefault("note", f"read from {path}, not re-run by this job")
+    label = str(result.meta.get("label") or "")  # a result written by compare has label ""
+    result.meta["label"] = label if "saved result" in label else f"{label}, saved result" if label else "saved result"
+    result.meta["note"] = str(result.meta.get("note") or "") or f"read from {path}, not re-run by this job"
     result.meta["included"] = True
     if result.env_id in SUPERSEDED and "sample" in result.meta and result.meta["sample"] is None:
         # an evaluation of every answer fixes each episode's answer: the version bump left it unchanged
         old, result.env_id = result.env_id, SUPERSEDED[result.env_id]
         result.meta["note"] += f" (measured on {old}; {V1_CHANGE})"
-    return saved_outcome(result)
+    return saved_outcome(result, included=True)
 
 
 def write_entry(outcome: Outcome, out_dir: str | Path) -> list[Path]:

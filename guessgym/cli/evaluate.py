@@ -203,6 +203,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         included = [main_job.included_outcome(path) for path in args.include or []]
     except ValueError as exc:
         raise UsageError(f"--include {exc}") from None
+    named: dict[str, str] = {}
+    for path, outcome in zip(args.include or [], included):
+        if outcome.entry.slug in named:
+            raise UsageError(f"--include {named[outcome.entry.slug]} and {path} are results of the same game and agent "
+                             f"(both would be written as {outcome.entry.slug}.json); include one")
+        named[outcome.entry.slug] = path
     started = time.perf_counter()
     backend: Backend = "ray" if args.address and args.backend == "auto" else args.backend
     if backend == "ray":

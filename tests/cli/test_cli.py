@@ -404,12 +404,12 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
     assert "| learned-test (saved result) | micro-nerdle | 20 |" in report
     # a saved result that holds its games' guesses has its moves judged like the job's own rows
     row = next(line for line in report.splitlines() if "learned-guesses (saved result)" in line)
-    judged = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses.json").meta["analysis"]
+    judged = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses__included.json").meta["analysis"]
     assert with_guesses.win_rate == 1
     gap = (with_guesses.total_guesses - 374) / 127
     assert judged["mean_loss_per_game"] == pytest.approx(gap, abs=1e-6) and f"| {gap:.4f} (" in row
-    assert (out_dir / "MicroNerdle-v1__learned-guesses.analysis.json.gz").is_file()
-    saved_again = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses.json")
+    assert (out_dir / "MicroNerdle-v1__learned-guesses__included.analysis.json.gz").is_file()
+    saved_again = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__learned-guesses__included.json")
     assert saved_again.meta["conduct"]["guesses"] == with_guesses.total_guesses and "How they play" in report
     assert f"read from {tmp_path / 'saved.json'}, not re-run by this job" in report
     assert "| least-worst | micro-nerdle | 127 |" in report
@@ -417,6 +417,34 @@ def test_compare_includes_saved_results(tmp_path: Path, monkeypatch: pytest.Monk
     (tmp_path / "bad.json").write_text("{not json")
     assert main(["compare", "--out", str(out_dir), "--include", str(tmp_path / "bad.json")]) == 2
     assert "not a readable evaluation result" in capsys.readouterr().err
+
+
+def test_an_included_result_named_like_a_job_entry_is_written_apart_and_labelled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 72, item 12: a sent result named like a job entry (a result compare itself wrote, label "")
+    replaced the job's own result file, and its row was not labelled."""
+    from guessgym import main_job
+    from guessgym.agents.registry import make_agent
+    from guessgym.evaluation.evaluate import evaluate
+
+    monkeypatch.setattr(main_job, "MAIN_JOB", (main_job.Entry(MICRO, "least-worst"),))
+    sent = tmp_path / "sent.json"
+    forged = evaluate(make_agent("expected-size"), MICRO, sample=10)  # another agent's games, named least-worst
+    forged.agent = "least-worst"
+    forged.meta["label"] = ""
+    forged.to_json(sent)
+    out_dir = tmp_path / "out"
+    assert main(["compare", "--out", str(out_dir), "--no-progress", "--include", str(sent)]) == 0
+    own = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__least-worst.json")
+    assert len(own.records) == 127 and not own.meta.get("included")  # the job's own run, not the sent one
+    apart = EvaluationResult.from_json(out_dir / "MicroNerdle-v1__least-worst__included.json")
+    assert len(apart.records) == 10 and apart.meta["label"] == "saved result"
+    report = (out_dir / "leaderboard.md").read_text()
+    assert "| least-worst (saved result) | micro-nerdle | 10 |" in report
+    assert "| least-worst | micro-nerdle | 127 |" in report
+    capsys.readouterr()
+    assert main(["compare", "--out", str(out_dir), "--no-progress", "--include", str(sent), str(sent)]) == 2
+    assert "are results of the same game and agent" in capsys.readouterr().err
 
 
 def test_main_job_keeps_going_after_an_agent_error(tmp_path: Path) -> None:
