@@ -564,6 +564,7 @@ class GameEngine:
             raise ValueError("the saved engine state belongs to a different game")
         if len(state["state"]) != self.num_games:
             raise ValueError(f"the saved state has {len(state['state'])} games, this engine has {self.num_games}")
+        self._check_rows(state["state"])
         self.state[:] = state["state"]
         if self.track_candidates:
             if state["candidates"] is None:
@@ -572,6 +573,29 @@ class GameEngine:
                 self.candidates[i, : len(kept)] = kept
         self.hard = [None if r is None else HardModeRule.from_state(self.game, r) for r in state["hard"]]
         self.set_answer_pool(state["pool"])
+
+    def _check_rows(self, rows: Any) -> None:
+        """Refuse saved game rows that this engine's game could not have: another shape, an answer
+        or a count outside the answers, an attempt past the limit, a board cell or a played guess
+        or pattern outside the game's (a kernel would read past its tables with them)."""
+        rows = np.asarray(rows)
+        if rows.shape != self.state.shape or rows.dtype.kind not in "iu":
+            raise ValueError(f"the saved game rows are {rows.dtype} {rows.shape}, this engine's are int "
+                             f"{self.state.shape}")
+        limit = self.attempt_limit
+        history = rows[:, BOARD + 2 * self.cells:]
+        checks = (
+            ("an answer", rows[:, ANSWER], 0, self.n_answers - 1),
+            ("an attempt", rows[:, ATTEMPT], 0, limit if limit is not None else np.iinfo(np.int64).max),
+            ("an end flag", rows[:, DONE], 0, 1),
+            ("a candidate count", rows[:, COUNT], -1, self.n_answers),
+            ("a board cell", rows[:, BOARD:BOARD + 2 * self.cells], 0, int(self.tables.max())),
+            ("a played guess", history[:, 0::2], 0, self.n_guesses - 1),
+            ("a played pattern", history[:, 1::2], 0, len(self.tile_strings) - 2),
+        )
+        for what, values, low, high in checks:
+            if values.size and (values.min() < low or values.max() > high):
+                raise ValueError(f"the saved game rows hold {what} outside {low}..{high}")
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

@@ -217,6 +217,58 @@ def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+@contextmanager
+def held_lock(path: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """An exclusive advisory lock on the lock file ``path`` (created if missing) for the block, refused
+    at once where another process holds it (a second run into the same folder would replace the
+    first's files). Where the OS offers no ``fcntl`` the block runs unlocked.
+
+    Raises:
+        ValueError: ``what`` is in use, naming the process that holds it where it said.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read(64).strip()
+            raise ValueError(f"{what} is in use by another run{f' ({holder})' if holder else ''}; wait for it to "
+                             "finish, or stop it") from None
+        try:
+            f.seek(0)
+            f.truncate()
+            f.write(f"process {os.getpid()} on {_host()}")
+            f.flush()
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def recover_replaced_folder(path: str | os.PathLike[str]) -> None:
+    """Finish a :func:`replace_folder` of ``path`` that a kill interrupted: between its two renames the
+    folder is missing and the one it replaced is aside (``.old-<name>-*``), which goes back (the new
+    one may be incomplete); once the new one is in place, a folder left aside is removed."""
+    import shutil
+
+    target = Path(os.path.normpath(path))
+    aside = sorted(target.parent.glob(f".old-{target.name}-*"), key=lambda p: p.lstat().st_mtime) \
+        if target.parent.is_dir() else []
+    for i, old in enumerate(aside):
+        if old.is_symlink() or not old.is_dir():
+            continue
+        if not target.exists() and not target.is_symlink() and i == len(aside) - 1:
+            os.replace(old, target)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def _host() -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:32] or "host"
 

@@ -7,6 +7,12 @@ export (``export-demos``, as JSON lines or as Minari datasets) writes :data:`EXP
 its folder last, listing every file it wrote; :func:`check_earlier_export` passes a folder only if
 that list is there and names every file in the folder (a file added since, or a folder with no
 list, is someone else's and is never replaced).
+
+An output of fixed names written into a folder that holds other things (``guessgym benchmark
+report`` writes ``README.md``, ``summary.json`` and figures beside the runs it reads) is held to
+the same list, by name: :func:`check_own_files` passes the folder if none of those names is there,
+or each one that is was listed by the earlier output, and :func:`mark_own_files` lists them; a
+user's own ``README.md`` (``--out .`` in a project) is never replaced.
 """
 
 from __future__ import annotations
@@ -60,4 +66,50 @@ def check_earlier_export(folder: Path, advice: str = "move it away or export to 
                          f"which the earlier guessgym export there did not write: {advice}")
 
 
-__all__ = ["EXPORT_MARKER", "check_earlier_export", "listing", "mark_export"]
+def _listed(folder: Path) -> list[str] | None:
+    """The files :data:`EXPORT_MARKER` in ``folder`` lists (``None``: no readable list there)."""
+    marker = folder / EXPORT_MARKER
+    try:  # read as any input: a FIFO or a device there is refused, not waited on
+        if marker.is_symlink():
+            return None
+        listed = read_json(marker, "export list", max_bytes=16 << 20)["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return listed if isinstance(listed, list) and all(isinstance(f, str) for f in listed) else None
+
+
+def check_own_files(folder: Path, names: list[str], advice: str) -> None:
+    """Refuse to write the files ``names`` into ``folder`` where one of them is there and was not
+    listed by the earlier guessgym output there (see the module docstring); a name that is a folder
+    or a link is refused too.
+
+    Raises:
+        ValueError: naming the folder, the file and ``advice``.
+    """
+    if not folder.exists() and not folder.is_symlink():
+        return
+    if folder.is_symlink() or not folder.is_dir():
+        raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a folder: "
+                         f"{advice}")
+    present = [n for n in [*names, EXPORT_MARKER] if (folder / n).exists() or (folder / n).is_symlink()]
+    if not present or present == [EXPORT_MARKER]:
+        return
+    listed = _listed(folder)
+    for name in present:
+        path = folder / name
+        if name != EXPORT_MARKER and (listed is None or name not in listed):
+            raise ValueError(f"{path} is there and guessgym did not write it (no {EXPORT_MARKER} there lists it), so "
+                             f"it will not be replaced: {advice}")
+        if path.is_symlink() or not path.is_file():
+            raise ValueError(f"{path} is not a file guessgym wrote: {advice}")
+
+
+def mark_own_files(folder: Path, made_by: str, files: list[str]) -> None:
+    """List ``files`` (names in ``folder``) as what ``made_by`` wrote there, in :data:`EXPORT_MARKER`."""
+    from .atomic import atomic_write_bytes
+
+    atomic_write_bytes(folder / EXPORT_MARKER, (json.dumps({"made_by": made_by, "files": sorted(files)}, indent=1)
+                                                + "\n").encode())
+
+
+__all__ = ["EXPORT_MARKER", "check_earlier_export", "check_own_files", "listing", "mark_export", "mark_own_files"]

@@ -6,14 +6,18 @@
 Each run is ``guessgym benchmark run --algo A --tier T --seed S --log-dir results/benchmark/runs``
 in a process of its own (one torch thread each); a complete run is skipped and a stopped one
 continues from its checkpoint, so the same command resumes the whole set after an interruption.
+Ctrl-C or SIGTERM stops the set: no queued run starts, and each run under way saves a checkpoint
+and stops (Ctrl-C reaches them from the terminal; SIGTERM is passed on to them).
 Then ``guessgym benchmark report results/benchmark/runs --out results/benchmark`` draws the page.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,22 +39,45 @@ def main() -> None:
     args = parser.parse_args()
     runs = [(t, s, a) for t in (args.tier or REFERENCE_TIERS) for s in args.seeds for a in (args.algo or ALGORITHMS)]
 
+    stopping = threading.Event()
+    running: set[subprocess.Popen[str]] = set()
+    lock = threading.Lock()
+
     def one(item: tuple[str, int, str]) -> int:
         tier, seed, algo = item
+        with lock:
+            if stopping.is_set():
+                return 130  # stopped before it started: the same command starts it
+            proc = subprocess.Popen([sys.executable, "-m", "guessgym", "benchmark", "run", "--algo", algo, "--tier",
+                                     tier, "--seed", str(seed), "--log-dir", str(args.log_dir), "--no-progress"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            running.add(proc)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "guessgym", "benchmark", "run", "--algo", algo, "--tier", tier,
-                               "--seed", str(seed), "--log-dir", str(args.log_dir), "--no-progress"],
-                              capture_output=True, text=True)
-        last = (done.stdout.strip().splitlines() or [""])[-1]
-        print(f"[{time.perf_counter() - started:6.0f} s] {tier} {algo} seed {seed}: rc={done.returncode} {last}"
-              + (f"\n{done.stderr[-2000:]}" if done.returncode else ""), flush=True)
-        return done.returncode
+        out, err = proc.communicate()
+        with lock:
+            running.discard(proc)
+        last = (out.strip().splitlines() or [""])[-1]
+        print(f"[{time.perf_counter() - started:6.0f} s] {tier} {algo} seed {seed}: rc={proc.returncode} {last}"
+              + (f"\n{err[-2000:]}" if proc.returncode not in (0, 130) else ""), flush=True)
+        return proc.returncode
 
+    def stop(signum: int, frame: object) -> None:
+        stopping.set()
+        print("stopping: no queued run starts; the runs under way save a checkpoint and stop", file=sys.stderr,
+              flush=True)
+        if signum == signal.SIGTERM:
+            with lock:
+                for proc in running:
+                    proc.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
     with ThreadPoolExecutor(args.jobs) as pool:
         codes = list(pool.map(one, runs))
-    failed = sum(1 for c in codes if c)
-    print(f"{len(runs) - failed} of {len(runs)} runs complete", flush=True)
-    raise SystemExit(1 if failed else 0)
+    complete = sum(1 for c in codes if c == 0)
+    print(f"{complete} of {len(runs)} runs complete" + (" (stopped: the same command continues)"
+                                                         if stopping.is_set() else ""), flush=True)
+    raise SystemExit(130 if stopping.is_set() else 1 if complete < len(runs) else 0)
 
 
 if __name__ == "__main__":

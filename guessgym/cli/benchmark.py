@@ -61,10 +61,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_one)
 
     p = sub.add_parser("report", help="rliable's aggregates over saved runs: a table, figures, a JSON summary",
-                       description="Read every evaluations.json under RUNS (default: the shipped reference runs) "
-                       "and write, into --out, summary.json, README.md and the figures (IQM with stratified-"
-                       "bootstrap intervals, performance profiles, probability of improvement, learning curves).")
-    p.add_argument("runs", nargs="*", type=Path, help="folders holding runs (searched for evaluations.json)")
+                       description="Read every evaluations.json under RUNS (default: results/benchmark/runs of the "
+                       "working folder) and write, into --out, summary.json, README.md and the figures (IQM with "
+                       "stratified-bootstrap intervals, performance profiles, probability of improvement, learning "
+                       "curves), beside whatever else is there: a file of those names is replaced only where an "
+                       "earlier report wrote it.")
+    p.add_argument("runs", nargs="*", type=Path, help="folders holding runs (searched for evaluations.json; "
+                   "default: results/benchmark/runs of the working folder, a checkout's reference runs)")
     p.add_argument("--out", type=Path, required=True, help="the folder to write the report into")
     p.add_argument("--reps", type=whole_number(100, 200_000), default=2000,
                    help="bootstrap resamples (default 2000)")
@@ -121,6 +124,9 @@ def report(args: argparse.Namespace) -> int:
     from ..training.benchmark.report import build_report, default_runs
 
     roots = list(args.runs) or [default_runs()]
+    if not args.runs and not roots[0].is_dir():
+        raise UsageError(f"no RUNS given and no {roots[0].as_posix()} of the working folder (a checkout's reference "
+                         "runs): give RUNS, the folders holding the runs to report")
     try:
         summary = build_report(roots, args.out, reps=args.reps, seed=args.seed, plots=not args.no_plots)
     except ValueError as exc:

@@ -97,25 +97,33 @@ def run_general(args: argparse.Namespace) -> int:
 
 
 class _first_interrupt_stops:
-    """While active, the first Ctrl-C sets ``stop`` (the run saves and stops), a second raises."""
+    """While active, the first Ctrl-C or SIGTERM sets ``stop`` (the run saves and stops, losing
+    nothing since its last checkpoint), a second raises."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
 
     def __init__(self, stop: threading.Event, what: str) -> None:
         self.stop, self.what = stop, what
-        self.previous: Any = None
+        self.previous: dict[int, Any] = {}
 
     def __enter__(self) -> None:
-        def on_sigint(signum: int, frame: Any) -> None:
+        def on_signal(signum: int, frame: Any) -> None:
             if self.stop.is_set():
                 raise KeyboardInterrupt
             self.stop.set()
-            print(f"\ninterrupt: {self.what} (Ctrl-C again to abort now)", file=sys.stderr, flush=True)
+            name = "interrupt" if signum == signal.SIGINT else "terminated"
+            print(f"\n{name}: {self.what} (Ctrl-C again to abort now)", file=sys.stderr, flush=True)
 
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, on_sigint)
+            for name in self.SIGNALS:
+                number = getattr(signal, name, None)
+                if number is not None:
+                    self.previous[number] = signal.signal(number, on_signal)
 
     def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        self.previous.clear()
 
 
 def build_config(args: argparse.Namespace) -> TrainConfig:

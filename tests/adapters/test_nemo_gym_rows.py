@@ -118,7 +118,8 @@ def test_a_game_that_would_grow_past_the_budget_is_ended() -> None:
             table.touch("a", info["messages"])
             steps += 1
             assert table.held <= table.budget
-    assert 30 < steps < 41 and table.get("a") is None  # 16 MiB counted as 4 bytes a character and table.held == 0 and len(table) == 0
+    assert 30 < steps < 41  # 16 MiB, counted as 4 bytes a character of 100,000-character replies
+    assert table.get("a") is None and table.held == 0 and len(table) == 0
 
 
 def test_one_client_holds_at_most_its_share_of_the_games() -> None:

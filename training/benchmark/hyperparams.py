@@ -48,6 +48,19 @@ UNSUPPORTED = ("normalize", "env_wrapper", "vec_env_wrapper", "frame_stack", "ca
 
 MAX_FILE_BYTES = 1 << 20
 MAX_KWARGS_CHARS = 10_000
+#: The most values (numbers, strings, list items, mapping entries) one entry may hold once its YAML
+#: aliases are followed: a 604-byte file of nested aliases otherwise grew to gigabytes when written out.
+MAX_ENTRY_VALUES = 10_000
+
+#: The range of each numeric setting a run takes, as (low, high, whether low itself is allowed).
+SETTING_RANGES: dict[str, tuple[float, float, bool]] = {
+    "learning_rate": (0.0, 1.0, False), "gamma": (0.0, 1.0, False), "gae_lambda": (0.0, 1.0, True),
+    "clip_range": (0.0, 10.0, False), "ent_coef": (0.0, 100.0, True), "vf_coef": (0.0, 100.0, True),
+    "max_grad_norm": (0.0, 1e6, False), "n_epochs": (1, 100, True), "n_steps": (1, 1_000_000, True),
+    "batch_size": (1, 1_000_000, True), "exploration_fraction": (0.0, 1.0, True),
+    "exploration_initial_eps": (0.0, 1.0, True), "exploration_final_eps": (0.0, 1.0, True),
+    "tau": (0.0, 1.0, False), "gradient_steps": (-1, 1000, True), "n_quantiles": (1, 1000, True),
+}
 
 
 class HyperparamsError(ValueError):
@@ -135,6 +148,87 @@ def _value(node: ast.AST, where: str, text: str) -> Any:
                                "(guessgym reads literals, dict(...) and lists only)") from None
 
 
+def check_entry_size(entry: Any, where: str, limit: int = MAX_ENTRY_VALUES) -> None:
+    """Refuse an entry holding over ``limit`` values once its YAML aliases are followed (counted with
+    a stop at the limit, so an entry of nested aliases is refused without being walked whole)."""
+    stack, seen = [entry], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > limit:
+            raise HyperparamsError(f"{where}: the entry holds over {limit:,} values once its YAML aliases are followed "
+                                   "(an alias repeats everything it names); write its settings out")
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
+def _numbers(value: Any) -> list[float]:
+    """Every number in ``value`` (a setting, a list, a mapping of them)."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, (list, tuple)):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def check_run_settings(hp: Hyperparams, budget: int, eval_every: int) -> None:
+    """Refuse, in one line naming the file, entry and setting, what a run of ``budget`` steps
+    evaluated every ``eval_every`` could not take: a number that is not finite, a setting outside
+    :data:`SETTING_RANGES`, hidden layers past the training config's bounds (widths, depth and
+    weights, :func:`~guessgym.agents.net_arch.check_layer_sizes`), a rollout (``n_steps`` or
+    ``train_freq`` times ``n_envs``) longer than ``eval_every`` (its evaluations would be skipped),
+    a replay buffer, ``learning_starts`` or target interval past the budget. Checked before anything
+    is built: the protocol's budget is a bound, not a suggestion.
+
+    Raises:
+        HyperparamsError: naming the setting, its value and what is allowed.
+    """
+    from ...agents.net_arch import check_layer_sizes
+
+    where = f"{hp.source} [{hp.env_id}]"
+    settings = {**hp.algorithm_kwargs, **{f"policy_kwargs.{k}": v for k, v in hp.policy_kwargs.items()}}
+    for key, value in settings.items():
+        if not all(math.isfinite(n) for n in _numbers(value)):
+            raise HyperparamsError(f"{where}: {key} must be finite, got {str(value)[:60]}")
+        name = key.removeprefix("policy_kwargs.")
+        if name in SETTING_RANGES and not isinstance(value, bool) and isinstance(value, (int, float)):
+            low, high, low_allowed = SETTING_RANGES[name]
+            if not ((low <= value if low_allowed else low < value) and value <= high):
+                raise HyperparamsError(f"{where}: {key} must be {'from' if low_allowed else 'above'} {low:g} "
+                                       f"{'to' if low_allowed else 'and at most'} {high:g}, got {value!r}")
+    arch = hp.policy_kwargs.get("net_arch")
+    try:
+        if isinstance(arch, dict):
+            if set(arch) - {"pi", "vf", "qf"}:
+                raise ValueError(f"net_arch takes pi and vf (or a list), got {', '.join(map(str, arch))}")
+            for part, sizes in arch.items():
+                check_layer_sizes(sizes, f"net_arch.{part}")
+        elif arch is not None:
+            check_layer_sizes(arch, "net_arch")
+    except ValueError as exc:
+        raise HyperparamsError(f"{where}: policy_kwargs {exc}") from None
+    kwargs = hp.algorithm_kwargs
+    freq = kwargs.get("train_freq", 1)
+    steps = kwargs.get("n_steps", freq[0] if isinstance(freq, tuple) else freq)
+    if type(steps) is not int or steps < 1:
+        raise HyperparamsError(f"{where}: n_steps / train_freq must be a positive whole number of steps, got {steps!r}")
+    if steps * hp.n_envs > eval_every:
+        raise HyperparamsError(f"{where}: one rollout is {steps:,} steps x {hp.n_envs} games = {steps * hp.n_envs:,} "
+                               f"steps, over the {eval_every:,} between the tier's evaluations; use fewer")
+    for key in ("buffer_size", "learning_starts", "target_update_interval"):
+        value = kwargs.get(key)
+        if value is not None and (type(value) is not int or not 0 <= value <= budget):
+            raise HyperparamsError(f"{where}: {key} must be a whole number from 0 to the tier's budget "
+                                   f"({budget:,}), got {value!r}")
+
+
 def load_hyperparams(algo: str, env_id: str, path: str | Path | None = None) -> Hyperparams:
     """The entry for ``env_id`` in ``path`` (default: the shipped file of ``algo``).
 
@@ -161,6 +255,7 @@ def load_hyperparams(algo: str, env_id: str, path: str | Path | None = None) -> 
     where = f"{source} [{env_id}]"
     if not isinstance(entry, dict):
         raise HyperparamsError(f"{where}: an entry is a mapping of settings")
+    check_entry_size(entry, where)
     bad = sorted(set(entry) & set(UNSUPPORTED))
     if bad:
         raise HyperparamsError(f"{where}: {', '.join(bad)} is rl-zoo3 only; guessgym's runner does not apply it")
@@ -194,5 +289,6 @@ def load_hyperparams(algo: str, env_id: str, path: str | Path | None = None) -> 
                        policy_kwargs, kwargs)
 
 
-__all__ = ["ALGORITHMS", "POLICIES", "UNSUPPORTED", "ZOO_ALGORITHMS", "Hyperparams", "HyperparamsError",
-           "load_hyperparams", "parse_policy_kwargs", "shipped_path"]
+__all__ = ["ALGORITHMS", "MAX_ENTRY_VALUES", "POLICIES", "SETTING_RANGES", "UNSUPPORTED", "ZOO_ALGORITHMS",
+           "Hyperparams", "HyperparamsError", "check_entry_size", "check_run_settings", "load_hyperparams",
+           "parse_policy_kwargs", "shipped_path"]

@@ -2,16 +2,23 @@
 
 The report reads files other people send (a new algorithm's runs beside the references), so a file
 is JSON only, and every field it relies on is checked: a wrong one is a ``ValueError`` naming the
-file and the field, never a crash or a silently skipped run.
+file and the field, never a crash or a silently skipped run. A record of one of the protocol's
+tiers is also checked against the tier, so a forged or impossible one is refused, not ranked: its
+scored answers and budget are the tier's; a complete run has one evaluation at or past each of
+the tier's evaluation steps, the last at the budget; every evaluation's regret is its mean score's
+under the tier's anchors, every mean score a possible one (from 1 to ``max_attempts + 1``, never
+below a proven optimum); and the final evaluation is the last one, its mean score, win rate and
+regret recomputed from its guesses.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from functools import cache
 from typing import Any
 
-from .protocol import check_version, tier
+from .protocol import Tier, anchors_of, check_version, tier
 
 #: What an algorithm's name may be: a shipped name or package.module:Class (it reaches tables, figures
 #: and folder names, so never markup or a path).
@@ -38,8 +45,56 @@ def _evaluation(row: Any, where: str, budget: int) -> None:
     _number(row["mean_score"], f"{where}.mean_score")
     if not 0.0 <= _number(row["win_rate"], f"{where}.win_rate") <= 1.0:
         raise ValueError(f"{where}.win_rate must be 0 to 1, got {row['win_rate']!r}")
-    _number(row["regret"], f"{where}.regret", nan=True)
-    _number(row["wall_s"], f"{where}.wall_s")
+    _number(row["regret"], f"{where}.regret")
+    if not 0.0 <= _number(row["wall_s"], f"{where}.wall_s") <= 1e9:
+        raise ValueError(f"{where}.wall_s must be 0 to 1e9 seconds, got {row['wall_s']!r}")
+
+
+@cache
+def max_attempts_of(name: str) -> int:
+    """The attempts a game of tier ``name`` allows (a lost game scores one more)."""
+    return tier(name).training_game().max_attempts
+
+
+def _against_tier(data: dict[str, Any], known: Tier, where: str) -> None:
+    """Refuse a record that its tier could not have produced (see the module docstring)."""
+    anchors = anchors_of(known.name)
+    if data["scored_answers"] != anchors.answers:
+        raise ValueError(f"{where}: scored_answers {data['scored_answers']} is not tier {known.name}'s "
+                         f"{anchors.answers:,}")
+    worst = max_attempts_of(known.name) + 1
+    for i, row in enumerate(data["evaluations"]):
+        mean = row["mean_score"]
+        if not 1.0 <= mean <= worst:
+            raise ValueError(f"{where}: evaluations[{i}].mean_score {mean!r} is not a mean score of this tier "
+                             f"(1 to {worst})")
+        if anchors.proven and mean < anchors.optimum_mean - 1e-6:
+            raise ValueError(f"{where}: evaluations[{i}].mean_score {mean!r} is below tier {known.name}'s proven "
+                             f"optimum {anchors.optimum_mean:.6f}")
+        if abs(row["regret"] - anchors.regret(mean)) > 1e-5:
+            raise ValueError(f"{where}: evaluations[{i}].regret {row['regret']!r} is not its mean score's "
+                             f"({anchors.regret(mean):.6f})")
+    if not data["complete"]:
+        return
+    due = known.evaluation_steps
+    steps = [row["step"] for row in data["evaluations"]]
+    if len(steps) != len(due) or any(step < at or (k + 1 < len(due) and step >= due[k + 1])
+                                     for k, (step, at) in enumerate(zip(steps, due))):
+        raise ValueError(f"{where}: a complete run of tier {known.name} is evaluated once at or past each of "
+                         f"{', '.join(f'{d:,}' for d in due[:3])}{', ...' if len(due) > 3 else ''} "
+                         f"({len(due)} evaluations); it has {len(steps)} at {', '.join(map(str, steps[:4]))}")
+    final = data["final"]
+    if {k: final[k] for k in EVALUATION_FIELDS} != {k: data["evaluations"][-1][k] for k in EVALUATION_FIELDS}:
+        raise ValueError(f"{where}: final must be the last evaluation")
+    guesses = final["guesses"]
+    if any(g > worst - 1 for g in guesses):
+        raise ValueError(f"{where}: final.guesses holds a count over the tier's {worst - 1} attempts")
+    scores = [g if g > 0 else worst for g in guesses]
+    mean = sum(scores) / len(scores)
+    wins = sum(1 for g in guesses if g > 0) / len(guesses)
+    for key, value in (("mean_score", mean), ("win_rate", wins), ("regret", anchors.regret(mean))):
+        if abs(final[key] - value) > 1e-5:
+            raise ValueError(f"{where}: final.{key} {final[key]!r} is not what its guesses give ({value:.6f})")
 
 
 def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[str, Any]:
@@ -57,6 +112,9 @@ def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[
     if not ALGO_NAME.fullmatch(data["algo"]):
         raise ValueError(f"{where}: algo {data['algo'][:60]!r} is not an algorithm's name (letters, digits and "
                          "_ . : - only, as package.module:Class), which tables, figures and folders show")
+    resumed = data["resumed_at"]
+    if len(resumed) > 100_000 or not all(type(r) is int and r >= 0 for r in resumed):
+        raise ValueError(f"{where}: resumed_at must list the steps a run was resumed at (whole numbers)")
     known = tier(data["tier"]) if protocol_tiers else None
     budget = data["budget"]
     if budget < 1:
@@ -76,7 +134,9 @@ def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[
             raise ValueError(f"{where}: final.guesses must list {data['scored_answers']} non-negative integers")
     if known is not None and budget != known.budget:
         raise ValueError(f"{where}: budget {budget:,} is not tier {known.name}'s {known.budget:,}")
+    if known is not None:
+        _against_tier(data, known, where)
     return data
 
 
-__all__ = ["ALGO_NAME", "EVALUATION_FIELDS", "check_record"]
+__all__ = ["ALGO_NAME", "EVALUATION_FIELDS", "check_record", "max_attempts_of"]

@@ -30,8 +30,13 @@ from typing import Any
 import numpy as np
 
 from ...infra.atomic import atomic_write_bytes
+from ...infra.export_record import check_own_files, mark_own_files
 from .figures import FIGURES, draw_all
 from .protocol import PROTOCOL_VERSION, TIERS, anchors_of
+
+#: The most algorithms one report compares: its probability of improvement bootstraps every ordered pair, so its
+#: time grows with their square (25 algorithms took over 400 s at 500 resamples).
+MAX_ALGORITHMS = 12
 
 #: The regret thresholds of the performance profiles (fine between the optimum and random play, coarser above).
 PROFILE_TAUS = np.concatenate([np.linspace(0.0, 1.0, 81), np.linspace(1.1, 10.0, 90)])
@@ -78,6 +83,10 @@ def load_runs(roots: list[Path]) -> list[dict[str, Any]]:
             runs.append({**record, "path": str(path)})
     if not runs:
         raise ValueError(f"no complete run under {', '.join(map(str, roots))} (evaluations.json with complete: true)")
+    algos = sorted({r["algo"] for r in runs})
+    if len(algos) > MAX_ALGORITHMS:
+        raise ValueError(f"the runs are of {len(algos)} algorithms; a report compares at most {MAX_ALGORITHMS} (every "
+                         f"pair is bootstrapped): report fewer folders at a time")
     return runs
 
 
@@ -210,8 +219,19 @@ def build_report(roots: list[Path], out: Path, *, reps: int = 2000, seed: int = 
                  command: str | None = None) -> dict[str, Any]:
     """Read the runs under ``roots``, compute every aggregate, write the report into ``out``;
     return the summary (with its Markdown ``table`` and the ``figures`` written)."""
+    check_report_folder(out)
     runs = load_runs(roots)
     return _build_report(runs, out, reps, seed, plots, command)
+
+
+#: What a report writes into its folder (it replaces these, and only where an earlier report wrote them).
+REPORT_FILES = ("README.md", "summary.json", *FIGURES)
+
+
+def check_report_folder(out: Path) -> None:
+    """Refuse ``out`` if it holds a file of a report's names that no report wrote (a user's
+    ``README.md``): a report replaces only its own files, and leaves everything else there."""
+    check_own_files(out, list(REPORT_FILES), "give another --out (a new folder, or one an earlier report wrote)")
 
 
 def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, plots: bool,
@@ -239,6 +259,7 @@ def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, p
     summary["figures"] = figures
     atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=1) + "\n").encode())
     atomic_write_bytes(out / "README.md", _page(summary, runs, command).encode())
+    mark_own_files(out, "guessgym benchmark report", ["README.md", "summary.json", *figures])
     return summary
 
 
@@ -263,5 +284,5 @@ def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | No
         resumed=sum(1 for r in runs if r["resumed_at"]))
 
 
-__all__ = ["FIGURES", "PROFILE_TAUS", "aggregates", "build_report", "curves", "default_runs", "improvements",
-           "load_runs", "profiles", "score_matrices"]
+__all__ = ["FIGURES", "MAX_ALGORITHMS", "PROFILE_TAUS", "aggregates", "build_report", "curves", "default_runs",
+           "REPORT_FILES", "check_report_folder", "improvements", "load_runs", "profiles", "score_matrices"]

@@ -17,10 +17,19 @@ A run lives in ``<log_dir>/<tier>/<algo>/seed-<S>/``:
   resumed run takes exactly the steps an uninterrupted one takes (``tests/training/test_benchmark.py``
   compares them); it is removed when the run completes;
 * ``model.zip``: the final model in stable-baselines3's own format, for SB3 and rl-zoo3 (guessgym
-  never opens it: SB3's loader unpickles).
+  never opens it: SB3's loader unpickles);
+* ``run.lock``: held by the run while it runs, so a second run into the same folder is refused.
+
+A run writes only there: a folder at the run's path that holds anything else is refused, not
+replaced; a checkpoint is read only if it fits the run (its arrays no larger than the run's model
+and buffer need, its games' states within the game, its step at most one evaluation past the
+record, which it carries); a checkpoint replaced when a kill came between its two renames is put
+back; and stable-baselines3's own logger (a ``SB3-<date>`` folder in the system's temporary
+folder per run) is not started.
 
 A user's own algorithm runs through the same function: ``algo`` as ``"package.module:Class"`` (a
-stable-baselines3 ``BaseAlgorithm``), with a hyperparameter file that has the tier's id.
+stable-baselines3 ``BaseAlgorithm``), with a hyperparameter file that has the tier's id. That
+**imports the module, which runs its code**, as ``--agent module:NAME`` does elsewhere.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import re
 import shutil
 import threading
 import time
@@ -47,7 +57,7 @@ from ...agents import policies as guess_policies
 from ...agents.rollout import play_batched
 from ...envs.game import Game
 from ...envs.vector import BatchedGuessEnv
-from ...infra.atomic import atomic_directory, atomic_write_bytes
+from ...infra.atomic import atomic_directory, atomic_write_bytes, held_lock, recover_replaced_folder
 from ...infra.inputs import read_input, read_npz
 from ..checkpoints import (
     decode_state,
@@ -59,7 +69,7 @@ from ..checkpoints import (
 )
 from ..numerics import pin_numerics
 from ..sb3_vec import BatchedVecEnv
-from .hyperparams import ALGORITHMS, Hyperparams, load_hyperparams
+from .hyperparams import ALGORITHMS, Hyperparams, check_run_settings, load_hyperparams
 from .protocol import PROTOCOL_VERSION, Tier, anchors_of
 from .protocol import tier as protocol_tier
 
@@ -74,6 +84,15 @@ COUNTERS = ("num_timesteps", "_n_updates", "_episode_num", "_n_calls", "explorat
 BUFFER_FIELDS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts", "pos", "full")
 
 MAX_STATE_BYTES = 4 << 30
+#: What a run's folder may hold before its record is written (anything else is someone else's).
+RUN_LOCK = "run.lock"
+#: An algorithm's import path: ``package.module:Class``.
+IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+#: A checkpoint's arrays are written uncompressed: read up to twice the file's size (and the run's need).
+CHECKPOINT_RATIO = 2.0
+#: The largest ``evaluations.json`` read (a complete run of the largest tier takes about 20 KB).
+MAX_RECORD_BYTES = 4 << 20
 
 
 @dataclass(frozen=True)
@@ -104,15 +123,20 @@ class RunSpec:
 
 
 def algorithm_class(algo: str) -> type[BaseAlgorithm]:
-    """The class of ``algo``: a shipped name, or ``"package.module:Class"`` (imported: the user named it)."""
+    """The class of ``algo``: a shipped name, or ``"package.module:Class"`` (imported, which runs the
+    module's code: the user named it).
+
+    Raises:
+        ValueError: not a shipped name nor an import path, or nothing importable there.
+    """
     target = ALGORITHMS.get(algo, algo)
     module_name, _, class_name = target.partition(":")
-    if not class_name:
-        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGORITHMS)} or give your own "
+    if not IMPORT_PATH.fullmatch(target):
+        raise ValueError(f"unknown algorithm {algo[:80]!r}; choose one of {', '.join(ALGORITHMS)} or give your own "
                          "stable-baselines3 algorithm as package.module:Class")
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as exc:
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
         raise ValueError(f"algorithm {algo!r}: cannot import {target} ({exc})") from None
     if not (isinstance(cls, type) and issubclass(cls, BaseAlgorithm)):
         raise ValueError(f"algorithm {algo!r}: {target} is not a stable-baselines3 BaseAlgorithm subclass")
@@ -129,6 +153,9 @@ def build(spec: RunSpec, hp: Hyperparams, game: Game) -> tuple[BaseAlgorithm, Ba
     except (TypeError, ValueError, AssertionError) as exc:
         raise ValueError(f"{hp.source} [{hp.env_id}]: {spec.algo} cannot be built with these settings "
                          f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's own would make a folder in the temporary one
     return model, venv
 
 
@@ -230,12 +257,36 @@ def _head(value: Any, n: int) -> Any:
     return {k: v[:n] for k, v in value.items()} if isinstance(value, dict) else value[:n]
 
 
+def _check_observations(model: BaseAlgorithm, env: BatchedVecEnv, key: str, value: Any) -> None:
+    """Refuse a saved ``_last_obs``-like counter that is not a batch of the run's observations."""
+    if value is None:
+        return
+    space = model.observation_space
+    parts = getattr(space, "spaces", None)
+    if parts is None:
+        raise ValueError(f"{key} is saved for an observation space this run does not have")
+    if not isinstance(value, dict) or set(value) != set(parts):
+        raise ValueError(f"{key} must hold the observation's parts {', '.join(parts)}")
+    for name, part in parts.items():
+        array = value[name]
+        expected = (env.num_envs, *part.shape)
+        if not isinstance(array, np.ndarray) or array.shape != expected or array.dtype != part.dtype:
+            raise ValueError(f"{key}[{name!r}] must be a {part.dtype} array of shape {expected}")
+        if not part.contains(array[0]) or not all(part.contains(row) for row in array):
+            raise ValueError(f"{key}[{name!r}] holds values outside the observation space")
+
+
 def _load_model_state(model: BaseAlgorithm, env: BatchedVecEnv, state: dict[str, Any]) -> None:
     for key, value in state["counters"].items():
         if key not in COUNTERS:
             raise ValueError(f"unknown counter {key!r}")
         if key == "num_timesteps" and (type(value) is not int or value != state["step"]):
             raise ValueError(f"num_timesteps {value!r} is not the checkpoint's step {state['step']!r}")
+        if key in ("_last_obs", "_last_original_obs"):
+            _check_observations(model, env, key, value)
+        elif key == "_last_episode_starts" and value is not None and (
+                not isinstance(value, np.ndarray) or value.shape != (env.num_envs,)):
+            raise ValueError(f"_last_episode_starts must be an array of {env.num_envs}")
         setattr(model, key, value)
     model.policy.load_state_dict(state["policy"])
     load_optimizer_state(model.policy.optimizer, state["optimizer"])
@@ -271,7 +322,8 @@ def save_checkpoint(run_dir: Path, model: BaseAlgorithm, env: BatchedVecEnv, rec
     """Write ``evaluations.json`` and the checkpoint of the current state, each atomically."""
     arrays: dict[str, np.ndarray] = {}
     document = json.dumps(encode_state({"format": EVALUATIONS_FORMAT, "step": int(model.num_timesteps),
-                                        **_model_state(model, env)}, arrays)).encode()
+                                        "evaluations": record["evaluations"], **_model_state(model, env)},
+                                       arrays)).encode()
     buffer = io.BytesIO()
     np.savez(buffer, allow_pickle=False, **arrays)
     with atomic_directory(run_dir / "checkpoint") as tmp:
@@ -280,17 +332,37 @@ def save_checkpoint(run_dir: Path, model: BaseAlgorithm, env: BatchedVecEnv, rec
     write_evaluations(run_dir, record)
 
 
-def load_checkpoint(run_dir: Path) -> dict[str, Any] | None:
-    """The checkpoint's state (``None`` without one); a ``ValueError`` naming it if damaged."""
+def state_bytes(model: BaseAlgorithm, env: BatchedVecEnv) -> int:
+    """The most a checkpoint of this run can hold (bytes): its network four times over (weights,
+    the optimizer's two moments and room), its replay buffer as allocated, and 16 MiB for the games'
+    states, counters and generators. A checkpoint's arrays are read up to this, never more."""
+    tensors = sum(t.numel() * t.element_size() for t in model.policy.state_dict().values())
+    buffer = getattr(model, "replay_buffer", None)
+    held = 0
+    if buffer is not None:
+        for name in BUFFER_FIELDS:
+            value = getattr(buffer, name, None)
+            for array in (value.values() if isinstance(value, dict) else [value]):
+                held += array.nbytes if isinstance(array, np.ndarray) else 0
+    return 4 * tensors + held + (16 << 20)
+
+
+def load_checkpoint(run_dir: Path, max_bytes: int = MAX_STATE_BYTES) -> dict[str, Any] | None:
+    """The checkpoint's state (``None`` without one), its arrays read up to ``max_bytes``
+    (:func:`state_bytes` of the run); a ``ValueError`` naming it if damaged. A checkpoint whose
+    replacement a kill interrupted is put back first (:func:`~guessgym.infra.atomic.recover_replaced_folder`)."""
     folder = run_dir / "checkpoint"
+    recover_replaced_folder(folder)
     if not (folder / "state.json").is_file() or not (folder / "state.npz").is_file():
         return None
     try:
-        arrays = read_npz(folder / "state.npz", "benchmark checkpoint", max_bytes=MAX_STATE_BYTES)
+        arrays = read_npz(folder / "state.npz", "benchmark checkpoint", max_bytes=max_bytes, max_ratio=CHECKPOINT_RATIO)
         state = decode_state(json.loads(read_input(folder / "state.json", "benchmark checkpoint",
-                                                   max_bytes=MAX_STATE_BYTES)), arrays)
+                                                   max_bytes=max_bytes)), arrays)
     except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{folder}: not a checkpoint this guessgym reads ({exc})") from None
+        raise ValueError(f"{folder}: not a checkpoint this guessgym reads ({str(exc)[:300]})") from None
+    except RecursionError:
+        raise ValueError(f"{folder}: not a checkpoint this guessgym reads (its JSON is nested too deep)") from None
     if not isinstance(state, dict) or state.get("format") != EVALUATIONS_FORMAT:
         raise ValueError(f"{folder}: not a checkpoint of format {EVALUATIONS_FORMAT}")
     return state
@@ -308,9 +380,11 @@ def read_evaluations(path: str | Path, *, protocol_tiers: bool = True) -> dict[s
 
     path = Path(path)
     try:
-        data = json.loads(read_input(path, "evaluations file", max_bytes=64 << 20))
+        data = json.loads(read_input(path, "evaluations file", max_bytes=MAX_RECORD_BYTES))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a run's record (its JSON is nested too deep)") from None
     return check_record(data, str(path), protocol_tiers=protocol_tiers)
 
 
@@ -322,6 +396,32 @@ def _new_record(spec: RunSpec, hp: Hyperparams, scored: Game, numerics: dict[str
             "hyperparams_file": hp.source, "hyperparams": hp.as_dict(), "torch_threads": spec.torch_threads,
             "numerics": numerics, "guessgym": metadata.version("guessgym"), "resumed_at": [], "evaluations": [],
             "complete": False, "final": None}
+
+
+def _evaluations_at(run_dir: Path, record: dict[str, Any], state: dict[str, Any], step: int,
+                    tier: Tier) -> list[dict[str, Any]]:
+    """The evaluations of the run up to the checkpoint at ``step``: those the checkpoint carries
+    (written with it, so a kill between the checkpoint and the record loses none), else the record's
+    up to ``step``. A checkpoint is saved at an evaluation or at a stop before the next one is due,
+    so its step is at least its last evaluation's and below the next evaluation step: a step past
+    that (edited to the budget, which would end the run at once) is refused."""
+    from .records import check_record
+
+    where = run_dir / "checkpoint"
+    carried = state.get("evaluations")
+    if carried is None:  # a checkpoint written before checkpoints carried them
+        carried = [e for e in record["evaluations"] if e["step"] <= step]
+    try:
+        check_record({**record, "evaluations": carried, "complete": False}, str(where), protocol_tiers=False)
+    except ValueError as exc:
+        raise ValueError(f"{where}: its evaluations do not fit the run ({str(exc)[:200]})") from None
+    last = carried[-1]["step"] if carried else 0
+    following = [s for s in tier.evaluation_steps if s > last]
+    if step < last or (following and step >= following[0]):
+        raise ValueError(f"{where}: its step {step:,} does not follow its evaluations (the last at {last:,}, the next "
+                         f"due at {following[0] if following else tier.budget:,}); remove the folder to start the run "
+                         "again")
+    return list(carried)
 
 
 def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Event | None = None,
@@ -345,27 +445,51 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
     if hp.n_timesteps is not None and hp.n_timesteps != budget:
         raise ValueError(f"{hp.source} [{tier.env_id}]: n_timesteps {hp.n_timesteps:,} is not tier {tier.name}'s "
                          f"budget {budget:,} (the protocol fixes the budget)")
+    check_run_settings(hp, budget, tier.eval_every)
     run_dir = spec.run_dir
-    path = run_dir / "evaluations.json"
-    record = read_evaluations(path, protocol_tiers=False) if path.is_file() else None
-    if record is not None:
-        same = {k: record[k] for k in ("tier", "algo", "seed", "budget", "hyperparams")}
-        wanted = {"tier": tier.name, "algo": spec.algo, "seed": spec.seed, "budget": tier.budget,
-                  "hyperparams": hp.as_dict()}
-        if same != json.loads(json.dumps(wanted)):
-            raise ValueError(f"{run_dir} holds another run ({same['algo']} on {same['tier']}, seed {same['seed']}, "
-                             "other hyperparameters or budget); choose another --log-dir or remove it")
-        if record["complete"]:
-            if say:
-                say(f"{run_dir}: complete (regret {record['final']['regret']:.4f}); nothing to do")
-            return path
-    numerics = pin_numerics("portable")
-    previous = th.get_num_threads()
-    th.set_num_threads(spec.torch_threads)
-    try:
-        return _run(spec, hp, game, record, progress_bar, stop_event, say, numerics)
-    finally:
-        th.set_num_threads(previous)
+    _check_own_folder(run_dir)
+    with held_lock(run_dir / RUN_LOCK, f"run folder {run_dir}"):
+        path = run_dir / "evaluations.json"
+        record = read_evaluations(path, protocol_tiers=False) if path.is_file() else None
+        if record is not None:
+            same = {k: record[k] for k in ("tier", "algo", "seed", "budget", "hyperparams")}
+            wanted = {"tier": tier.name, "algo": spec.algo, "seed": spec.seed, "budget": tier.budget,
+                      "hyperparams": hp.as_dict()}
+            if same != json.loads(json.dumps(wanted)):
+                raise ValueError(f"{run_dir} holds another run ({same['algo']} on {same['tier']}, seed {same['seed']}, "
+                                 "other hyperparameters or budget); choose another --log-dir or remove it")
+            if record["complete"]:
+                _remove_checkpoint(run_dir)  # left by a kill after the record was complete
+                if say:
+                    say(f"{run_dir}: complete (regret {record['final']['regret']:.4f}); nothing to do")
+                return path
+        numerics = pin_numerics("portable")
+        previous = th.get_num_threads()
+        th.set_num_threads(spec.torch_threads)
+        try:
+            return _run(spec, hp, game, record, progress_bar, stop_event, say, numerics)
+        finally:
+            th.set_num_threads(previous)
+
+
+def _check_own_folder(run_dir: Path) -> None:
+    """Refuse a folder at the run's path that holds no run's record but other things (a user's own
+    ``checkpoint/`` there would be replaced, then deleted when the run completes)."""
+    if (run_dir / "evaluations.json").is_file() or not run_dir.exists():
+        return
+    if run_dir.is_symlink() or not run_dir.is_dir():
+        raise ValueError(f"{run_dir} is not a folder; choose another --log-dir")
+    others = sorted(p.name for p in run_dir.iterdir() if p.name != RUN_LOCK)
+    if others:
+        raise ValueError(f"{run_dir} holds {others[0]!r}{f' and {len(others) - 1} more' if others[1:] else ''} and no "
+                         "run's record (evaluations.json): it is not a run's folder, and a run would replace what is "
+                         "there; choose another --log-dir or move them away")
+
+
+def _remove_checkpoint(run_dir: Path) -> None:
+    """Remove a complete run's checkpoint, and one a kill left aside."""
+    recover_replaced_folder(run_dir / "checkpoint")
+    shutil.rmtree(run_dir / "checkpoint", ignore_errors=True)
 
 
 def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | None, progress_bar: bool,
@@ -373,7 +497,7 @@ def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | No
     tier, run_dir = spec.tier, spec.run_dir
     scored = tier.scored_game()
     model, venv = build(spec, hp, game)
-    state = load_checkpoint(run_dir) if record is not None else None
+    state = load_checkpoint(run_dir, state_bytes(model, venv)) if record is not None else None
     if record is None or state is None:
         record = _new_record(spec, hp, scored, {**numerics, "torch_threads": spec.torch_threads})
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -383,7 +507,7 @@ def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | No
         step = state.get("step")
         if type(step) is not int or step < 0:
             raise ValueError(f"{run_dir / 'checkpoint'}: its step {step!r} is not a step count")
-        record["evaluations"] = [e for e in record["evaluations"] if e["step"] <= step]
+        record["evaluations"] = _evaluations_at(run_dir, record, state, step, tier)
         record["resumed_at"].append(step)
         wall_start = record["evaluations"][-1]["wall_s"] if record["evaluations"] else 0.0
         restore(run_dir, model, venv, state)
@@ -412,13 +536,13 @@ def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | No
     record.update(final=final, complete=True)
     model.save(run_dir / "model.zip")
     write_evaluations(run_dir, record)
-    shutil.rmtree(run_dir / "checkpoint", ignore_errors=True)
+    _remove_checkpoint(run_dir)
     if say:
         say(f"{run_dir}: complete at step {final['step']:,}: mean score {final['mean_score']:.4f}, "
             f"win rate {final['win_rate']:.2%}, regret {final['regret']:.4f}")
     return run_dir / "evaluations.json"
 
 
-__all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "RunSpec", "algorithm_class", "build",
+__all__ = ["BUFFER_FIELDS", "COUNTERS", "EVALUATIONS_FORMAT", "RUN_LOCK", "RunSpec", "algorithm_class", "build",
            "evaluate_model", "greedy_actions", "load_checkpoint", "read_evaluations", "restore", "run",
-           "save_checkpoint", "score_row", "takes_action_masks", "write_evaluations"]
+           "save_checkpoint", "score_row", "state_bytes", "takes_action_masks", "write_evaluations"]
