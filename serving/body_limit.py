@@ -25,8 +25,9 @@ class BodyLimit:
     :data:`PENDING_BODIES_PER_CLIENT` times ``limit`` with 429 (200 connections each holding back the last bytes of a
     2 MiB body took a server from 342 to 746 MiB). The refusal is sent by this middleware, whatever the
     app makes of a body that ended (FastAPI's own body parser answered 400), and closes the connection,
-    so the rest of the body is never read. A session socket the client closed first ends quietly
-    (OpenEnv's endpoint closes it again, which raises)."""
+    so the rest of the body is never read. A session socket the client closed first, or that the
+    server ended (a client that did not read), ends quietly (OpenEnv's endpoint sends to it again,
+    which raises): no traceback in the log for each such client."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], limit: int) -> None:
         self.app = app
@@ -37,11 +38,13 @@ class BodyLimit:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            from starlette.websockets import WebSocketDisconnect
+            import starlette.websockets
 
+            names = ("WebSocketDisconnect", "WebSocketDisconnected")
+            gone = tuple(getattr(starlette.websockets, n) for n in names if hasattr(starlette.websockets, n))
             try:
                 await self.app(scope, receive, send)
-            except WebSocketDisconnect:
+            except gone:  # the client went, or its connection was ended (a client that did not read)
                 pass
             return
         if scope["type"] != "http":

@@ -23,9 +23,10 @@ HTTP/1.1 protocol, given to uvicorn as ``http=PROTOCOL``) and :class:`BoundedWeb
   request pipelined behind another), or the whole request, headers and body, has not arrived
   ``request_timeout`` seconds after that: every request's arrival is bounded, however it comes;
 * when what the server writes to it has waited ``send_timeout`` seconds on a client that does not
-  read (the connection's write buffer over its high-water mark all that time): the connection is
-  aborted, its buffer dropped, so a response or socket message that cannot be delivered ends the
-  connection, and a ``/ws`` session with it.
+  read (the connection's write buffer over its high-water mark, and shrunk by less than
+  :data:`MIN_SEND_PROGRESS` bytes, all that time): the connection is aborted, its buffer dropped,
+  so a response or socket message that cannot be delivered ends the connection, and a ``/ws``
+  session with it.
 
 The limits are the application's (:func:`~guessgym.serving.app.make_app`'s), read from the app
 uvicorn serves, so each worker of ``--workers N`` applies them to its own connections.
@@ -57,6 +58,8 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_REQUEST_TIMEOUT = 30.0
 #: Seconds what the server writes may wait for a client that does not read, unless told.
 DEFAULT_SEND_TIMEOUT = 30.0
+#: Bytes a client must take of a full write buffer every ``send_timeout`` seconds to keep its connection.
+MIN_SEND_PROGRESS = 64 << 10
 #: Open files a server process keeps for itself beside its connections (libraries, logs, caches).
 RESERVED_FILES = 64
 #: Seconds between two log lines about refused connections.
@@ -165,6 +168,14 @@ class _Flood:
             self.told_at, self.refused = now, 0
 
 
+try:  # the ioctl that tells a socket's bytes not yet taken by its peer (Linux)
+    import termios
+
+    _OUTQ: int | None = getattr(termios, "TIOCOUTQ", None)
+except ImportError:  # not on Windows
+    _OUTQ = None
+
+
 def _limits(config: Any, app: Any) -> Limits:
     """The limits of the server of ``config`` (read from its app once, kept on the config)."""
     limits = getattr(config, "_guessgym_limits", None)
@@ -174,19 +185,41 @@ def _limits(config: Any, app: Any) -> Limits:
 
 
 class _SendDeadline:
-    """What both protocols share: a connection whose writes stay paused (its write buffer over the
-    high-water mark, the client not reading) for ``send_timeout`` seconds is aborted (a close would
-    wait for the buffer to drain, which it never does)."""
+    """What both protocols share: a connection whose client does not read what it was sent is
+    aborted (a close would wait for the buffer to drain, which it never does). Once the write buffer
+    passes its high-water mark, every ``send_timeout`` seconds it must have shrunk by
+    :data:`MIN_SEND_PROGRESS` bytes (or below its low-water mark, when writing resumes): a client
+    that reads a large reply slowly keeps its connection, one that stops reading loses it."""
 
     transport: asyncio.Transport
     loop: asyncio.AbstractEventLoop
     limits: Limits
     _send_timer: asyncio.TimerHandle | None = None
+    _send_backlog = 0
 
     def pause_writing(self) -> None:
         super().pause_writing()  # type: ignore[misc]
         if self._send_timer is None:
+            self._send_backlog = self._unread()
             self._send_timer = self.loop.call_later(self.limits.send_timeout, self._not_read)
+
+    def _unread(self) -> int:
+        """Bytes written to the client and not yet taken by it: the transport's buffer and, where the
+        system says (Linux's ``TIOCOUTQ``), the socket's own queue, which holds megabytes on loopback
+        (a client reading steadily drains that first, the transport's buffer only after)."""
+        backlog = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None and _OUTQ is not None:
+            import array
+            import fcntl
+
+            queued = array.array("i", [0])
+            try:
+                fcntl.ioctl(sock.fileno(), _OUTQ, queued, True)
+                backlog += queued[0]
+            except OSError:
+                pass
+        return backlog
 
     def resume_writing(self) -> None:
         self._stop_send_deadline()
@@ -199,6 +232,13 @@ class _SendDeadline:
 
     def _not_read(self) -> None:
         self._send_timer = None
+        if self.transport.is_closing():
+            return
+        backlog = self._unread()
+        if backlog <= self._send_backlog - MIN_SEND_PROGRESS:  # it reads, if slowly: another window
+            self._send_backlog = backlog
+            self._send_timer = self.loop.call_later(self.limits.send_timeout, self._not_read)
+            return
         logger.info("closing a connection whose client has not read what it was sent for %g s",
                     self.limits.send_timeout)
         self.transport.abort()
@@ -370,5 +410,6 @@ def raise_open_file_limit(max_connections: int) -> int:
 
 
 __all__ = ["BoundedH11Protocol", "BoundedWebSocketProtocol", "DEFAULT_HEADER_TIMEOUT", "DEFAULT_MAX_CONNECTIONS",
-           "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_SEND_TIMEOUT", "PROTOCOL", "RESERVED_FILES", "WS_PROTOCOL", "Limits",
-           "TrustedProxies", "default_connections_per_client", "limits_of", "raise_open_file_limit"]
+           "DEFAULT_REQUEST_TIMEOUT", "DEFAULT_SEND_TIMEOUT", "MIN_SEND_PROGRESS", "PROTOCOL", "RESERVED_FILES",
+           "WS_PROTOCOL", "Limits", "TrustedProxies", "default_connections_per_client", "limits_of",
+           "raise_open_file_limit"]

@@ -131,8 +131,8 @@ def register(sub: Any) -> None:
                    help="close a connection whose whole request, headers and body, has not arrived in this time "
                         "(default: %(default)s)")
     p.add_argument("--send-timeout", type=positive_seconds, default=DEFAULT_SEND_TIMEOUT, metavar="SECONDS",
-                   help="end a connection (a session socket's session with it) whose client has not read what it "
-                        "was sent in this time (default: %(default)s)")
+                   help="end a connection (a session socket's session with it) whose client has not taken 64 KiB "
+                        "of what it was sent, its buffer full, in this time (default: %(default)s)")
     p.add_argument("--forwarded-allow-ips", metavar="ADDRESSES",
                    help="believe X-Forwarded-For (the client's address, for the per-client bounds) only from these "
                         "proxies: addresses or networks separated by commas, or * (every address's header believed, "

@@ -101,10 +101,11 @@ def test_pipelined_requests_sent_whole_are_all_answered() -> None:
 
 
 # ---- item 3: HTTP clients that pipeline and never read --------------------------------------------
-def small_buffer_connection(host: str, port: int) -> socket.socket:
-    """A connection from ``host`` whose receive buffer is as small as the kernel allows."""
+def small_buffer_connection(host: str, port: int, small: bool = True) -> socket.socket:
+    """A connection from ``host`` whose receive buffer is as small as the kernel allows (``small``)."""
     s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    if small:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
     s.bind((host, 0))
     s.settimeout(5)
     s.connect(("127.0.0.1", port))
@@ -152,10 +153,10 @@ def test_http_clients_that_pipeline_and_never_read_are_closed_at_the_send_deadli
 
 
 # ---- item 2: a /ws client that stops reading -------------------------------------------------------------
-def raw_socket_session(port: int, host: str = "127.0.0.2") -> socket.socket:
-    """A session socket opened by hand from ``host`` over a small receive buffer: after the handshake it reads
-    only what the test asks it to."""
-    s = small_buffer_connection(host, port)
+def raw_socket_session(port: int, host: str = "127.0.0.2", small: bool = True) -> socket.socket:
+    """A session socket opened by hand from ``host`` (over a small receive buffer where ``small``): after the
+    handshake it reads only what the test asks it to."""
+    s = small_buffer_connection(host, port, small)
     key = base64.b64encode(os.urandom(16)).decode()
     s.sendall(f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
               f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
@@ -221,6 +222,51 @@ def test_a_socket_client_that_reads_slowly_but_keeps_up_plays_on() -> None:
             reply = json.loads(ws.recv(timeout=10))
             assert reply["type"] == "observation"
         assert reply["data"]["done"] is True
+
+
+def read_frames(s: socket.socket, count: int, rate: int, within: float) -> list[dict[str, Any]]:
+    """Read ``count`` text frames from the server at about ``rate`` bytes a second (16 KiB at a time)."""
+    buffer, frames = b"", []
+    deadline = time.monotonic() + within
+    s.settimeout(5)
+    while len(frames) < count:
+        assert time.monotonic() < deadline, f"{len(frames)} of {count} replies in {within} s"
+        chunk = s.recv(16 << 10)
+        assert chunk, "the server closed the connection"
+        buffer += chunk
+        time.sleep(len(chunk) / rate)
+        while len(buffer) >= 2:
+            n, start = buffer[1] & 0x7F, 2
+            if n == 126:
+                n, start = struct.unpack("!H", buffer[2:4])[0], 4
+            elif n == 127:
+                n, start = struct.unpack("!Q", buffer[2:10])[0], 10
+            if len(buffer) < start + n:
+                break
+            frames.append(json.loads(buffer[start:start + n]))
+            buffer = buffer[start + n:]
+    return frames
+
+
+def test_a_client_that_reads_slowly_keeps_its_session() -> None:
+    """The send deadline ends a client that does not read, not one that reads slowly: 7.8 MB of replies
+    (the conversation grows by 100,000 characters a step) read at 1 MB/s keep the server's write buffer full
+    for seconds past --send-timeout 1, window after window, and the session plays on."""
+    app = make_app(WORDLE, send_timeout=1.0)
+    with serving(app) as url:
+        s = raw_socket_session(port_of(url), small=False)  # a tiny window would stall TCP itself on loopback
+        messages = [json.dumps({"type": "reset", "data": {"seed": 0}})]
+        messages += [json.dumps({"type": "step", "data": {"message": "x" * 100_000}})] * 12
+        sender = threading.Thread(target=s.sendall, args=(b"".join(text_frame(m) for m in messages),), daemon=True)
+        started = time.monotonic()
+        sender.start()
+        replies = read_frames(s, len(messages), rate=1 << 20, within=90.0)
+        sender.join(30)
+        assert time.monotonic() - started > 4.0  # the buffer stayed full well past the deadline
+        assert [r["type"] for r in replies] == ["observation"] * len(messages)
+        s.sendall(text_frame(json.dumps({"type": "state"})))
+        assert read_frames(s, 1, rate=1 << 30, within=10.0)[0]["type"] == "state"
+        s.close()
 
 
 # ---- items 9 and 21: the connections shared between addresses -----------------------------------------
