@@ -280,8 +280,15 @@ class Unsized(bytes):
     """A body sent without ``Content-Length`` (the client reads until the connection closes)."""
 
 
+#: The largest request body read (a chat request holds a game's whole conversation, a few MB at most).
+MAX_REQUEST_BYTES = 64 << 20
+#: Seconds a request may wait between reads of its connection (a client that sends half a request).
+READ_TIMEOUT = 30.0
+
+
 class _Handler(BaseHTTPRequestHandler):
     scripted: ScriptedServer
+    timeout = READ_TIMEOUT  # socketserver's: each read of the connection waits at most this long
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: tests read the counts, not a log
@@ -325,9 +332,14 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
-        length = int(self.headers.get("Content-Length", 0))
+        declared = self.headers.get("Content-Length", "0")
+        if not declared.isdigit() or int(declared) > MAX_REQUEST_BYTES:
+            self._send(413, {"error": {"message": f"a request body is a Content-Length of at most "
+                                                  f"{MAX_REQUEST_BYTES:,} bytes"}})
+            self.close_connection = True
+            return
         try:
-            request = json.loads(self.rfile.read(length))
+            request = json.loads(self.rfile.read(int(declared)))
             model, messages = request["model"], request["messages"]
         except (ValueError, KeyError, TypeError):
             self._send(400, {"error": {"message": "the body must be JSON with model and messages"}})

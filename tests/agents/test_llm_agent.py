@@ -454,3 +454,19 @@ def test_a_reply_has_every_field_openais_schema_requires(mini_server: ScriptedSe
     required = {name for name, field in ChatCompletion.model_fields.items() if field.is_required()}
     assert required <= set(body), required - set(body)
     assert ChatCompletion.model_validate(body).choices[0].message.content
+
+
+def test_the_scripted_server_bounds_a_request_body() -> None:
+    """Issue 72 ("bodies bounded everywhere a client can send one"): the local scripted server read a
+    Content-Length of any size."""
+    import socket
+
+    from guessgym.agents.llm.scripted_server import MAX_REQUEST_BYTES
+
+    with ScriptedServer(nerdle(6)) as server:
+        host, port = server.base_url.split("//", 1)[1].split("/", 1)[0].split(":")
+        for declared in (str(MAX_REQUEST_BYTES + 1), "12x"):
+            with socket.create_connection((host, int(port)), timeout=10) as s:
+                s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: %s\r\n\r\n{"
+                          % declared.encode())
+                assert s.recv(4096).split(b"\r\n", 1)[0].endswith(b" 413 Request Entity Too Large"), declared
