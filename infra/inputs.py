@@ -210,13 +210,13 @@ def _read_member(f: Any, member: Any, refused: Callable[[str], InputFileError]) 
         raise refused(f"{member.filename[:80]!r} declares {size:,} bytes of data in a member of "
                       f"{member.file_size:,}")
     array = np.empty(count, dtype=dtype)
-    into = memoryview(array).cast("B") if size else memoryview(b"")
+    into = array.view(np.uint8)  # the array's own bytes, filled in place
     done = 0
     while done < size:
         chunk = f.read(min(NPZ_CHUNK, size - done))
         if not chunk:
             raise refused(f"{member.filename[:80]!r} ends before its data does")
-        into[done:done + len(chunk)] = chunk
+        into[done:done + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
         done += len(chunk)
     return array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
 
