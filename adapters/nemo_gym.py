@@ -22,7 +22,7 @@ game dropped), so the budget holds while games grow, not only when they start. E
 one :class:`~guessgym.envs.game.Game`, its lists and pattern matrix, as the OpenEnv server's
 sessions do. A request body over ``max_body_bytes`` (unless the config says, :func:`body_bound`
 of the game's ``max_reply_chars``) is refused with 413 before it is read
-(:class:`~guessgym.serving.body_limit.BodyLimit`, the OpenEnv server's own).
+(:class:`~guessgym.infra.body_limit.BodyLimit`, the OpenEnv server's own).
 
 It needs the ``nemo-gym`` extra, which cannot be installed beside guessgym's other extras: NeMo
 Gym 0.4.0 needs Python 3.12 or later and pins ``mcp<2`` (openenv-core's fastmcp
@@ -266,7 +266,7 @@ def _classes() -> tuple[type, type]:
         def setup_webserver(self) -> Any:
             """NeMo Gym's app, its request bodies bounded before they are read and each request's client
             address known to :meth:`reset` (the per-client share of games)."""
-            from ..serving.body_limit import BodyLimit
+            from ..infra.body_limit import BodyLimit
 
             app = super().setup_webserver()
             app.add_middleware(_ClientAddress)

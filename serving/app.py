@@ -44,7 +44,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .body_limit import PENDING_BODIES_PER_CLIENT, BodyLimit
+from ..infra.body_limit import PENDING_BODIES_PER_CLIENT, BodyLimit
 from .environment import DEFAULT_MAX_CONVERSATION_CHARS, GameNotStarted, GameServer
 from .guard import SOCKET_READ_FACTOR, RequestGuard
 from .models import GuessAction, GuessObservation
