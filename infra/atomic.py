@@ -26,7 +26,7 @@ import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -198,33 +198,15 @@ _OWNER = re.compile(r"(?:^|[.-])([A-Za-z0-9_]+)~(\d+)[.-]")
 
 
 @contextmanager
-def file_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+def file_lock(path: str | os.PathLike[str], *, wait: bool = True, what: str = "") -> Iterator[None]:
     """An exclusive advisory lock on the lock file ``path`` (created if missing) for the block,
     where the OS offers one (``fcntl``): read-merge-write of a shared file by several processes.
-    Elsewhere the block runs unlocked, and concurrent writers may drop each other's changes."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-
-
-@contextmanager
-def held_lock(path: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """An exclusive advisory lock on the lock file ``path`` (created if missing) for the block, refused
-    at once where another process holds it (a second run into the same folder would replace the
-    first's files). Where the OS offers no ``fcntl`` the block runs unlocked.
+    With ``wait=False`` a lock another process holds is refused at once (a second run into a run's
+    folder would replace the first's files), and the file names the process that holds it.
+    Elsewhere the block runs unlocked, and concurrent writers may drop each other's changes.
 
     Raises:
-        ValueError: ``what`` is in use, naming the process that holds it where it said.
+        ValueError: with ``wait=False``, ``what`` is in use, naming the process that holds it.
     """
     try:
         import fcntl
@@ -235,20 +217,26 @@ def held_lock(path: str | os.PathLike[str], what: str) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+", encoding="utf-8") as f:
         try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except OSError:
             f.seek(0)
             holder = f.read(64).strip()
-            raise ValueError(f"{what} is in use by another run{f' ({holder})' if holder else ''}; wait for it to "
-                             "finish, or stop it") from None
+            raise ValueError(f"{what or path} is in use by another run{f' ({holder})' if holder else ''}; wait for "
+                             "it to finish, or stop it") from None
         try:
-            f.seek(0)
-            f.truncate()
-            f.write(f"process {os.getpid()} on {_host()}")
-            f.flush()
+            if not wait:
+                f.seek(0)
+                f.truncate()
+                f.write(f"process {os.getpid()} on {_host()}")
+                f.flush()
             yield
         finally:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+def held_lock(path: str | os.PathLike[str], what: str) -> AbstractContextManager[None]:
+    """:func:`file_lock` refused at once where another process holds it (``what`` names it)."""
+    return file_lock(path, wait=False, what=what)
 
 
 def recover_replaced_folder(path: str | os.PathLike[str]) -> None:

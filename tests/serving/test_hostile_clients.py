@@ -571,18 +571,33 @@ def test_one_address_holds_its_share_of_connections_and_another_is_answered() ->
         thread = threading.Thread(target=hog, daemon=True)
         thread.start()
         time.sleep(1.0)
-        answered = 0
-        with httpx.Client(base_url=url, timeout=5) as honest:
-            for _ in range(33):
-                try:
-                    answered += honest.get("/health").status_code == 200
-                except httpx.HTTPError:
-                    pass
+        answered = honest_answers(url, 33)
         stop.set()
         thread.join(30)
         for s in held:
             s.close()
     assert answered == 33
+
+
+def honest_answers(url: str, times: int, new_connection_each: bool = False) -> int:
+    """How many of ``times`` GET /health an honest client has answered (over one kept connection, or a new
+    one each time)."""
+    answered = 0
+    client = None
+    try:
+        for _ in range(times):
+            if client is None or new_connection_each:
+                if client is not None:
+                    client.close()
+                client = httpx.Client(base_url=url, timeout=5)
+            try:
+                answered += client.get("/health").status_code == 200
+            except httpx.HTTPError:
+                pass
+    finally:
+        if client is not None:
+            client.close()
+    return answered
 
 
 def test_only_the_documented_routes_are_served() -> None:

@@ -21,7 +21,15 @@ import pytest
 pytest.importorskip("openenv", reason="the openenv extra (in the test extra)")
 
 import httpx
-from test_hostile_clients import WORDLE, ask, closed_by_server, connect_from, from_another_address, raw
+from test_hostile_clients import (
+    WORDLE,
+    ask,
+    closed_by_server,
+    connect_from,
+    from_another_address,
+    honest_answers,
+    raw,
+)
 
 from guessgym.serving.app import make_app, serving
 from guessgym.serving.transport import default_connections_per_client
@@ -312,13 +320,7 @@ def test_addresses_that_hold_none_are_served_however_many_fill_the_rest(hogs: in
         thread = threading.Thread(target=hog_connections, args=(addresses, port_of(url), stop, held), daemon=True)
         thread.start()
         time.sleep(1.5)
-        answered = 0
-        for _ in range(15):
-            with httpx.Client(base_url=url, timeout=5) as honest:  # a new connection each time
-                try:
-                    answered += honest.get("/health").status_code == 200
-                except httpx.HTTPError:
-                    pass
+        answered = honest_answers(url, 15, new_connection_each=True)
         stop.set()
         thread.join(30)
         for s in held:
