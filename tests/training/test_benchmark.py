@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -480,3 +483,35 @@ def test_checkpoint_states_under_damage(tmp_path: Path) -> None:
     counts = fuzz_file(tmp_path / "state.json", state.read_bytes(), read, (ValueError,), [mutate_json],
                        rounds=150)
     assert counts["read"] and counts["refused"]
+
+
+def test_a_run_from_an_empty_cache_trains_on_the_threads_it_asks(tmp_path: Path) -> None:
+    """Issue 73, item 4: from an empty cache, building the pattern matrix started numba's thread pool, which
+    raised torch's threads from 1 to 2 after the runner set 1 (the run then diverged from its record, and ran
+    at a third of the speed), while the record said 1. Now the threads are pinned with numba's pool started
+    first, and the record holds the count measured once every game is built; a run from an empty cache equals
+    one from a filled cache, evaluation by evaluation."""
+    probe = ("import sys; sys.path.insert(0, 'tests/training'); sys.path.insert(0, 'tests')\n"
+             "import torch\n"
+             "from pathlib import Path\n"
+             "from stable_baselines3.common.base_class import BaseAlgorithm\n"
+             "from test_benchmark import SMALL\n"
+             "from guessgym.training.benchmark.runner import RunSpec, run\n"
+             "setup = BaseAlgorithm._setup_learn\n"
+             "def counting(self, *a, **k):\n"
+             "    print('threads', torch.get_num_threads(), flush=True)\n"
+             "    return setup(self, *a, **k)\n"
+             "BaseAlgorithm._setup_learn = counting\n"
+             "run(RunSpec('ppo', SMALL, 0, Path(sys.argv[1])))\n")
+    env = {**os.environ, "GUESSGYM_CACHE_DIR": str(tmp_path / "cache")}
+    records = []
+    for name in ("empty", "filled"):
+        done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / name)], capture_output=True, text=True,
+                              timeout=600, env=env, cwd=Path(__file__).resolve().parents[2])
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "threads 1" in done.stdout.splitlines(), done.stdout
+        record = read_evaluations(tmp_path / name / "micro-nerdle" / "ppo" / "seed-0" / "evaluations.json",
+                                  protocol_tiers=False)
+        assert record["numerics"]["torch_threads"] == 1
+        records.append(record)
+    assert _strip(records[0]) == _strip(records[1]) and records[0]["final"]["guesses"] == records[1]["final"]["guesses"]

@@ -67,7 +67,7 @@ from ..checkpoints import (
     rng_state,
     set_rng_state,
 )
-from ..numerics import pin_numerics
+from ..numerics import pin_numerics, pin_threads
 from ..sb3_vec import BatchedVecEnv
 from .hyperparams import ALGORITHMS, Hyperparams, check_run_settings, load_hyperparams
 from .protocol import PROTOCOL_VERSION, Tier, anchors_of
@@ -107,7 +107,9 @@ class RunSpec:
             :data:`~guessgym.training.benchmark.protocol.SEEDS`).
         log_dir: the parent folder of runs.
         hyperparams: a hyperparameter file (``None``: the shipped file of ``algo``).
-        torch_threads: ``torch.set_num_threads`` for the run (part of what makes it reproducible).
+        torch_threads: torch's (and numba's) threads for the run, pinned before any game is built
+            (part of what makes it reproducible; the record's ``numerics`` holds the count measured
+            once every game is built).
     """
 
     algo: str
@@ -465,7 +467,7 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
                 return path
         numerics = pin_numerics("portable")
         previous = th.get_num_threads()
-        th.set_num_threads(spec.torch_threads)
+        pin_threads(spec.torch_threads)  # numba's pool first: building a pattern matrix would raise torch's threads
         try:
             return _run(spec, hp, game, record, progress_bar, stop_event, say, numerics)
         finally:
@@ -497,9 +499,10 @@ def _run(spec: RunSpec, hp: Hyperparams, game: Game, record: dict[str, Any] | No
     tier, run_dir = spec.tier, spec.run_dir
     scored = tier.scored_game()
     model, venv = build(spec, hp, game)
+    used = th.get_num_threads()  # what training runs on, every game built: recorded as measured, not as asked
     state = load_checkpoint(run_dir, state_bytes(model, venv)) if record is not None else None
     if record is None or state is None:
-        record = _new_record(spec, hp, scored, {**numerics, "torch_threads": spec.torch_threads})
+        record = _new_record(spec, hp, scored, {**numerics, "torch_threads": used})
         run_dir.mkdir(parents=True, exist_ok=True)
         write_evaluations(run_dir, record)
         wall_start = 0.0
