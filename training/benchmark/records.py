@@ -28,10 +28,11 @@ ALGO_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 EVALUATION_FIELDS = ("step", "mean_score", "win_rate", "regret", "wall_s")
 
 
-def _number(value: Any, where: str, *, whole: bool = False, nan: bool = False) -> float:
+def _number(value: Any, where: str, *, whole: bool = False) -> float:
+    """``value`` as a float if it is a finite number (a whole one where ``whole``), else a ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and not isinstance(value, int)):
         raise ValueError(f"{where} must be {'an integer' if whole else 'a number'}, got {value!r}")
-    if not nan and not math.isfinite(value):
+    if not math.isfinite(value):
         raise ValueError(f"{where} must be finite, got {value!r}")
     return float(value)
 
