@@ -34,9 +34,7 @@ def listing(folder: Path) -> list[str]:
 
 def mark_export(folder: Path, made_by: str, **fields: Any) -> None:
     """Write :data:`EXPORT_MARKER` into ``folder``: what made it, ``fields``, and every file in it."""
-    files = [name for name in listing(folder) if name != EXPORT_MARKER]
-    (folder / EXPORT_MARKER).write_text(json.dumps({"made_by": made_by, **fields, "files": files}, indent=1) + "\n",
-                                        encoding="utf-8")
+    mark_own_files(folder, made_by, [name for name in listing(folder) if name != EXPORT_MARKER], **fields)
 
 
 def check_earlier_export(folder: Path, advice: str = "move it away or export to another --out") -> None:
@@ -49,16 +47,10 @@ def check_earlier_export(folder: Path, advice: str = "move it away or export to 
     if folder.is_symlink() or not folder.is_dir():
         raise ValueError(f"{folder} is {'a symbolic link' if folder.is_symlink() else 'a file'}, not a folder "
                          f"guessgym exported: {advice}")
-    marker = folder / EXPORT_MARKER
-    try:  # read as any input: a FIFO or a device there is refused, not waited on
-        if marker.is_symlink():
-            raise ValueError("a link")
-        listed = read_json(marker, "export list", max_bytes=16 << 20)["files"]
-        if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
-            raise ValueError("no list of files")
-    except (OSError, ValueError, KeyError, TypeError):
+    listed = _listed(folder)
+    if listed is None:
         raise ValueError(f"{folder} holds no list of an earlier guessgym export ({EXPORT_MARKER}), so guessgym "
-                         f"did not write it and will not replace it: {advice}") from None
+                         f"did not write it and will not replace it: {advice}")
     found = [name for name in listing(folder) if name != EXPORT_MARKER]
     others = sorted(set(found) - set(listed))
     if others:
@@ -104,12 +96,13 @@ def check_own_files(folder: Path, names: list[str], advice: str) -> None:
             raise ValueError(f"{path} is not a file guessgym wrote: {advice}")
 
 
-def mark_own_files(folder: Path, made_by: str, files: list[str]) -> None:
-    """List ``files`` (names in ``folder``) as what ``made_by`` wrote there, in :data:`EXPORT_MARKER`."""
+def mark_own_files(folder: Path, made_by: str, files: list[str], **fields: Any) -> None:
+    """List ``files`` (names in ``folder``) as what ``made_by`` wrote there, with ``fields``, in
+    :data:`EXPORT_MARKER` (written atomically)."""
     from .atomic import atomic_write_bytes
 
-    atomic_write_bytes(folder / EXPORT_MARKER, (json.dumps({"made_by": made_by, "files": sorted(files)}, indent=1)
-                                                + "\n").encode())
+    document = {"made_by": made_by, **fields, "files": sorted(files)}
+    atomic_write_bytes(folder / EXPORT_MARKER, (json.dumps(document, indent=1) + "\n").encode())
 
 
 __all__ = ["EXPORT_MARKER", "check_earlier_export", "check_own_files", "listing", "mark_export", "mark_own_files"]

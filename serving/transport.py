@@ -115,15 +115,8 @@ class TrustedProxies:
         return any(address in network for network in self.networks)
 
     def __contains__(self, host: object) -> bool:
-        import ipaddress
-
-        if self.everyone:
-            return True
-        try:
-            address = ipaddress.ip_address(str(host))
-        except ValueError:
-            return False
-        return any(address in network for network in self.networks)
+        """Whether ``host``'s ``X-Forwarded-For`` is believed (every address's with ``*``)."""
+        return self.everyone or self.names_proxy(host)
 
 
 @dataclass(frozen=True)

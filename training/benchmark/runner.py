@@ -274,7 +274,7 @@ def _check_observations(model: BaseAlgorithm, env: BatchedVecEnv, key: str, valu
         expected = (env.num_envs, *part.shape)
         if not isinstance(array, np.ndarray) or array.shape != expected or array.dtype != part.dtype:
             raise ValueError(f"{key}[{name!r}] must be a {part.dtype} array of shape {expected}")
-        if not part.contains(array[0]) or not all(part.contains(row) for row in array):
+        if not all(part.contains(row) for row in array):
             raise ValueError(f"{key}[{name!r}] holds values outside the observation space")
 
 
