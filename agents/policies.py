@@ -25,18 +25,25 @@ from typing import Any
 import numpy as np
 import torch as th
 from gymnasium import spaces
-from sb3_contrib.common.maskable.distributions import MaskableCategorical, MaskableCategoricalDistribution
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from sb3_contrib.qrdqn.policies import MultiInputPolicy as QRDQNMultiInputPolicy
-from stable_baselines3.common.distributions import CategoricalDistribution
 from stable_baselines3.common.policies import ActorCriticPolicy, BasePolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, create_mlp
 from stable_baselines3.dqn.policies import MultiInputPolicy as DQNMultiInputPolicy
 from torch import nn
-from torch.distributions import Categorical
 from torch.nn import functional as F
 
 from ..envs.game import Game
+from .guess_distributions import GuessCategoricalDistribution, MaskableGuessCategoricalDistribution
+from .guess_encoding import (
+    SparseSums,
+    encoding_width,
+    guess_encoding,
+    guess_feature_index,
+    hard_mode_index,
+    position_and_copy_index,
+)
 from .split_features import FEATURES as SPLIT_FEATURES
 from .split_features import SUMMARY as SPLIT_SUMMARY
 from .split_features import SplitFeatures, check_log_scale, check_split_prior, log_divisor
@@ -94,6 +101,10 @@ def resolve_policy_game(game: Any, observation_space: spaces.Space | None = None
 class GuessFeaturesExtractor(BaseFeaturesExtractor):
     """Letter-knowledge and candidate features from the board and tiles (nothing trainable).
 
+    It reads the observation's raw codes (``board`` and ``tiles``, shape ``(batch, cells)``), not
+    stable-baselines3's one-hot of them: the guess policies skip that preprocessing
+    (:class:`RawCodesPolicy`).
+
     Args:
         observation_space: ``GuessEnv``'s Dict space (the ``action_mask`` key, if present, is ignored).
         game: the game whose answers define the candidate features.
@@ -101,18 +112,19 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         split_features: add the summary of how the best guess splits the candidates.
         log_scale: the answer count whose logarithm scales the size features (``None``: the game's,
             or the answer pool's; see :class:`~guessgym.agents.split_features.SplitFeatures`).
+        hard_mode_mask: in hard mode, also find the guesses the rules allow after the tiles seen
+            (``guess_legal``, read by the Q-networks' greedy choice).
     """
 
     # Buffers (registered in __init__ / set_game; declared for type checkers, which see buffers
     # through Module.__getattr__ as "Tensor | Module").
     _k: th.Tensor
-    _violation_weights: th.Tensor
     _answer_positions: th.Tensor
     _answer_symbols: th.Tensor
     _pool: th.Tensor
 
     def __init__(self, observation_space: spaces.Dict, game: Game | str, candidate_features: bool = True,
-                 split_features: bool = False, log_scale: int | None = None) -> None:
+                 split_features: bool = False, log_scale: int | None = None, hard_mode_mask: bool = False) -> None:
         game = resolve_policy_game(game)
         _check_obs_space(observation_space, game)
         check_log_scale(log_scale)
@@ -136,6 +148,11 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         self.register_buffer("_k", th.arange(1, length + 1, dtype=th.float32), persistent=False)
         #: candidate mask over answers of the last forward pass, read by the scoring head
         self.guess_context: th.Tensor | None = None
+        self.hard_mode_mask = bool(hard_mode_mask)
+        #: (B, guesses) bool of the last forward pass: the guesses hard mode allows (None: not asked
+        #: for, or not hard mode)
+        self.guess_legal: th.Tensor | None = None
+        self._hard_rule: SparseSums | None = None
         self.set_game(game)
 
     def set_game(self, game: Game) -> None:
@@ -150,19 +167,19 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         codes = th.as_tensor(game.answer_codes.astype(np.int64), device=device)
         pos = F.one_hot(codes, self.n_symbols).float()  # (A, L, S)
         counts = pos.sum(1)  # (A, S)
-        ge = (counts[:, :, None] >= self._k).float()  # (A, S, L): at least k copies
         n_ans = codes.shape[0]
-        # Violations of [forbidden position | needed count | count cap] are one product with this.
-        self.register_buffer(
-            "_violation_weights",
-            th.cat([pos.reshape(n_ans, -1), 1.0 - ge.reshape(n_ans, -1), ge.reshape(n_ans, -1)], dim=1).T.contiguous(),
-            persistent=False,
-        )
+        # An answer's violations of [forbidden position | needed count | count cap] are sums over its
+        # position and copy columns (candidates()).
+        self._answer_columns = SparseSums(position_and_copy_index(game.answer_codes, self.n_symbols),
+                                          2 * self.length * self.n_symbols).to(device)
         self.register_buffer("_answer_positions", pos.reshape(n_ans, -1).contiguous(), persistent=False)
         self.register_buffer("_answer_symbols", (counts > 0).float(), persistent=False)
         self.register_buffer("_pool", th.ones(n_ans, device=device), persistent=False)
         self._log_answers = log_divisor(n_ans if self.log_scale is None else self.log_scale)
         self._splits = SplitFeatures(game, log_scale=self.log_scale) if self.split_features else None
+        requirements = 2 * self.length * self.n_symbols  # green (L*S) and need (S*L)
+        self._hard_rule = (SparseSums(hard_mode_index(game), requirements).to(device)
+                           if self.hard_mode_mask and game.hard_mode else None)
 
     def set_answer_pool(self, pool: np.ndarray | None) -> None:
         """Count only ``pool`` answers (indices into ``game.answers``) as candidates; None: all."""
@@ -174,11 +191,14 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
             self._log_answers = log_divisor(int(weights.sum().item()))
 
     def knowledge(self, observations: dict[str, th.Tensor]) -> dict[str, th.Tensor]:
-        """What the tiles imply, from SB3-preprocessed (one-hot) board and tiles."""
-        batch = observations["board"].shape[0]
+        """What the tiles imply, from the raw board and tile codes (``(B, cells)``, any number type).
+
+        The guess policies hand the extractor the observation as the environment gives it
+        (:class:`RawCodesPolicy`): one one-hot of the whole board here is a single operation,
+        where stable-baselines3's preprocessing makes one per cell."""
         L, S, R = self.length, self.n_symbols, self.max_attempts
-        board = observations["board"].reshape(batch, R, L, S + 1)
-        tiles = observations["tiles"].reshape(batch, R, L, 4)
+        board = F.one_hot(observations["board"].long().reshape(-1, R, L), S + 1).float()
+        tiles = F.one_hot(observations["tiles"].long().reshape(-1, R, L), 4).float()
         sym = board[..., 1:]  # (B, R, L, S); empty cells are all zero
         grey, yellow, green = tiles[..., 1:2], tiles[..., 2:3], tiles[..., 3:4]
         green_at = (sym * green).amax(1)  # (B, L, S)
@@ -211,13 +231,15 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
         left to right while copies remain) the number of yellow ``s`` is ``min(non-green
         copies in the guess, unmatched copies in the answer)``, and their positions follow.
         Conditions (1) and (2) over all rows are ``forbidden``, ``need`` and ``over``; a
-        violation count of 0 is consistency, computed as one product with a fixed matrix.
+        violation count of 0 is consistency. With ``has[s, k]`` "the answer has a (k+1)-th copy of
+        s" the count is ``forbidden . position + need . (1 - has) + over . has``, that is
+        ``sum(need)`` plus the sum of ``[forbidden | over - need]`` over the answer's ``2L``
+        position and copy columns (small integers: exact in floating point).
         """
         batch = know["forbidden"].shape[0]
-        x = th.cat(
-            [know["forbidden"].reshape(batch, -1), know["need"].reshape(batch, -1), know["over"].reshape(batch, -1)], 1
-        )
-        violations = x @ self._violation_weights
+        need, over = know["need"].reshape(batch, -1), know["over"].reshape(batch, -1)
+        violations = self._answer_columns(th.cat([know["forbidden"].reshape(batch, -1), over - need], 1))
+        violations = violations + need.sum(1, keepdim=True)
         return (violations < 0.5).float() * self._pool
 
     def forward(self, observations: dict[str, th.Tensor]) -> th.Tensor:
@@ -252,7 +274,33 @@ class GuessFeaturesExtractor(BaseFeaturesExtractor):
                     parts.append(th.as_tensor(summaries, device=cand.device))  # what the best guess achieves
             else:
                 self.guess_context = None
+            self.guess_legal = None if self._hard_rule is None else self.allowed(know)
             return th.cat(parts, dim=1)
+
+    def allowed(self, know: dict[str, th.Tensor]) -> th.Tensor:
+        """``(B, guesses)`` bool: the guesses hard mode allows, each green kept and each revealed
+        symbol used as often as revealed (:func:`~guessgym.agents.guess_encoding.hard_mode_index`)."""
+        if self._hard_rule is None:
+            raise RuntimeError("this extractor was not built for hard mode's allowed guesses (hard_mode_mask)")
+        batch = know["green"].shape[0]
+        required = th.cat([know["green"].reshape(batch, -1), know["need"].reshape(batch, -1)], 1)
+        return self._hard_rule(required) > required.sum(1, keepdim=True) - 0.5
+
+
+class RawCodesPolicy(BasePolicy):
+    """A stable-baselines3 policy whose features extractor reads the observation as the environment
+    gives it.
+
+    SB3's ``extract_features`` one-hots every cell of a ``MultiDiscrete`` observation first (60
+    operations a batch for Wordle's board and tiles, a quarter of a PPO update's time);
+    :class:`GuessFeaturesExtractor` reads the codes itself, in one. SB3's policies reach this
+    method through ``super()`` (the actor-critic's ``predict_values`` and ``get_distribution``), so
+    it sits between them and ``BasePolicy`` in the method order: listed after SB3's policy class
+    (``class P(GuessPolicyMixin, ActorCriticPolicy, RawCodesPolicy)``).
+    """
+
+    def extract_features(self, obs: Any, features_extractor: BaseFeaturesExtractor | None = None) -> Any:
+        return (self.features_extractor if features_extractor is None else features_extractor)(obs)
 
 
 class GuessScoringHead(nn.Module):
@@ -267,19 +315,29 @@ class GuessScoringHead(nn.Module):
         split_prior: initial weights of split features, by name (:data:`SPLIT_FEATURES`), for
             example ``{"log expected left": -300}``: the untrained greedy policy then plays the
             expected-size baseline's guess, and training starts from there.
+        n_outputs: score vectors per state (QR-DQN's quantiles): the output is then
+            ``(batch, n_outputs, guesses)``, each with its own weights ``z``.
+
+    The scores ``z . E[g]`` are sums over each guess's few features
+    (:mod:`~guessgym.agents.guess_encoding`), not a product with a dense ``E``.
     """
 
-    encoding: th.Tensor
     answer_to_guess: th.Tensor
+    guess_encoding: SparseSums
 
     def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False,
-                 split_features: bool = False, split_prior: dict[str, float] | None = None) -> None:
+                 split_features: bool = False, split_prior: dict[str, float] | None = None,
+                 n_outputs: int = 1) -> None:
         super().__init__()
+        if n_outputs < 1 or (n_outputs > 1 and split_features):
+            raise ValueError("n_outputs must be at least 1, and 1 with split_features")
         self.split_prior = check_split_prior(split_prior, split_features)
         self.length, self.n_symbols = game.length, game.n_symbols
-        self.encoding_dim = game.length * game.n_symbols + game.n_symbols + 1
+        self.encoding_dim = encoding_width(game)
         self.split_features = split_features
-        self.linear = nn.Linear(latent_dim, self.encoding_dim + 1 + (SPLIT_INPUTS if split_features else 0))
+        self.n_outputs = int(n_outputs)
+        self.output_dim = self.encoding_dim + 1 + (SPLIT_INPUTS if split_features else 0)
+        self.linear = nn.Linear(latent_dim, self.n_outputs * self.output_dim)
         self.candidate_prior = float(candidate_prior)
         self.guess_bias = nn.Parameter(th.zeros(len(game.guesses))) if guess_bias else None
         self.set_game(game)
@@ -290,9 +348,10 @@ class GuessScoringHead(nn.Module):
         nn.init.orthogonal_(self.linear.weight, gain=0.01)
         with th.no_grad():
             self.linear.bias.zero_()
-            self.linear.bias[self.encoding_dim] = self.candidate_prior
+            bias = self.linear.bias.view(self.n_outputs, self.output_dim)
+            bias[:, self.encoding_dim] = self.candidate_prior
             for name, weight in self.split_prior.items():
-                self.linear.bias[self.encoding_dim + 1 + SPLIT_FEATURES.index(name)] = weight
+                bias[:, self.encoding_dim + 1 + SPLIT_FEATURES.index(name)] = weight
 
     def set_game(self, game: Game) -> None:
         """Rebuild the fixed guess encoding ``E`` for ``game`` (same length and alphabet)."""
@@ -301,12 +360,10 @@ class GuessScoringHead(nn.Module):
         if self.guess_bias is not None and len(game.guesses) != self.guess_bias.shape[0]:
             raise ValueError("a head with per-guess biases cannot change its guess list")
         device = self.linear.weight.device
-        codes = th.as_tensor(game.guess_codes.astype(np.int64), device=device)
-        pos = F.one_hot(codes, self.n_symbols).float()  # (G, L, S)
-        present = (pos.sum(1) > 0).float()
-        is_answer = th.as_tensor(game.guess_is_answer, dtype=th.float32, device=device)[:, None]
-        encoding = th.cat([pos.reshape(len(game.guesses), -1), present, is_answer], dim=1)
-        self.register_buffer("encoding", encoding.T.contiguous(), persistent=False)  # (D, G)
+        if hasattr(self, "guess_encoding"):
+            self.guess_encoding.set_index(guess_feature_index(game), device=device)
+        else:
+            self.guess_encoding = guess_encoding(game).to(device)
         a2g = th.as_tensor(game.answer_to_guess, dtype=th.long, device=device)
         identity = len(game.guesses) == len(game.answers) and bool(
             (a2g == th.arange(len(game.answers), device=device)).all()
@@ -317,8 +374,13 @@ class GuessScoringHead(nn.Module):
 
     def forward(self, latent: th.Tensor, candidates: th.Tensor | None,
                 split: tuple[list[th.Tensor], th.Tensor] | None = None) -> th.Tensor:
+        batch = latent.shape[0]
         z = self.linear(latent)
-        logits = z[:, : self.encoding_dim] @ self.encoding
+        if self.n_outputs > 1:  # one row of weights per output; each sees the state's candidates
+            z = z.reshape(batch * self.n_outputs, self.output_dim)
+            if candidates is not None and candidates.shape[0] == batch:
+                candidates = candidates.repeat_interleave(self.n_outputs, 0)
+        logits = self.guess_encoding(z[:, : self.encoding_dim])
         if self.split_features:
             if split is None:
                 raise RuntimeError("this head scores splits: the features extractor must compute split_features")
@@ -331,61 +393,16 @@ class GuessScoringHead(nn.Module):
             scores = th.cat([weights[i] @ f.T for i, f in zip(order, sets)])
             logits = logits + scores[th.argsort(th.cat(order))]
         if candidates is not None:
-            if candidates.shape[0] != latent.shape[0]:
+            if candidates.shape[0] != z.shape[0]:
                 raise RuntimeError(
                     "candidate context and latent batch sizes differ (features extracted for another batch)"
                 )
             bonus = z[:, self.encoding_dim : self.encoding_dim + 1] * candidates  # (B, n_answers)
-            logits = logits + bonus if self._identity else logits.index_add(1, self.answer_to_guess, bonus)
+            # in place: the guess sums are a fresh tensor that nothing else holds
+            logits = logits.add_(bonus) if self._identity else logits.index_add_(1, self.answer_to_guess, bonus)
         if self.guess_bias is not None:
             logits = logits + self.guess_bias
-        return logits
-
-
-def _inverse_cdf_sample(probs: th.Tensor) -> th.Tensor:
-    """One draw per row of ``probs`` by inverting the cumulative distribution.
-
-    ``torch.multinomial`` takes about 15 ms for 32 rows of 12,947 probabilities on one CPU core;
-    a cumulative sum and a binary search take well under 1 ms. A zero-probability (masked)
-    entry is never drawn: ``searchsorted(..., right=True)`` returns the first index whose
-    cumulative sum *exceeds* ``u * total``, and a zero entry never raises the sum.
-    """
-    cdf = probs.cumsum(dim=-1)
-    u = th.rand(probs.shape[:-1] + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]
-    return th.searchsorted(cdf, u, right=True).clamp_(max=probs.shape[-1] - 1).squeeze(-1)
-
-
-class _Categorical(Categorical):
-    """Categorical without argument validation (a full pass over every batch of logits; ours
-    come from a network, never from a user)."""
-
-    _validate_args = False
-
-
-class _MaskableCategorical(MaskableCategorical):
-    _validate_args = False
-
-
-class GuessCategoricalDistribution(CategoricalDistribution):
-    """SB3's categorical distribution with a fast sampler for vocabulary-sized action spaces."""
-
-    def proba_distribution(self, action_logits: th.Tensor) -> GuessCategoricalDistribution:
-        self.distribution = _Categorical(logits=action_logits)
-        return self
-
-    def sample(self) -> th.Tensor:
-        return _inverse_cdf_sample(self.distribution.probs)
-
-
-class MaskableGuessCategoricalDistribution(MaskableCategoricalDistribution):
-    """sb3-contrib's masked categorical distribution with the same fast sampler."""
-
-    def proba_distribution(self, action_logits: th.Tensor) -> MaskableGuessCategoricalDistribution:
-        self.distribution = _MaskableCategorical(logits=action_logits.view(-1, self.action_dim))
-        return self
-
-    def sample(self) -> th.Tensor:
-        return _inverse_cdf_sample(self.distribution.probs)
+        return logits.view(batch, self.n_outputs, -1) if self.n_outputs > 1 else logits
 
 
 class GuessPolicyMixin:
@@ -500,13 +517,13 @@ class GuessPolicyMixin:
 
     def action_logits(self, obs: Any) -> th.Tensor:
         """Unmasked scores of every guess for a batch of (tensor) observations."""
-        features = BasePolicy.extract_features(self, obs, self.pi_features_extractor)  # type: ignore[arg-type]
+        features = self.pi_features_extractor(obs)  # raw codes, as RawCodesPolicy hands them
         latent_pi = self.mlp_extractor.forward_actor(features)
         extractor = self.pi_features_extractor
         return self.action_net(latent_pi, extractor.guess_context, extractor.guess_split)
 
 
-class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
+class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy, RawCodesPolicy):
     """The guess policy for sb3-contrib's ``MaskablePPO`` (masks from ``action_masks()``)."""
 
     def __init__(
@@ -530,7 +547,7 @@ class MaskableGuessPolicy(GuessPolicyMixin, MaskableActorCriticPolicy):
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
-class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
+class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy, RawCodesPolicy):
     """The guess policy for stable-baselines3's ``PPO`` and ``A2C`` (no masking)."""
 
     def __init__(
@@ -554,34 +571,134 @@ class GuessActorCriticPolicy(GuessPolicyMixin, ActorCriticPolicy):
         super().__init__(lr_schedule=lr_schedule, **kwargs)
 
 
-def _q_policy_kwargs(game: Game | str | None, candidate_features: bool, observation_space: spaces.Space,
-                     action_space: spaces.Space, kwargs: dict[str, Any]) -> dict[str, Any]:
-    if "features_extractor_class" in kwargs and kwargs["features_extractor_class"] is not GuessFeaturesExtractor:
-        raise ValueError("the guess Q-policies always use GuessFeaturesExtractor; leave features_extractor_class out")
-    kwargs["features_extractor_class"] = GuessFeaturesExtractor
-    kwargs["features_extractor_kwargs"] = {"game": resolve_policy_game(game, observation_space, action_space),
-                                           "candidate_features": bool(candidate_features)}
-    return kwargs
+class GuessQNetwork(RawCodesPolicy):
+    """A Q-network that values every guess through the shared guess encoding: ``Q(s, g) = z(s) . E[g]
+    + z_c(s) * candidate(g)``, ``z`` from an MLP over :class:`GuessFeaturesExtractor`'s features
+    (:class:`GuessScoringHead`, as the actor-critic policies score guesses).
+
+    It takes the place of stable-baselines3's ``QNetwork`` (``n_quantiles=None``: one value per guess)
+    and sb3-contrib's ``QuantileNetwork`` (``n_quantiles``: ``(batch, n_quantiles, guesses)``, each
+    quantile its own ``z``). Nothing in it has a guess-sized dimension, so what one guess learns moves
+    the values of the guesses that share its features. In hard mode the greedy choice (acting and
+    evaluating) is among the guesses the rules allow (the extractor's ``guess_legal``); the values of
+    the others are still learned from the penalty the environment gives them.
+    """
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Discrete,
+                 features_extractor: BaseFeaturesExtractor, features_dim: int, net_arch: list[int] | None = None,
+                 activation_fn: type[nn.Module] = nn.ReLU, normalize_images: bool = True, *,
+                 game: Game, candidate_prior: float = 0.0, n_quantiles: int | None = None) -> None:
+        super().__init__(observation_space, action_space, features_extractor=features_extractor,
+                         normalize_images=normalize_images)
+        self.net_arch = [64, 64] if net_arch is None else list(net_arch)
+        self.activation_fn = activation_fn
+        self.features_dim = features_dim
+        self.n_quantiles = n_quantiles
+        self.game = game
+        self.candidate_prior = float(candidate_prior)
+        self.trunk = nn.Sequential(*create_mlp(features_dim, 0, self.net_arch, activation_fn))
+        latent_dim = self.net_arch[-1] if self.net_arch else features_dim
+        self.head = GuessScoringHead(latent_dim, game, self.candidate_prior, n_outputs=n_quantiles or 1)
+
+    def forward(self, obs: Any) -> th.Tensor:
+        """``(batch, guesses)`` values, or ``(batch, n_quantiles, guesses)`` quantiles."""
+        features = self.extract_features(obs, self.features_extractor)
+        values: th.Tensor = self.head(self.trunk(features), self.features_extractor.guess_context)
+        return values
+
+    def _predict(self, observation: Any, deterministic: bool = True) -> th.Tensor:
+        values = self(observation)
+        if self.n_quantiles is not None:
+            values = values.mean(dim=1)
+        legal: th.Tensor | None = getattr(self.features_extractor, "guess_legal", None)
+        if legal is not None:
+            values = values.masked_fill(~legal, -th.inf)
+        return values.argmax(dim=1).reshape(-1)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data.update(net_arch=self.net_arch, features_dim=self.features_dim, activation_fn=self.activation_fn,
+                    features_extractor=self.features_extractor, game=self.game,
+                    candidate_prior=self.candidate_prior, n_quantiles=self.n_quantiles)
+        return data
 
 
-class GuessQPolicy(DQNMultiInputPolicy):
-    """stable-baselines3's DQN policy over :class:`GuessFeaturesExtractor`'s features (``game``: a
-    :class:`Game` or a registered id). Unlike the actor-critic guess policies, its Q-network's last
-    layer has one output per guess, so it plays the list it was built for only."""
+class _GuessValuePolicy:
+    """What the DQN and QR-DQN guess policies share: the guess options, and the features extractor
+    (with hard mode's allowed guesses when the game has hard mode)."""
+
+    net_args: dict[str, Any]
+    device: Any
+    _guess_options: dict[str, Any]
+
+    def _init_guess(self, kwargs: dict[str, Any], game: Game | str | None, candidate_features: bool,
+                    candidate_prior: float) -> None:
+        if "features_extractor_class" in kwargs and kwargs["features_extractor_class"] is not GuessFeaturesExtractor:
+            raise ValueError("the guess Q-policies always use GuessFeaturesExtractor; leave features_extractor_class "
+                             "out")
+        game = resolve_policy_game(game, kwargs["observation_space"], kwargs["action_space"])
+        action_space = kwargs["action_space"]
+        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
+            raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
+        self._guess_options = {"game": game, "candidate_features": bool(candidate_features),
+                               "candidate_prior": float(candidate_prior)}
+        kwargs["features_extractor_class"] = GuessFeaturesExtractor
+        kwargs["features_extractor_kwargs"] = {"game": game, "candidate_features": bool(candidate_features),
+                                               "hard_mode_mask": game.hard_mode}
+
+    def _guess_network(self, n_quantiles: int | None) -> GuessQNetwork:
+        net_args = self._update_features_extractor(self.net_args, features_extractor=None)  # type: ignore[attr-defined]
+        net_args.pop("n_quantiles", None)
+        options = self._guess_options
+        return GuessQNetwork(**net_args, game=options["game"], candidate_prior=options["candidate_prior"],
+                             n_quantiles=n_quantiles).to(self.device)
+
+    def _guess_constructor_parameters(self, data: dict[str, Any]) -> dict[str, Any]:
+        data.update(self._guess_options)
+        data.pop("features_extractor_class", None)
+        data.pop("features_extractor_kwargs", None)
+        return data
+
+    @property
+    def game(self) -> Game:
+        """The game whose guesses the network values."""
+        game: Game = self._guess_options["game"]
+        return game
+
+
+class GuessQPolicy(_GuessValuePolicy, DQNMultiInputPolicy):
+    """stable-baselines3's DQN policy with :class:`GuessQNetwork`s (``game``: a :class:`Game` or a
+    registered id; ``candidate_prior``: the initial value bonus of a possible answer)."""
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any, *,
-                 game: Game | str | None = None, candidate_features: bool = True, **kwargs: Any) -> None:
-        super().__init__(observation_space, action_space, lr_schedule,  # type: ignore[arg-type]
-                         **_q_policy_kwargs(game, candidate_features, observation_space, action_space, kwargs))
+                 game: Game | str | None = None, candidate_features: bool = True, candidate_prior: float = 0.0,
+                 **kwargs: Any) -> None:
+        kwargs.update(observation_space=observation_space, action_space=action_space)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior)
+        super().__init__(lr_schedule=lr_schedule, **kwargs)
+
+    def make_q_net(self) -> GuessQNetwork:  # type: ignore[override]
+        return self._guess_network(None)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return self._guess_constructor_parameters(super()._get_constructor_parameters())
 
 
-class GuessQuantilePolicy(QRDQNMultiInputPolicy):
-    """sb3-contrib's QR-DQN policy over :class:`GuessFeaturesExtractor`'s features (as :class:`GuessQPolicy`)."""
+class GuessQuantilePolicy(_GuessValuePolicy, QRDQNMultiInputPolicy):
+    """sb3-contrib's QR-DQN policy with quantile :class:`GuessQNetwork`s (as :class:`GuessQPolicy`)."""
 
     def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Any, *,
-                 game: Game | str | None = None, candidate_features: bool = True, **kwargs: Any) -> None:
-        super().__init__(observation_space, action_space, lr_schedule,  # type: ignore[arg-type]
-                         **_q_policy_kwargs(game, candidate_features, observation_space, action_space, kwargs))
+                 game: Game | str | None = None, candidate_features: bool = True, candidate_prior: float = 0.0,
+                 **kwargs: Any) -> None:
+        kwargs.update(observation_space=observation_space, action_space=action_space)
+        self._init_guess(kwargs, game, candidate_features, candidate_prior)
+        super().__init__(lr_schedule=lr_schedule, **kwargs)
+
+    def make_quantile_net(self) -> GuessQNetwork:  # type: ignore[override]
+        return self._guess_network(self.n_quantiles)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        return self._guess_constructor_parameters(super()._get_constructor_parameters())
 
 
 def count_parameters(module: nn.Module) -> int:
@@ -599,9 +716,11 @@ __all__ = [
     "GuessActorCriticPolicy",
     "GuessFeaturesExtractor",
     "GuessPolicyMixin",
+    "GuessQNetwork",
     "GuessQPolicy",
     "GuessQuantilePolicy",
     "GuessScoringHead",
+    "RawCodesPolicy",
     "MaskableGuessPolicy",
     "SPLIT_INPUTS",
     "SPLIT_SUMMARY",

@@ -9,6 +9,7 @@ import torch as th
 from sb3_contrib import MaskablePPO
 from stable_baselines3 import A2C, PPO
 
+from guessgym.agents.guess_encoding import dense_guess_encoding
 from guessgym.agents.model_files import save_model
 from guessgym.agents.policies import (
     GuessActorCriticPolicy,
@@ -57,31 +58,26 @@ def test_logits_are_scores_of_a_fixed_guess_encoding() -> None:
     game = nerdle(5)
     policy, env = _policy(game, candidate_prior=2.0)
     head = policy.action_net
-    assert not any(n.endswith("encoding") for n, _ in policy.named_parameters())
-    assert head.encoding.shape == (game.length * game.n_symbols + game.n_symbols + 1, len(game.guesses))
+    assert not any("encoding" in n for n, _ in policy.named_parameters())
     # the encoding is one-hot symbol-in-position, symbol presence and "is an answer"
+    enc = dense_guess_encoding(game)
+    assert enc.shape == (len(game.guesses), game.length * game.n_symbols + game.n_symbols + 1)
     codes = game.guess_codes
-    enc = head.encoding.T.numpy()
     for g in (0, 17, len(game.guesses) - 1):
         onehot = np.zeros((game.length, game.n_symbols))
         onehot[np.arange(game.length), codes[g]] = 1
         assert np.array_equal(enc[g, : game.length * game.n_symbols], onehot.ravel())
+        assert np.array_equal(enc[g, game.length * game.n_symbols : -1], onehot.max(0))
         assert enc[g, -1] == 1.0
     obs = env.reset()
     with th.no_grad():
         logits = policy.action_logits(_obs_tensor(obs))
-        features = policy.features_extractor(
-            {
-                "board": th.nn.functional.one_hot(th.as_tensor(obs["board"]), game.n_symbols + 1)
-                .float()
-                .reshape(2, -1),
-                "tiles": th.nn.functional.one_hot(th.as_tensor(obs["tiles"]), 4).float().reshape(2, -1),
-            }
-        )
+        # the extractor reads raw codes: the same features as from SB3's one-hot of every cell
+        features = policy.features_extractor(_obs_tensor(obs))
         latent = policy.mlp_extractor.forward_actor(features)
         z = head.linear(latent)
-        d = head.encoding.shape[0]
-        manual = z[:, :d] @ head.encoding + z[:, d : d + 1] * policy.features_extractor.guess_context
+        d = enc.shape[1]
+        manual = z[:, :d] @ th.as_tensor(enc).T + z[:, d : d + 1] * policy.features_extractor.guess_context
     assert logits.shape == (2, len(game.guesses))
     assert th.allclose(logits, manual, atol=1e-5)
     # the parameters are not stored with the vocabulary-sized buffers
@@ -105,11 +101,7 @@ def test_candidate_features_equal_the_environment_candidates(game) -> None:
         while not done:
             allowed = np.flatnonzero(obs["action_mask"])
             obs, _, done, _, info = env.step(int(rng.choice(allowed)))
-            board = (
-                th.nn.functional.one_hot(th.as_tensor(obs["board"][None]), game.n_symbols + 1).float().reshape(1, -1)
-            )
-            tiles = th.nn.functional.one_hot(th.as_tensor(obs["tiles"][None]), 4).float().reshape(1, -1)
-            extractor({"board": board, "tiles": tiles})
+            extractor({"board": th.as_tensor(obs["board"][None]), "tiles": th.as_tensor(obs["tiles"][None])})
             found = np.flatnonzero(extractor.guess_context[0].numpy())
             assert np.array_equal(found, env.candidates), (episode, env.board_rows())
 
@@ -218,12 +210,12 @@ def test_a_game_given_as_an_id_or_found_from_the_spaces() -> None:
 
 
 def test_fast_sampler_follows_the_distribution_and_never_draws_masked_actions() -> None:
-    from guessgym.agents.policies import _inverse_cdf_sample
+    from guessgym.agents.guess_distributions import inverse_cdf_sample
 
     gen_state = th.get_rng_state()
     th.manual_seed(0)
     probs = th.tensor([[0.0, 0.5, 0.0, 0.25, 0.25, 0.0]]).repeat(20_000, 1)
-    draws = _inverse_cdf_sample(probs)
+    draws = inverse_cdf_sample(probs)
     counts = th.bincount(draws, minlength=6).float() / len(draws)
     assert counts[[0, 2, 5]].sum() == 0
     assert th.allclose(counts, probs[0], atol=0.02)
