@@ -627,6 +627,9 @@ class _GuessValuePolicy:
     """What the DQN and QR-DQN guess policies share: the guess options, and the features extractor
     (with hard mode's allowed guesses when the game has hard mode)."""
 
+    #: the greedy choice is among the guesses hard mode allows (read by the benchmark's runner)
+    chooses_allowed_guesses = True
+
     net_args: dict[str, Any]
     device: Any
     _guess_options: dict[str, Any]

@@ -2,12 +2,16 @@
 
     python scripts/benchmark_references.py --jobs 2          # what results/benchmark/ holds
     python scripts/benchmark_references.py --tier wordle-500 --seeds 0 1 2 3 4
+    python scripts/benchmark_references.py --tier wordle --backend ray --address HOST:6379   # a Ray cluster
 
 Each run is ``guessgym benchmark run --algo A --tier T --seed S --log-dir results/benchmark/runs``
 in a process of its own (one torch thread each); a complete run is skipped and a stopped one
 continues from its checkpoint, so the same command resumes the whole set after an interruption.
 Ctrl-C or SIGTERM stops the set: no queued run starts, and each run under way saves a checkpoint
 and stops (Ctrl-C reaches them from the terminal; SIGTERM is passed on to them).
+With ``--backend ray`` each run is a Ray task instead (:mod:`guessgym.training.benchmark.references`:
+the same record as a local run's, brought back into ``--log-dir``; give a ``--log-dir`` every node
+sees for a stopped run to resume on any node). Ctrl-C cancels the tasks not started.
 Then ``guessgym benchmark report results/benchmark/runs --out results/benchmark`` draws the page.
 """
 
@@ -23,9 +27,30 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from guessgym.training.benchmark.hyperparams import ALGORITHMS
-from guessgym.training.benchmark.protocol import REFERENCE_TIERS, SEEDS, TIERS
+from guessgym.training.benchmark.protocol import REFERENCE_TIERS, SEEDS, TIERS, tier
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def on_ray(runs: list[tuple[str, int, str]], log_dir: Path, address: str | None, jobs: int) -> int:
+    """The runs as Ray tasks; 0 when every run is complete, 1 otherwise, 130 when stopped."""
+    from guessgym.training.benchmark.references import ReferenceRun, outcome_line, run_on_ray
+
+    items = [ReferenceRun(tier(t), a, s) for t, s, a in runs]
+    started = time.perf_counter()
+    complete = 0
+    try:
+        for outcome in run_on_ray(items, log_dir, address=address, n_jobs=jobs):
+            complete += outcome.complete
+            print(f"[{time.perf_counter() - started:6.0f} s] {outcome_line(outcome)}", flush=True)
+    except KeyboardInterrupt:
+        print(f"stopped: {complete} of {len(items)} runs complete (the same command continues)", flush=True)
+        return 130
+    except ConnectionError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"{complete} of {len(items)} runs complete", flush=True)
+    return 0 if complete == len(items) else 1
 
 
 def main() -> None:
@@ -36,8 +61,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (each uses one core)")
     parser.add_argument("--log-dir", type=Path, default=ROOT / "results" / "benchmark" / "runs")
+    parser.add_argument("--backend", choices=("process", "ray"), default="process",
+                        help="process: runs of their own on this machine (default); ray: Ray tasks")
+    parser.add_argument("--address",
+                        help="the Ray cluster (HOST:PORT or auto; default: a local instance of --jobs CPUs)")
     args = parser.parse_args()
+    if args.address and args.backend != "ray":
+        parser.error("--address: only with --backend ray")
     runs = [(t, s, a) for t in (args.tier or REFERENCE_TIERS) for s in args.seeds for a in (args.algo or ALGORITHMS)]
+    if args.backend == "ray":
+        raise SystemExit(on_ray(runs, args.log_dir, args.address, args.jobs))
 
     stopping = threading.Event()
     running: set[subprocess.Popen[str]] = set()

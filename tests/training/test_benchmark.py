@@ -42,7 +42,7 @@ from guessgym.training.benchmark.protocol import (
     tier,
 )
 from guessgym.training.benchmark.report import build_report, load_runs
-from guessgym.training.benchmark.runner import RunSpec, read_evaluations, run
+from guessgym.training.benchmark.runner import RunSpec, chooses_allowed_guesses, read_evaluations, run
 
 th.set_num_threads(1)
 
@@ -262,11 +262,17 @@ def test_bad_algorithms_are_refused_before_anything_is_written(tmp_path: Path, a
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("algo", ["ppo", "a2c", "dqn", "qrdqn"])
+@pytest.mark.parametrize("algo", ["ppo", "a2c"])
 def test_hard_mode_needs_an_algorithm_that_takes_masks(tmp_path: Path, algo: str) -> None:
     with pytest.raises(ValueError, match="hard mode.*maskable_ppo"):
         run(RunSpec(algo, tier("wordle-hard"), 0, tmp_path))
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("algo", ["dqn", "qrdqn"])
+def test_value_based_policies_choose_allowed_guesses_in_hard_mode(algo: str) -> None:
+    hp = load_hyperparams(algo, tier("wordle-hard").env_id)
+    assert chooses_allowed_guesses(hp.policy) and not chooses_allowed_guesses("GuessActorCriticPolicy")
 
 
 def test_a_folder_holding_another_run_is_refused(small_runs: Path, tmp_path: Path) -> None:

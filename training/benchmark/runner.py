@@ -166,6 +166,12 @@ def takes_action_masks(algorithm: type[BaseAlgorithm] | BaseAlgorithm) -> bool:
     return "action_masks" in algorithm.predict.__code__.co_varnames
 
 
+def chooses_allowed_guesses(policy: str) -> bool:
+    """Whether the shipped policy class named ``policy`` chooses its greedy guess among those hard mode
+    allows by itself (the guess Q-policies do: their evaluation cannot repeat a rejected guess)."""
+    return bool(getattr(getattr(guess_policies, policy, None), "chooses_allowed_guesses", False))
+
+
 def greedy_actions(model: BaseAlgorithm) -> Callable[[dict[str, np.ndarray]], np.ndarray]:
     """The model's deterministic action for a batch of observations (with its masks when the
     algorithm takes them, as MaskablePPO does)."""
@@ -440,9 +446,10 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
         raise ValueError(f"algorithm {spec.algo!r} has no shipped hyperparameters: give a file (--hyperparams)")
     hp = load_hyperparams(spec.algo, tier.env_id, spec.hyperparams)
     game = tier.training_game()
-    if game.hard_mode and not takes_action_masks(cls):
+    if game.hard_mode and not (takes_action_masks(cls) or chooses_allowed_guesses(hp.policy)):
         raise ValueError(f"tier {tier.name} is hard mode, whose rejected guesses use no attempt: an algorithm without "
-                         "action masks would repeat them without end; run one that takes masks (maskable_ppo)")
+                         "action masks would repeat them without end; run one that takes masks (maskable_ppo) or a "
+                         "policy whose greedy choice is an allowed guess (dqn, qrdqn)")
     budget = protocol_tier(tier.name).budget
     if hp.n_timesteps is not None and hp.n_timesteps != budget:
         raise ValueError(f"{hp.source} [{tier.env_id}]: n_timesteps {hp.n_timesteps:,} is not tier {tier.name}'s "
