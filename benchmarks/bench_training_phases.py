@@ -13,9 +13,9 @@ temporary folder, without evaluations or checkpoints, and times:
 
 Usage (from the repository root; one process, pinned to one torch thread like the configs)::
 
-    python benchmarks/bench_training.py                          # Wordle, split policy, 8,192 steps
-    python benchmarks/bench_training.py --config configs/nerdle.toml --steps 4096
-    python benchmarks/bench_training.py --set split_features=false --set 'split_prior={}'
+    python benchmarks/bench_training_phases.py                          # Wordle, split policy, 8,192 steps
+    python benchmarks/bench_training_phases.py --config configs/nerdle.toml --steps 4096
+    python benchmarks/bench_training_phases.py --set split_features=false --set 'split_prior={}'
 
 A script, not a test: the machine's load changes the figures; run it on an idle machine.
 """
