@@ -11,7 +11,8 @@ at the Edge of the Statistical Precipice"):
   definitions), with 95% stratified-bootstrap intervals;
 * performance profiles: the share of runs whose regret is at most τ, with intervals;
 * the probability of improvement of each algorithm over each other;
-* per tier, learning curves: the IQM of the regret over seeds at each evaluation step, with intervals.
+* per tier, learning curves: the IQM of the regret over seeds at each evaluation step, with intervals,
+  and each seed's own curve against steps and against wall-clock seconds.
 
 It writes ``summary.json`` (every number above, and each run's final regret and win rate),
 ``README.md`` (the tables, the figures, the command) and the figures as PNGs.
@@ -38,8 +39,19 @@ from .protocol import PROTOCOL_VERSION, TIERS, anchors_of
 #: time grows with their square (25 algorithms took over 400 s at 500 resamples).
 MAX_ALGORITHMS = 12
 
-#: The regret thresholds of the performance profiles (fine between the optimum and random play, coarser above).
+#: The regret thresholds of the performance profiles up to 10 (fine between the optimum and random play,
+#: coarser above); :func:`profile_taus` extends them past the largest regret of a report.
 PROFILE_TAUS = np.concatenate([np.linspace(0.0, 1.0, 81), np.linspace(1.1, 10.0, 90)])
+
+
+def profile_taus(scores: dict[str, np.ndarray]) -> np.ndarray:
+    """:data:`PROFILE_TAUS`, continued in steps of 0.1 past the largest regret of ``scores`` (so every
+    run's profile reaches 1 inside the figure)."""
+    worst = max((float(np.max(1.0 - s)) for s in scores.values() if np.size(s)), default=0.0)
+    if worst <= PROFILE_TAUS[-1]:
+        return PROFILE_TAUS
+    top = np.ceil(worst * 1.05 * 10) / 10
+    return np.concatenate([PROFILE_TAUS, np.arange(round(PROFILE_TAUS[-1] * 10) + 1, round(top * 10) + 1) / 10])
 
 
 @contextlib.contextmanager
@@ -123,12 +135,12 @@ def aggregates(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str,
 
 
 def profiles(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
-    """The share of runs with regret at most τ for each τ of :data:`PROFILE_TAUS`, with intervals."""
+    """The share of runs with regret at most τ for each τ of :func:`profile_taus`, with intervals."""
     from rliable import library as rly
 
     negated = {a: -(1.0 - s) for a, s in scores.items()}  # -regret > -tau - eps  <=>  regret <= tau
     with _seeded(seed):
-        point, intervals = rly.create_performance_profile(negated, -PROFILE_TAUS - 1e-12, reps=reps)
+        point, intervals = rly.create_performance_profile(negated, -profile_taus(scores) - 1e-12, reps=reps)
     return {a: {"share": point[a].tolist(), "low": intervals[a][0].tolist(), "high": intervals[a][1].tolist()}
             for a in scores}
 
@@ -172,7 +184,10 @@ def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
             with _seeded(seed):
                 point, intervals = rly.get_interval_estimates({algo: regret}, iqm, reps=reps)
             out[t.name][algo] = {"steps": steps, "iqm": point[algo].tolist(), "low": intervals[algo][0].tolist(),
-                                 "high": intervals[algo][1].tolist(), "seeds": len(rows)}
+                                 "high": intervals[algo][1].tolist(), "seeds": len(rows),
+                                 "traces": [{"seed": r["seed"], "regret": [e["regret"] for e in r["evaluations"]],
+                                             "wall_s": [e["wall_s"] for e in r["evaluations"]]}
+                                            for r in sorted(rows, key=lambda r: r["seed"])]}
     return out
 
 
@@ -243,7 +258,7 @@ def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, p
         "anchors": {t: {"optimum_mean": anchors_of(t).optimum_mean, "random_mean": anchors_of(t).random_mean,
                         "proven": anchors_of(t).proven} for t in sorted({r["tier"] for r in runs})},
         "aggregates": aggregates(scores, reps, seed),
-        "profiles": {"taus": PROFILE_TAUS.tolist(), **profiles(scores, reps, seed)},
+        "profiles": {"taus": profile_taus(scores).tolist(), **profiles(scores, reps, seed)},
         "improvement": improvements(scores, reps, seed),
         "curves": curves(runs, reps, seed),
         "runs": [{k: r[k] for k in ("algo", "tier", "seed")} | {"regret": r["final"]["regret"],
@@ -285,4 +300,5 @@ def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | No
 
 
 __all__ = ["FIGURES", "MAX_ALGORITHMS", "PROFILE_TAUS", "aggregates", "build_report", "curves", "default_runs",
+           "profile_taus",
            "REPORT_FILES", "check_report_folder", "improvements", "load_runs", "profiles", "score_matrices"]
