@@ -39,6 +39,12 @@ def inverse_cdf_sample(probs: th.Tensor) -> th.Tensor:
     return th.searchsorted(cdf, u, right=True).clamp_(max=probs.shape[-1] - 1).squeeze(-1)
 
 
+def _log_probs(logits: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+    """``(log p, p)`` of each row."""
+    log_probs = logits - th.logsumexp(logits, dim=-1, keepdim=True)
+    return log_probs, log_probs.exp()
+
+
 class _LogProbEntropy(th.autograd.Function):
     """``(log p(a), H)`` of the categorical with these logits, per row.
 
@@ -48,38 +54,45 @@ class _LogProbEntropy(th.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, logits: th.Tensor, actions: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-        log_probs = logits - th.logsumexp(logits, dim=-1, keepdim=True)
-        probs = log_probs.exp()
+        log_probs, probs = _log_probs(logits)
         entropy = -th.linalg.vecdot(probs, log_probs)
-        ctx.save_for_backward(log_probs, probs, entropy, actions)
-        return log_probs.gather(-1, actions[:, None]).squeeze(-1), entropy
+        chosen = actions[:, None]
+        ctx.save_for_backward(log_probs, probs, entropy, chosen)
+        return log_probs.gather(-1, chosen).squeeze(-1), entropy
 
     @staticmethod
     def backward(ctx: Any, grad_log_prob: th.Tensor, grad_entropy: th.Tensor) -> tuple[th.Tensor, None]:
-        log_probs, probs, entropy, actions = ctx.saved_tensors
+        log_probs, probs, entropy, chosen = ctx.saved_tensors
         grad = log_probs + entropy[:, None]
         grad.mul_(grad_entropy[:, None]).add_(grad_log_prob[:, None]).mul_(probs).neg_()
-        grad.scatter_add_(-1, actions[:, None], grad_log_prob[:, None])
+        grad.scatter_add_(-1, chosen, grad_log_prob[:, None])
         return grad, None
 
 
 class _FusedCategorical:
     """What both distributions share: the logits (masked ones set to :data:`MASKED_LOGIT`), the
     log-probability and the entropy from one :class:`_LogProbEntropy`, the fast sampler. The torch
-    distribution object (``.distribution``) is built only if something asks for it."""
+    distribution object (``.distribution``) is built only if something asks for it. A draw keeps
+    its log-probabilities for the ``log_prob`` of the drawn actions that follows it in a rollout
+    (without gradients), so a rollout step normalises its logits once."""
 
     action_dim: int
     _logits: th.Tensor
     _entropy: th.Tensor | None
+    _drawn_log_probs: th.Tensor | None
     _torch_distribution: Categorical | None
 
     def _set_logits(self, logits: th.Tensor) -> None:
         self._logits = logits
         self._entropy = None
+        self._drawn_log_probs = None
         self._torch_distribution = None
 
     def log_prob(self, actions: th.Tensor) -> th.Tensor:
-        log_prob, self._entropy = _LogProbEntropy.apply(self._logits, actions.long().reshape(-1))
+        actions = actions.long().reshape(-1)
+        if self._drawn_log_probs is not None and not th.is_grad_enabled():
+            return self._drawn_log_probs.gather(-1, actions[:, None]).squeeze(-1)
+        log_prob, self._entropy = _LogProbEntropy.apply(self._logits, actions)
         return log_prob
 
     def entropy(self) -> th.Tensor:
@@ -89,7 +102,11 @@ class _FusedCategorical:
         return self._entropy
 
     def sample(self) -> th.Tensor:
-        return inverse_cdf_sample(th.softmax(self._logits, dim=-1))
+        with th.no_grad():
+            log_probs, probs = _log_probs(self._logits)
+        if not th.is_grad_enabled():
+            self._drawn_log_probs = log_probs
+        return inverse_cdf_sample(probs)
 
     def mode(self) -> th.Tensor:
         return th.argmax(self._logits, dim=1)

@@ -58,7 +58,11 @@ def dense_guess_encoding(game: Game) -> np.ndarray:
 
 class _GuessSums(th.autograd.Function):
     """``sums[b, g] = sum_k z[b, index[g, k]]`` (``z`` padded with a zero column); the backward is
-    ``grad_z[b, d] = sum over the guesses g having feature d of grad[b, g]``."""
+    ``grad_z[b, d] = sum over the guesses g having feature d of grad[b, g]``.
+
+    The sums come out guess-major and are copied to ``(B, G)``: the categorical that follows reduces
+    along the guesses, which torch does fastest along the last dimension (measured: keeping the
+    guess-major array and reducing along its first dimension was slower overall)."""
 
     @staticmethod
     def forward(ctx: Any, z: th.Tensor, index: th.Tensor, rows: th.Tensor, offsets: th.Tensor) -> th.Tensor:

@@ -16,6 +16,7 @@ Usage (from the repository root, on an idle machine)::
     python benchmarks/bench_training.py --base ac1a0c1
     python benchmarks/bench_training.py --base ac1a0c1 --algos ppo --tiers wordle --rounds 3
     python benchmarks/bench_training.py --json results/benchmarks/training.json   # no base: this checkout
+    python benchmarks/bench_training.py --from-json results/benchmarks/training.json --plot training.png
 
 A script, not a test: it prints the rates and the ratio current / base for each row.
 """
@@ -97,7 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, the benchmark's)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds; the best of each side is kept")
     parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--plot", type=Path, help="also draw the rates here (a PNG)")
+    parser.add_argument("--from-json", type=Path, help="draw --plot from an earlier --json, measuring nothing")
     args = parser.parse_args(argv)
+    if args.from_json:
+        if not args.plot:
+            parser.error("--from-json needs --plot")
+        plot(json.loads(args.from_json.read_text()), args.plot)
+        return 0
     algos, tiers = args.algos.split(","), args.tiers.split(",")
     best: dict[tuple[str, str, str], dict[str, Any]] = {}
     with base_worktree(args.base) as base:
@@ -133,10 +141,50 @@ def main(argv: list[str] | None = None) -> int:
                 line += f"{cur['per_cpu_s']:12,.0f}"
             print(line)
             rows.append(out)
+    result = {"base": args.base, "threads": args.threads, "rounds": args.rounds, "rows": rows}
     if args.json:
-        args.json.write_text(json.dumps({"base": args.base, "threads": args.threads, "rounds": args.rounds,
-                                         "rows": rows}, indent=1) + "\n")
+        args.json.write_text(json.dumps(result, indent=1) + "\n")
+    if args.plot:
+        plot(result, args.plot)
     return 0
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    """Steps per CPU-second by algorithm, one panel per tier, base and current side by side (log scale),
+    each pair labelled with its ratio; the environment alone drawn as the ceiling line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result["rows"]
+    tiers = list(dict.fromkeys(r["tier"] for r in rows))
+    fig, axes = plt.subplots(1, len(tiers), figsize=(4.3 * len(tiers), 4.0), squeeze=False, sharey=True)
+    for ax, tier in zip(axes[0], tiers):
+        mine = [r for r in rows if r["tier"] == tier and r["algo"] != "env"]
+        ceiling = [r for r in rows if r["tier"] == tier and r["algo"] == "env"]
+        xs = range(len(mine))
+        if result.get("base"):
+            ax.bar([x - 0.2 for x in xs], [r["base"]["per_cpu_s"] for r in mine], 0.4, color="#9e9e9e",
+                   label=f"base {result['base']}")
+        ax.bar([x + (0.2 if result.get("base") else 0) for x in xs], [r["current"]["per_cpu_s"] for r in mine],
+               0.4, color="#1f77b4", label="this revision")
+        for x, r in zip(xs, mine):
+            if "ratio" in r:
+                ax.text(x, r["current"]["per_cpu_s"] * 1.15, f"{r['ratio']:.1f}x", ha="center", fontsize=9)
+        if ceiling:
+            ax.axhline(ceiling[0]["current"]["per_cpu_s"], color="black", linestyle="--", linewidth=1,
+                       label="environment alone")
+        ax.set_yscale("log")
+        ax.set_xticks(list(xs), [r["algo"] for r in mine], rotation=20)
+        ax.set_title(tier, fontsize=10)
+    axes[0][0].set_ylabel("training steps per CPU-second (log scale)")
+    axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    fig.suptitle(f"Training speed, {result['threads']} torch thread, best of {result['rounds']} rounds "
+                 "(benchmarks/bench_training.py)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
 
 
 if __name__ == "__main__":

@@ -67,3 +67,20 @@ def test_draws_and_modes_respect_masks() -> None:
     assert ((dist.mode().numpy() >= 10) & (dist.mode().numpy() < 20)).all()
     dist.apply_masking(None)  # masks removed: the original logits again
     assert (dist.mode().numpy() == 3).all()
+
+
+def test_a_rollouts_log_prob_of_its_draws_is_torchs() -> None:
+    """In a rollout (no gradients) the draw's own log-probabilities serve the log_prob that follows."""
+    n = 500
+    logits = th.randn(32, n, generator=th.Generator().manual_seed(3)) * 3
+    fast, slow = GuessCategoricalDistribution(n), CategoricalDistribution(n)
+    with th.no_grad():
+        actions = fast.proba_distribution(logits).sample()
+        assert fast._drawn_log_probs is not None
+        got = fast.log_prob(actions)
+        expected = slow.proba_distribution(logits).log_prob(actions)
+    assert th.allclose(got, expected, atol=1e-5)
+    # with gradients, the autograd function (and a gradient) instead
+    x = logits.clone().requires_grad_(True)
+    fast.proba_distribution(x).log_prob(actions).sum().backward()
+    assert x.grad is not None and th.allclose(x.grad.sum(1), th.zeros(32), atol=1e-5)
