@@ -15,6 +15,7 @@ Usage (from the repository root, on an idle machine)::
 
     python benchmarks/bench_training.py --base ac1a0c1
     python benchmarks/bench_training.py --base ac1a0c1 --algos ppo --tiers wordle --rounds 3
+    python benchmarks/bench_training.py --base ac1a0c1 --algos ppo --tiers wordle --set n_epochs=1   # other settings
     python benchmarks/bench_training.py --json results/benchmarks/training.json   # no base: this checkout
     python benchmarks/bench_training.py --from-json results/benchmarks/training.json --plot training.png
 
@@ -48,10 +49,15 @@ from guessgym.training.benchmark.protocol import tier
 from guessgym.training.benchmark.runner import RunSpec, build
 
 algo, tier_name, steps, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+overrides = json.loads(sys.argv[5])
 t = tier(tier_name)
 game = t.training_game()
 numerics.pin_threads(threads)
 hp = load_hyperparams("ppo" if algo == "env" else algo, t.env_id)
+if overrides:
+    import dataclasses
+    settings = {**hp.algorithm_kwargs, **{k: v for k, v in overrides.items() if k != "n_envs"}}
+    hp = dataclasses.replace(hp, n_envs=overrides.get("n_envs", hp.n_envs), algorithm_kwargs=settings)
 with tempfile.TemporaryDirectory() as tmp:
     model, venv = build(RunSpec("ppo" if algo == "env" else algo, t, 0, Path(tmp)), hp, game)
     numerics.pin_threads(threads)
@@ -80,9 +86,12 @@ print(json.dumps({"steps": steps, "cpu_s": cpu, "wall_s": wall, "threads": th.ge
 """
 
 
-def measure(tree: Path | None, algo: str, tier: str, steps: int, threads: int) -> dict[str, Any]:
-    """One measurement in a fresh interpreter importing ``tree``'s guessgym (``None``: this checkout)."""
-    row: dict[str, Any] = run_child(MEASURE, [algo, tier, str(steps), str(threads)], tree=tree)
+def measure(tree: Path | None, algo: str, tier: str, steps: int, threads: int,
+            overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One measurement in a fresh interpreter importing ``tree``'s guessgym (``None``: this checkout),
+    with the tier's shipped hyperparameters changed by ``overrides`` (``n_envs`` and algorithm settings)."""
+    row: dict[str, Any] = run_child(MEASURE, [algo, tier, str(steps), str(threads), json.dumps(overrides or {})],
+                                    tree=tree)
     row["per_cpu_s"] = row["steps"] / max(row["cpu_s"], 1e-9)
     row["per_wall_s"] = row["steps"] / max(row["wall_s"], 1e-9)
     return row
@@ -97,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, help="steps timed per measurement (default: by tier)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, the benchmark's)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds; the best of each side is kept")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=INT",
+                        help="change a shipped setting for every algorithm measured (n_envs, n_steps, batch_size, "
+                             "n_epochs...; whole numbers), on both sides")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--plot", type=Path, help="also draw the rates here (a PNG)")
     parser.add_argument("--from-json", type=Path, help="draw --plot from an earlier --json, measuring nothing")
@@ -107,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         plot(json.loads(args.from_json.read_text()), args.plot)
         return 0
     algos, tiers = args.algos.split(","), args.tiers.split(",")
+    overrides = {}
+    for item in args.overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not value.isdigit():
+            parser.error(f"--set {item!r}: expected KEY=WHOLE_NUMBER (n_epochs=1)")
+        overrides[key] = int(value)
     best: dict[tuple[str, str, str], dict[str, Any]] = {}
     with base_worktree(args.base) as base:
         for _ in range(args.rounds):
@@ -116,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     for side, tree in (("base", base), ("current", None)):
                         if side == "base" and base is None:
                             continue
-                        row = measure(tree, algo, tier, steps, args.threads)
+                        row = measure(tree, algo, tier, steps, args.threads, overrides)
                         key = (tier, algo, side)
                         if key not in best or row["per_cpu_s"] > best[key]["per_cpu_s"]:
                             best[key] = row
@@ -124,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                               f"{row['per_wall_s']:10,.0f} steps/s  (threads {row['threads']})", flush=True)
     header = f"{'tier':13s} {'algo':13s} " + (f"{'base':>12s} " if args.base else "") + f"{'current':>12s}"
     print(f"\nsteps per CPU-second, best of {args.rounds} round(s), {args.threads} torch thread(s)"
-          + (f"; base {args.base}" if args.base else ""))
+          + (f"; base {args.base}" if args.base else "") + (f"; settings {overrides}" if overrides else ""))
     print(header + ("     ratio" if args.base else ""))
     rows = []
     for tier in tiers:
@@ -141,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 line += f"{cur['per_cpu_s']:12,.0f}"
             print(line)
             rows.append(out)
-    result = {"base": args.base, "threads": args.threads, "rounds": args.rounds, "rows": rows}
+    result = {"base": args.base, "threads": args.threads, "rounds": args.rounds, "settings": overrides, "rows": rows}
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
     if args.plot:
@@ -180,8 +198,10 @@ def plot(result: dict[str, Any], path: Path) -> None:
         ax.set_title(tier, fontsize=10)
     axes[0][0].set_ylabel("training steps per CPU-second (log scale)")
     axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    fig.suptitle(f"Training speed, {result['threads']} torch thread, best of {result['rounds']} rounds "
-                 "(benchmarks/bench_training.py)", fontsize=10)
+    settings = result.get("settings") or {}
+    fig.suptitle(f"Training speed, {result['threads']} torch thread, best of {result['rounds']} rounds"
+                 + (f", settings {settings}" if settings else ", the tiers' shipped settings")
+                 + " (benchmarks/bench_training.py)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
