@@ -170,7 +170,31 @@ class GuessScoringHead(nn.Module):
         return logits.view(batch, self.n_outputs, -1) if self.n_outputs > 1 else logits
 
 
-class GuessPolicyMixin:
+def _check_action_space(action_space: spaces.Space, game: Game) -> None:
+    if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
+        raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
+
+
+class _GuessOptions:
+    """What every guess policy keeps of its guess options: the game, and the options written into
+    its constructor parameters (so a saved model is rebuilt with them) in place of the extractor's."""
+
+    _guess_options: dict[str, Any]
+
+    @property
+    def game(self) -> Game:
+        """The game whose guesses the policy scores."""
+        game: Game = self._guess_options["game"]
+        return game
+
+    def _with_guess_options(self, data: dict[str, Any]) -> dict[str, Any]:
+        data.update(self._guess_options)
+        data.pop("features_extractor_class", None)
+        data.pop("features_extractor_kwargs", None)
+        return data
+
+
+class GuessPolicyMixin(_GuessOptions):
     """What the maskable and the plain actor-critic guess policies share.
 
     The constructor takes, besides SB3's arguments, ``game`` (required), ``candidate_features``,
@@ -191,7 +215,6 @@ class GuessPolicyMixin:
     features_extractor: Any
     pi_features_extractor: Any
     vf_features_extractor: Any
-    _guess_options: dict[str, Any]
 
     def _init_guess(
         self, kwargs: dict[str, Any], game: Game | str | None, candidate_features: bool, candidate_prior: float,
@@ -217,9 +240,7 @@ class GuessPolicyMixin:
             kwargs["net_arch"] = {k: list(v) for k, v in DEFAULT_NET_ARCH.items()}
         observation_space = kwargs["observation_space"]
         _check_obs_space(observation_space, game)
-        action_space = kwargs["action_space"]
-        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
-            raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
+        _check_action_space(kwargs["action_space"], game)
 
     def _build(self, lr_schedule: Any) -> None:
         n = int(self.action_space.n)
@@ -245,19 +266,9 @@ class GuessPolicyMixin:
         return self.action_dist.proba_distribution(action_logits=logits)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        data = super()._get_constructor_parameters()  # type: ignore[misc]
-        data.update(self._guess_options)
-        data.pop("features_extractor_class", None)
-        data.pop("features_extractor_kwargs", None)
-        return data
+        return self._with_guess_options(super()._get_constructor_parameters())  # type: ignore[misc]
 
     # ---- helpers used by agents and training ---------------------------------------------------
-    @property
-    def game(self) -> Game:
-        """The game whose encodings the policy currently uses."""
-        game: Game = self._guess_options["game"]
-        return game
-
     def _extractors(self) -> list[GuessFeaturesExtractor]:
         found = {id(m): m for m in (self.features_extractor, self.pi_features_extractor, self.vf_features_extractor)}
         return list(found.values())
@@ -388,7 +399,7 @@ class GuessQNetwork(RawCodesPolicy):
         return data
 
 
-class _GuessValuePolicy:
+class _GuessValuePolicy(_GuessOptions):
     """What the DQN and QR-DQN guess policies share: the guess options, and the features extractor
     (with hard mode's allowed guesses when the game has hard mode)."""
 
@@ -397,7 +408,6 @@ class _GuessValuePolicy:
 
     net_args: dict[str, Any]
     device: Any
-    _guess_options: dict[str, Any]
 
     def _init_guess(self, kwargs: dict[str, Any], game: Game | str | None, candidate_features: bool,
                     candidate_prior: float) -> None:
@@ -405,9 +415,7 @@ class _GuessValuePolicy:
             raise ValueError("the guess Q-policies always use GuessFeaturesExtractor; leave features_extractor_class "
                              "out")
         game = resolve_policy_game(game, kwargs["observation_space"], kwargs["action_space"])
-        action_space = kwargs["action_space"]
-        if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != len(game.guesses):
-            raise ValueError(f"the action space must be Discrete({len(game.guesses)}) for {game.name}")
+        _check_action_space(kwargs["action_space"], game)
         self._guess_options = {"game": game, "candidate_features": bool(candidate_features),
                                "candidate_prior": float(candidate_prior)}
         kwargs["features_extractor_class"] = GuessFeaturesExtractor
@@ -420,18 +428,6 @@ class _GuessValuePolicy:
         options = self._guess_options
         return GuessQNetwork(**net_args, game=options["game"], candidate_prior=options["candidate_prior"],
                              n_quantiles=n_quantiles).to(self.device)
-
-    def _guess_constructor_parameters(self, data: dict[str, Any]) -> dict[str, Any]:
-        data.update(self._guess_options)
-        data.pop("features_extractor_class", None)
-        data.pop("features_extractor_kwargs", None)
-        return data
-
-    @property
-    def game(self) -> Game:
-        """The game whose guesses the network values."""
-        game: Game = self._guess_options["game"]
-        return game
 
 
 class GuessQPolicy(_GuessValuePolicy, DQNMultiInputPolicy):
@@ -449,7 +445,7 @@ class GuessQPolicy(_GuessValuePolicy, DQNMultiInputPolicy):
         return self._guess_network(None)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return self._guess_constructor_parameters(super()._get_constructor_parameters())
+        return self._with_guess_options(super()._get_constructor_parameters())
 
 
 class GuessQuantilePolicy(_GuessValuePolicy, QRDQNMultiInputPolicy):
@@ -466,7 +462,7 @@ class GuessQuantilePolicy(_GuessValuePolicy, QRDQNMultiInputPolicy):
         return self._guess_network(self.n_quantiles)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return self._guess_constructor_parameters(super()._get_constructor_parameters())
+        return self._with_guess_options(super()._get_constructor_parameters())
 
 
 def count_parameters(module: nn.Module) -> int:
