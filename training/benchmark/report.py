@@ -135,14 +135,16 @@ def aggregates(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str,
 
 
 def profiles(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
-    """The share of runs with regret at most τ for each τ of :func:`profile_taus`, with intervals."""
+    """The thresholds τ (``taus``: :func:`profile_taus`) and, per algorithm, the share of runs with regret
+    at most each τ, with intervals."""
     from rliable import library as rly
 
+    taus = profile_taus(scores)
     negated = {a: -(1.0 - s) for a, s in scores.items()}  # -regret > -tau - eps  <=>  regret <= tau
     with _seeded(seed):
-        point, intervals = rly.create_performance_profile(negated, -profile_taus(scores) - 1e-12, reps=reps)
-    return {a: {"share": point[a].tolist(), "low": intervals[a][0].tolist(), "high": intervals[a][1].tolist()}
-            for a in scores}
+        point, intervals = rly.create_performance_profile(negated, -taus - 1e-12, reps=reps)
+    return {"taus": taus.tolist(), **{a: {"share": point[a].tolist(), "low": intervals[a][0].tolist(),
+                                          "high": intervals[a][1].tolist()} for a in scores}}
 
 
 def improvements(scores: dict[str, np.ndarray], reps: int, seed: int) -> dict[str, Any]:
@@ -258,7 +260,7 @@ def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, p
         "anchors": {t: {"optimum_mean": anchors_of(t).optimum_mean, "random_mean": anchors_of(t).random_mean,
                         "proven": anchors_of(t).proven} for t in sorted({r["tier"] for r in runs})},
         "aggregates": aggregates(scores, reps, seed),
-        "profiles": {"taus": profile_taus(scores).tolist(), **profiles(scores, reps, seed)},
+        "profiles": profiles(scores, reps, seed),
         "improvement": improvements(scores, reps, seed),
         "curves": curves(runs, reps, seed),
         "runs": [{k: r[k] for k in ("algo", "tier", "seed")} | {"regret": r["final"]["regret"],
