@@ -368,7 +368,7 @@ def nerdle(
 #: The keyword arguments that describe a game (the rest of an environment's are reward options,
 #: ``matrix_cache`` and ``render_mode``).
 GAME_KEYS: tuple[str, ...] = ("kind", "length", "word_list", "answers", "guesses", "max_attempts", "hard_mode",
-                              "commutative", "answer_sample", "sample_seed")
+                              "commutative", "answer_sample", "sample_seed", "held_out")
 
 
 def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
@@ -379,8 +379,8 @@ def make_game(env_id: str | None = None, /, **kwargs: Any) -> Game:
             are the starting point, and ``kwargs`` override them. ``None``: ``kwargs`` alone.
         kwargs: ``kind`` (``"wordle"``, default, or ``"nerdle"``), ``length``, ``word_list``
             (Wordle), ``answers``, ``guesses``, ``max_attempts``, ``hard_mode``: see
-            :func:`wordle` and :func:`nerdle`; ``answer_sample`` and ``sample_seed``: see
-            :func:`sample_answers`.
+            :func:`wordle` and :func:`nerdle`; ``answer_sample``, ``sample_seed`` and
+            ``held_out``: see :func:`sample_answers`.
 
     Raises:
         ValueError: an unknown id or one that is not a guessgym environment; bad values.
@@ -435,14 +435,16 @@ def _game_from_options(
     commutative: bool = False,
     answer_sample: int | None = None,
     sample_seed: int = 0,
+    held_out: int = 0,
 ) -> Game:
     check_choice("kind", kind, ("wordle", "nerdle"))
-    if answer_sample is not None:
+    if answer_sample is not None or held_out:
         closed = guesses == "answers" or (kind == "nerdle" and guesses is None)
         full = _game_from_options(kind=kind, length=length, word_list=word_list, answers=answers,
                                   guesses=None if closed and kind == "wordle" else guesses,
                                   max_attempts=max_attempts, hard_mode=hard_mode, commutative=commutative)
-        return sample_answers(full, answer_sample, sample_seed, closed=closed)
+        size = len(full.answers) if answer_sample is None else answer_sample
+        return sample_answers(full, size, sample_seed, closed=closed, held_out=held_out)
     check_int("sample_seed", sample_seed, minimum=0)
     if kind == "wordle":
         if check_bool("commutative", commutative):
@@ -462,24 +464,48 @@ def _game_from_options(
     raise ValueError(f"kind must be 'wordle' or 'nerdle', got {kind!r}")
 
 
-def sample_answers(game: Game, size: int, seed: int = 0, *, closed: bool) -> Game:
-    """``game`` with a seeded sample of ``size`` of its answers (the ``answer_sample`` and
-    ``sample_seed`` options): the first ``size`` of the seeded permutation
+def sample_answers(game: Game, size: int, seed: int = 0, *, closed: bool, held_out: int = 0) -> Game:
+    """``game`` with a seeded sample of ``size`` of its answers (the ``answer_sample``,
+    ``sample_seed`` and ``held_out`` options): the first ``size`` of the seeded permutation
     ``numpy.random.default_rng(seed).permutation(len(game.answers))``, kept in the list's order, so a
     larger sample of the same seed holds every smaller one. ``closed``: the sample is also the guess
-    list (the benchmark's small Wordle tiers); otherwise the guesses stay the game's.
+    list (the benchmark's small Wordle tiers); otherwise the guesses stay the game's. ``held_out``:
+    the last ``held_out`` of the sample stay guesses but are not answers (the benchmark's seeded
+    split: training never sees them as answers; :func:`held_out_answers` gives them back).
 
     Raises:
-        ValueError: a size outside 1 to the number of answers, a negative seed.
+        ValueError: a size outside 1 to the number of answers, a negative seed, ``held_out`` not
+            below the size.
     """
     size = check_int("answer_sample", size, minimum=1, maximum=len(game.answers))
     seed = check_int("sample_seed", seed, minimum=0)
-    kept = np.sort(np.random.default_rng(seed).permutation(len(game.answers))[:size])
-    answers = tuple(game.answers[int(i)] for i in kept)
-    guesses = answers if closed else game.guesses
-    name = f"{game.name}-sample{size}" + (f"-seed{seed}" if seed else "") + ("-closed" if closed else "")
+    held_out = check_int("held_out", held_out, minimum=0, maximum=size - 1)
+    order = np.random.default_rng(seed).permutation(len(game.answers))
+    sample = tuple(game.answers[int(i)] for i in np.sort(order[:size]))
+    answers = tuple(game.answers[int(i)] for i in np.sort(order[:size - held_out]))
+    guesses = sample if closed else game.guesses
+    name = (f"{game.name}-sample{size}" + (f"-seed{seed}" if seed else "") + ("-closed" if closed else "")
+            + (f"-heldout{held_out}" if held_out else ""))
     return Game(game.kind, name, game.length, game.alphabet, answers, guesses, game.max_attempts, game.hard_mode,
                 "answers" if closed else game.guess_vocabulary, game.commutative)
+
+
+def held_out_answers(full: Game, training: Game) -> Game:
+    """``full`` (a game built with ``held_out=0``) restricted to the answers ``training`` (the same
+    options with ``held_out``) leaves out, with ``training``'s guesses: the game a policy trained on
+    ``training`` is scored on, every answer of it one training never saw.
+
+    Raises:
+        ValueError: ``training`` holds an answer ``full`` lacks, or leaves none out.
+    """
+    seen = set(training.answers)
+    if not seen <= set(full.answers):
+        raise ValueError(f"{training.name} holds answers {full.name} does not: not a split of it")
+    unseen = tuple(a for a in full.answers if a not in seen)
+    if not unseen:
+        raise ValueError(f"{training.name} leaves no answer of {full.name} out")
+    return Game(full.kind, f"{full.name}-held-out{len(unseen)}", full.length, full.alphabet, unseen,
+                training.guesses, full.max_attempts, full.hard_mode, training.guess_vocabulary, full.commutative)
 
 
 #: The fields of :func:`game_to_dict`, in order (a JSON description of a game, read back by

@@ -57,11 +57,18 @@ REGISTRY: dict[str, tuple[str, dict[str, object]]] = {
 #: plain family kept apart from :data:`REGISTRY` (and so from :data:`ENV_SPECS`, which every registered
 #: game's optimum and seeding tests cover): seeded samples of the NYT answers
 #: (:func:`guessgym.envs.game.sample_answers`), closed (the sample is the guess list) for the small
-#: tiers, with every allowed guess for the generalisation tier's training side.
+#: tiers, with every allowed guess for the generalisation tier's training side. The ``Train`` ids are
+#: protocol 2's training sides: a seeded fifth (``WordleHalfTrain``: half, of another seed's permutation)
+#: of the answers held out (``held_out``: still guesses, never answers), which the tier is scored on.
 BENCHMARK_SPECS: dict[str, dict[str, object]] = {
     "guessgym/Wordle100-v0": {"kind": "wordle", "length": 5, "answer_sample": 100, "guesses": "answers"},
     "guessgym/Wordle500-v0": {"kind": "wordle", "length": 5, "answer_sample": 500, "guesses": "answers"},
     "guessgym/WordleHalf-v0": {"kind": "wordle", "length": 5, "answer_sample": 1155},
+    "guessgym/Wordle500Train-v0": {"kind": "wordle", "length": 5, "answer_sample": 500, "guesses": "answers",
+                                   "held_out": 100},
+    "guessgym/WordleTrain-v0": {"kind": "wordle", "length": 5, "held_out": 462},
+    "guessgym/WordleHardTrain-v0": {"kind": "wordle", "length": 5, "held_out": 462, "hard_mode": True},
+    "guessgym/WordleHalfTrain-v0": {"kind": "wordle", "length": 5, "held_out": 1154, "sample_seed": 1},
 }
 
 

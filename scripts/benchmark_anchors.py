@@ -1,15 +1,25 @@
-"""Compute the RL benchmark's anchors: each tier's optimum and random-consistent mean.
+"""Compute the RL benchmark's anchors: each tier's optimum and random-consistent mean (and, for
+protocol 2, the uniform-random mean beside them).
 
-    python scripts/benchmark_anchors.py                 # every tier not in the file yet
+    python scripts/benchmark_anchors.py                         # protocol 1: every tier not in the file yet
     python scripts/benchmark_anchors.py --tier wordle-100 --redo
+    python scripts/benchmark_anchors.py --protocol 2            # protocol 2's file
 
-The optimum: the shipped proven tree's total where the scored game is a registered game with one
+Protocol 1's anchors play the scored game (they know the scored answers only). The optimum: the
+shipped proven tree's total where the scored game is a registered game with one
 (guessgym.agents.optima), otherwise the exact solver's proof over every opener
 (guessgym.baselines.opener_search.prove), or, with --openers N, the best of the N most promising
-openers' exact trees (an upper bound; ``proven`` false, the scope says so). The random-consistent
-mean: the baseline's mean score (a loss counting max_attempts + 1) over every scored answer for
+openers' exact trees (an upper bound; ``proven`` false, the scope says so).
+
+Protocol 2's anchors play the tier's whole list (Tier.full_game: the game a player of it knows)
+and are scored on the scored answers only: the optimum is the proven optimal tree of the whole list
+(shipped, or proved here) played on them; the random-consistent baseline chooses among the whole
+list's remaining candidates; the uniform-random anchor is a uniformly random allowed guess each turn
+(what an untrained policy plays), from a generator seeded by each anchor seed.
+
+The random means: the mean score (a loss counting max_attempts + 1) over every scored answer for
 each of the protocol's ANCHOR_SEEDS, through the shared evaluation loop. Writes
-training/benchmark/data/anchors.json (tiers in protocol order; the others are kept).
+training/benchmark/data/<the protocol's anchors file> (tiers in protocol order; the others are kept).
 """
 
 from __future__ import annotations
@@ -21,58 +31,97 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+from guessgym.agents.decision_tree import DecisionTree
 from guessgym.agents.optima import known_optimum
+from guessgym.agents.rollout import play_batched
 from guessgym.baselines.opener_search import prove
 from guessgym.baselines.optimal import solve
 from guessgym.baselines.random_consistent import RandomConsistentAgent
+from guessgym.envs.game import Game
 from guessgym.evaluation.evaluate import evaluate
-from guessgym.training.benchmark.protocol import ANCHOR_SEEDS, PROTOCOL_VERSION, TIERS, tier
+from guessgym.training.benchmark.protocol import ANCHOR_SEEDS, Tier, protocol
 
-PATH = Path(__file__).resolve().parents[1] / "training" / "benchmark" / "data" / "anchors.json"
+DATA = Path(__file__).resolve().parents[1] / "training" / "benchmark" / "data"
 
 
-def anchors(name: str, openers: int | None) -> dict[str, object]:
-    t = tier(name)
-    game = t.scored_game()
+def optimal_tree(game: Game, openers: int | None) -> tuple[DecisionTree, bool, str]:
+    """The best tree of ``game``: shipped, proved over every opener, or the best of ``openers``."""
     known = known_optimum(game)
-    started = time.perf_counter()
     if known is not None and known.proven:
-        total, proven, scope = known.total, True, f"every opener (shipped tree {known.tree})"
-    elif openers is None:
+        return known.load_tree(game), True, f"every opener (shipped tree {known.tree})"
+    if openers is None:
         result = prove(game)
-        total, proven, scope = result.total, result.proven, "every opener"
-    else:
-        result = solve(game, openers=openers)
-        total, proven, scope = result.total, False, f"the best of the {openers} most promising openers"
-    print(f"{name}: optimum {total} over {len(game.answers)} answers ({scope}; {time.perf_counter() - started:.1f} s)",
-          file=sys.stderr)
+        return result.tree, result.proven, "every opener"
+    return solve(game, openers=openers).tree, False, f"the best of the {openers} most promising openers"
+
+
+def uniform_scores(game: Game, answers: np.ndarray, seed: int) -> np.ndarray:
+    """Each answer's score under a uniformly random allowed guess each turn (a loss: max_attempts + 1)."""
+    rng = np.random.default_rng(seed)
+
+    def act(obs: dict[str, np.ndarray]) -> np.ndarray:
+        allowed = [np.flatnonzero(row) for row in obs["action_mask"].astype(bool)]
+        return np.array([rng.choice(a) if a.size else 0 for a in allowed], dtype=np.int64)  # empty: a game over
+
+    guesses = play_batched(act, game, answers)
+    return np.where(guesses > 0, guesses, game.max_attempts + 1)
+
+
+def anchors(t: Tier, openers: int | None) -> dict[str, object]:
+    spec = protocol(t.version)
+    scored = t.scored_game()
+    game = t.full_game() if spec.anchors_know == "full" else scored
+    index = {a: i for i, a in enumerate(game.answers)}
+    chosen = np.array([index[a] for a in scored.answers], dtype=np.int64)
+    started = time.perf_counter()
+    tree, proven, scope = optimal_tree(game, openers)
+    total = sum(len(tree.paths[a]) for a in scored.answers)
+    if spec.anchors_know == "full" and t.scored != "all":
+        scope = f"the optimal tree of all {len(game.answers):,} answers ({scope}), on the scored ones"
+    print(f"{t.name}: optimum {total} over {len(scored.answers)} answers ({scope}; "
+          f"{time.perf_counter() - started:.1f} s)", file=sys.stderr)
     means, wins = [], []
     for seed in ANCHOR_SEEDS:
-        result = evaluate(RandomConsistentAgent(seed=seed), game, seed=seed)
+        result = evaluate(RandomConsistentAgent(seed=seed), game, answers=chosen.tolist(), seed=seed)
         means.append(result.mean_guesses_with_failures)
         wins.append(result.win_rate)
-    command = f"python scripts/benchmark_anchors.py --tier {name}" + (f" --openers {openers}" if openers else "")
-    return {"answers": len(game.answers), "optimum_total": int(total), "proven": bool(proven), "scope": scope,
-            "random_mean": round(statistics.fmean(means), 6),
-            "random_stderr": round(statistics.stdev(means) / len(means) ** 0.5, 6),
-            "random_win_rate": round(statistics.fmean(wins), 6), "command": command}
+    command = ("python scripts/benchmark_anchors.py" + (f" --protocol {t.version}" if t.version != "1" else "")
+               + f" --tier {t.name}" + (f" --openers {openers}" if openers else ""))
+    entry: dict[str, object] = {
+        "answers": len(scored.answers), "optimum_total": int(total), "proven": bool(proven), "scope": scope,
+        "random_mean": round(statistics.fmean(means), 6),
+        "random_stderr": round(statistics.stdev(means) / len(means) ** 0.5, 6),
+        "random_win_rate": round(statistics.fmean(wins), 6), "command": command}
+    if spec.anchors_know == "full":
+        uniform = [uniform_scores(game, chosen, seed) for seed in ANCHOR_SEEDS]
+        umeans = [float(u.mean()) for u in uniform]
+        entry.update(uniform_mean=round(statistics.fmean(umeans), 6),
+                     uniform_stderr=round(statistics.stdev(umeans) / len(umeans) ** 0.5, 6),
+                     uniform_win_rate=round(statistics.fmean(float((u <= game.max_attempts).mean())
+                                                             for u in uniform), 6))
+    return entry
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocol", default="1", help="the protocol version (default 1)")
     parser.add_argument("--tier", action="append", help="a tier (repeatable; default: every tier missing)")
     parser.add_argument("--redo", action="store_true", help="recompute tiers already in the file")
     parser.add_argument("--openers", type=int, help="search only the N most promising openers (an upper bound)")
     args = parser.parse_args()
-    data = json.loads(PATH.read_text()) if PATH.is_file() else {"protocol": PROTOCOL_VERSION, "tiers": {}}
-    names = args.tier or [t.name for t in TIERS]
+    spec = protocol(args.protocol)
+    path = DATA / spec.anchors_file
+    data = json.loads(path.read_text()) if path.is_file() else {"protocol": spec.version, "tiers": {}}
+    names = args.tier or [t.name for t in spec.tiers]
     for name in names:
         if name in data["tiers"] and not args.redo and not args.tier:
             continue
-        data["tiers"][name] = anchors(name, args.openers)
-        order = [t.name for t in TIERS]
+        data["tiers"][name] = anchors(spec.tier(name), args.openers)
+        order = [t.name for t in spec.tiers]
         data["tiers"] = {k: data["tiers"][k] for k in order if k in data["tiers"]}
-        PATH.write_text(json.dumps(data, indent=2) + "\n")
+        path.write_text(json.dumps(data, indent=2) + "\n")
         print(f"{name}: {data['tiers'][name]}")
 
 

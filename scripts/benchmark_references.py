@@ -1,11 +1,12 @@
 """Run the RL benchmark's reference scores: every algorithm on the smallest tiers over the seeds.
 
-    python scripts/benchmark_references.py --jobs 2          # what results/benchmark/ holds
-    python scripts/benchmark_references.py --tier wordle-500 --seeds 0 1 2 3 4
+    python scripts/benchmark_references.py --jobs 2          # what results/benchmark/ holds (protocol 1)
+    python scripts/benchmark_references.py --protocol 2 --tier wordle-500     # results/benchmark-v2/runs
     python scripts/benchmark_references.py --tier wordle --backend ray --address HOST:6379   # a Ray cluster
 
-Each run is ``guessgym benchmark run --algo A --tier T --seed S --log-dir results/benchmark/runs``
-in a process of its own (one torch thread each); a complete run is skipped and a stopped one
+Each run is ``guessgym benchmark run --protocol P --algo A --tier T --seed S --log-dir
+results/benchmark/runs`` (protocol 2: ``results/benchmark-v2/runs``) in a process of its own (one
+torch thread each); a complete run is skipped and a stopped one
 continues from its checkpoint, so the same command resumes the whole set after an interruption.
 Ctrl-C or SIGTERM stops the set: no queued run starts, and each run under way saves a checkpoint
 and stops (Ctrl-C reaches them from the terminal; SIGTERM is passed on to them).
@@ -27,16 +28,26 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from guessgym.training.benchmark.hyperparams import ALGORITHMS
-from guessgym.training.benchmark.protocol import REFERENCE_TIERS, SEEDS, TIERS, tier
+from guessgym.training.benchmark.protocol import PROTOCOLS, Protocol, Tier, protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def on_ray(runs: list[tuple[str, int, str]], log_dir: Path, address: str | None, jobs: int) -> int:
+def takes_part(spec: Protocol, tier: Tier, algo: str) -> bool:
+    """Whether ``algo`` has reference runs on ``tier``: PPO and A2C take no masks, so not hard mode; in
+    protocol 2 MaskablePPO runs hard mode only (elsewhere its masks are all ones and its runs PPO's, run for
+    run, as protocol 1's show)."""
+    hard = tier.training_game().hard_mode
+    if hard and algo in ("ppo", "a2c"):
+        return False
+    return not (spec.version != "1" and algo == "maskable_ppo" and not hard)
+
+
+def on_ray(spec: Protocol, runs: list[tuple[str, int, str]], log_dir: Path, address: str | None, jobs: int) -> int:
     """The runs as Ray tasks; 0 when every run is complete, 1 otherwise, 130 when stopped."""
     from guessgym.training.benchmark.references import ReferenceRun, outcome_line, run_on_ray
 
-    items = [ReferenceRun(tier(t), a, s) for t, s, a in runs]
+    items = [ReferenceRun(spec.tier(t), a, s) for t, s, a in runs]
     started = time.perf_counter()
     complete = 0
     try:
@@ -55,12 +66,13 @@ def on_ray(runs: list[tuple[str, int, str]], log_dir: Path, address: str | None,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tier", action="append", choices=[t.name for t in TIERS],
-                        help=f"a tier (repeatable; default {', '.join(REFERENCE_TIERS)})")
+    parser.add_argument("--protocol", choices=list(PROTOCOLS), default="1", help="the protocol version (default 1)")
+    parser.add_argument("--tier", action="append", help="a tier (repeatable; default: the protocol's reference tiers)")
     parser.add_argument("--algo", action="append", choices=list(ALGORITHMS), help="an algorithm (default: all)")
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--seeds", type=int, nargs="+", help="seeds (default: each tier's reference seeds)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once (each uses one core)")
-    parser.add_argument("--log-dir", type=Path, default=ROOT / "results" / "benchmark" / "runs")
+    parser.add_argument("--log-dir", type=Path, help="where the runs go (default results/benchmark/runs, protocol 2: "
+                        "results/benchmark-v2/runs)")
     parser.add_argument("--backend", choices=("process", "ray"), default="process",
                         help="process: runs of their own on this machine (default); ray: Ray tasks")
     parser.add_argument("--address",
@@ -68,9 +80,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.address and args.backend != "ray":
         parser.error("--address: only with --backend ray")
-    runs = [(t, s, a) for t in (args.tier or REFERENCE_TIERS) for s in args.seeds for a in (args.algo or ALGORITHMS)]
+    spec = protocol(args.protocol)
+    try:
+        tiers = [spec.tier(t) for t in (args.tier or spec.reference_tiers)]
+    except ValueError as exc:
+        parser.error(str(exc))
+    args.log_dir = args.log_dir or ROOT / "results" / ("benchmark" if spec.version == "1" else
+                                                        f"benchmark-v{spec.version}") / "runs"
+    runs = [(t.name, s, a) for t in tiers for s in (args.seeds or t.seeds) for a in (args.algo or ALGORITHMS)
+            if takes_part(spec, t, a)]
     if args.backend == "ray":
-        raise SystemExit(on_ray(runs, args.log_dir, args.address, args.jobs))
+        raise SystemExit(on_ray(spec, runs, args.log_dir, args.address, args.jobs))
 
     stopping = threading.Event()
     running: set[subprocess.Popen[str]] = set()
@@ -81,8 +101,9 @@ def main() -> None:
         with lock:
             if stopping.is_set():
                 return 130  # stopped before it started: the same command starts it
-            proc = subprocess.Popen([sys.executable, "-m", "guessgym", "benchmark", "run", "--algo", algo, "--tier",
-                                     tier, "--seed", str(seed), "--log-dir", str(args.log_dir), "--no-progress"],
+            proc = subprocess.Popen([sys.executable, "-m", "guessgym", "benchmark", "run", "--protocol", spec.version,
+                                     "--algo", algo, "--tier", tier, "--seed", str(seed), "--log-dir",
+                                     str(args.log_dir), "--no-progress"],
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             running.add(proc)
         started = time.perf_counter()

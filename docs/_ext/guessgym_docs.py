@@ -136,7 +136,8 @@ def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str], dict[str, str
 
     The frames are the environment's own ``rgb_array`` render, the first before any guess; a chat
     game is drawn as its conversation, turn by turn (its board would be the plain game's); in hard
-    mode, after the opener the player tries a guess the rule forbids, and that frame says so."""
+    mode, after the first guess whose tiles forbid one the player tries a guess the rule forbids, and that
+    frame says so."""
     env = gym.make(env_id, render_mode="rgb_array")
     base = env.unwrapped
     obs, info = env.reset(seed=DEMO_SEED)
@@ -144,8 +145,9 @@ def demo_frames(env_id: str) -> tuple[list[np.ndarray], list[str], dict[str, str
     frames, guesses, notes = [conversation_frame(obs) if text else env.render()], [], {}
     done = False
     while not done:
-        if guesses and getattr(base.game, "hard_mode", False) and "refused" not in notes:
-            refused = int(np.flatnonzero(np.asarray(info["action_mask"]) == 0)[0])
+        forbidden = np.flatnonzero(np.asarray(info.get("action_mask", [])) == 0)
+        if guesses and getattr(base.game, "hard_mode", False) and "refused" not in notes and forbidden.size:
+            refused = int(forbidden[0])  # none after tiles that hint nothing (all grey): tried after the next guess
             _, _, _, _, verdict = env.step(refused)
             notes["refused"] = verdict["invalid_reason"]
             frames.append(captioned(env.render(), f"refused, {notes['refused']}"))
@@ -281,7 +283,7 @@ def figure_lines(env_id: str, family: Any, picture: str, guesses: list[str], not
         drawn = (f"A game of `{env_id}` (`reset(seed={DEMO_SEED})`), drawn by its own `rgb_array` render; each "
                  f"guess after the opener is the first answer still consistent with the tiles{boards}: {played}.")
     if "refused" in notes:
-        drawn += (f" After the opener the player tries a guess the hard-mode rule forbids: the environment refuses "
+        drawn += (f" Then the player tries a guess the hard-mode rule forbids: the environment refuses "
                   f"it without using an attempt (`info[\"invalid_action\"]`), giving the reason in "
                   f"`info[\"invalid_reason\"]`: {notes['refused']}.")
     lines = [f"```{{figure}} {picture}", f":alt: a game of {env_id}, frame by frame", "", drawn, "```", ""]

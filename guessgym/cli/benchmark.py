@@ -19,11 +19,14 @@ from typing import Any
 
 from ..infra.optional import require_extra
 from ..training.benchmark.hyperparams import ALGORITHMS
-from ..training.benchmark.protocol import PROTOCOL_VERSION, SEEDS, TIERS, all_anchors, tier
+from ..training.benchmark.protocol import LATEST_VERSION, PROTOCOLS, protocol
 from .common import UsageError, whole_number
 
-#: Where runs go unless told (the reference scores' folder in a checkout).
+#: Where runs go unless told: one folder per protocol version, so that versions never share one.
 DEFAULT_LOG_DIR = Path("runs/benchmark")
+LOG_DIRS = {"1": DEFAULT_LOG_DIR, "2": Path("runs/benchmark-v2")}
+
+TIER_NAMES = tuple(dict.fromkeys(t.name for p in PROTOCOLS.values() for t in p.tiers))
 
 ALGORITHM_NAMES = tuple(ALGORITHMS)
 
@@ -31,12 +34,14 @@ ALGORITHM_NAMES = tuple(ALGORITHMS)
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "benchmark", help="the RL benchmark: tiers, runs of an algorithm, rliable's report",
-        description=f"guessgym's benchmark for reinforcement-learning algorithms (protocol {PROTOCOL_VERSION}): "
+        description=f"guessgym's benchmark for reinforcement-learning algorithms (protocols "
+        f"{', '.join(PROTOCOLS)}; {LATEST_VERSION} unless --protocol says otherwise): "
         "train from scratch on a tier for its budget, evaluated on every scored answer; the score is the "
         "normalised regret (0: the proven optimum, 1: the random-consistent baseline).")
     sub = parser.add_subparsers(dest="benchmark_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("tiers", help="the protocol's tiers, budgets and anchors")
+    _protocol_option(p)
     p.set_defaults(func=show_tiers)
 
     p = sub.add_parser("hyperparams", help="the path of a shipped hyperparameter file (rl-zoo3's --conf-file)")
@@ -50,10 +55,12 @@ def register(subparsers: Any) -> None:
                        "complete one.")
     p.add_argument("--algo", required=True, help=f"{', '.join(ALGORITHM_NAMES)}, or your own stable-baselines3 "
                    "algorithm as package.module:Class (with --hyperparams)")
-    p.add_argument("--tier", required=True, choices=[t.name for t in TIERS])
+    p.add_argument("--tier", required=True, choices=TIER_NAMES)
+    _protocol_option(p)
     p.add_argument("--seed", type=whole_number(0, 2**31 - 1), default=0,
-                   help=f"the run's seed (references: {', '.join(map(str, SEEDS))})")
-    p.add_argument("--log-dir", type=Path, default=DEFAULT_LOG_DIR, help=f"parent of runs (default {DEFAULT_LOG_DIR})")
+                   help="the run's seed (references: those `guessgym benchmark tiers` lists)")
+    p.add_argument("--log-dir", type=Path, help="parent of runs (default "
+                   f"{', '.join(f'{d} for protocol {v}' for v, d in LOG_DIRS.items())})")
     p.add_argument("--hyperparams", type=Path, help="a hyperparameter file in rl-zoo3's format with the tier's id "
                    "(default: the shipped file of ALGO)")
     p.add_argument("--threads", type=whole_number(1, 64), default=1, help="torch threads (default 1)")
@@ -76,17 +83,30 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=report)
 
 
+def _protocol_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--protocol", choices=tuple(PROTOCOLS), default=LATEST_VERSION,
+                        help=f"the protocol version (default {LATEST_VERSION}; results of versions are never mixed)")
+
+
 def show_tiers(args: argparse.Namespace) -> int:
-    anchors = all_anchors()
-    print(f"protocol {PROTOCOL_VERSION}; seeds {', '.join(map(str, SEEDS))}; score: normalised regret "
-          "(0 = optimum, 1 = random-consistent)")
-    print(f"{'tier':<14} {'id':<26} {'budget':>11} {'every':>8} {'answers':>7} {'optimum':>8} {'random':>7}  summary")
-    for t in TIERS:
+    spec = protocol(args.protocol)
+    anchors = spec.all_anchors()
+    full = spec.anchors_know == "full"
+    print(f"protocol {spec.version}; score: normalised regret (0 = optimum, 1 = random-consistent)"
+          + ("; anchors play the whole list, scored on the held-out answers" if full else ""))
+    print(f"{'tier':<14} {'id':<28} {'budget':>10} {'every':>8} {'seeds':>5} {'scored':>6} {'optimum':>8} "
+          f"{'random':>7}{' uniform' if full else ''} {'1 guess':>7}  summary")
+    for t in spec.tiers:
         a = anchors.get(t.name)
         opt = "-" if a is None else f"{a.optimum_mean:.4f}" + ("" if a.proven else "*")
         rnd = "-" if a is None else f"{a.random_mean:.4f}"
+        uniform = "-" if a is None or a.uniform_mean is None else f"{a.uniform_mean:.4f}"
+        uni = f" {uniform:>7}" if full else ""
         n = "-" if a is None else str(a.answers)
-        print(f"{t.name:<14} {t.env_id:<26} {t.budget:>11,} {t.eval_every:>8,} {n:>7} {opt:>8} {rnd:>7}  {t.summary}")
+        worth = "-" if a is None else f"{a.guess_worth:.4f}"
+        print(f"{t.name:<14} {t.env_id:<28} {t.budget:>10,} {t.eval_every:>8,} {len(t.seeds):>5} {n:>6} {opt:>8} "
+              f"{rnd:>7}{uni} {worth:>7}  {t.summary}")
+    print("1 guess: the regret one guess more over the scored answers is worth")
     if any(not a.proven for a in anchors.values()):
         print("* best known, not proven over every opener (see the benchmark page)")
     return 0
@@ -105,9 +125,15 @@ def run_one(args: argparse.Namespace) -> int:
     from ..training.benchmark.runner import RunSpec, run
     from .train import _first_interrupt_stops
 
-    spec = RunSpec(args.algo, tier(args.tier), args.seed, args.log_dir, args.hyperparams, args.threads)
+    try:
+        tier = protocol(args.protocol).tier(args.tier)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    log_dir = args.log_dir if args.log_dir is not None else LOG_DIRS[args.protocol]
+    spec = RunSpec(args.algo, tier, args.seed, log_dir, args.hyperparams, args.threads)
     stop = threading.Event()
-    print(f"{args.algo} on {args.tier} (budget {spec.tier.budget:,} steps), seed {args.seed} -> {spec.run_dir}")
+    print(f"{args.algo} on {args.tier} of protocol {tier.version} (budget {tier.budget:,} steps), seed {args.seed} "
+          f"-> {spec.run_dir}")
     with _first_interrupt_stops(stop, "saving a checkpoint at the next rollout boundary"):
         try:
             path = run(spec, progress_bar=not args.no_progress, stop_event=stop, say=print)
@@ -137,4 +163,4 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["ALGORITHM_NAMES", "DEFAULT_LOG_DIR", "register"]
+__all__ = ["ALGORITHM_NAMES", "DEFAULT_LOG_DIR", "LOG_DIRS", "TIER_NAMES", "register"]

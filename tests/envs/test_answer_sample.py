@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import guessgym  # noqa: F401  (registers the ids)
 from guessgym.envs.env import games_of_spaces, observation_space
-from guessgym.envs.game import make_game, nerdle, sample_answers, wordle
+from guessgym.envs.game import held_out_answers, make_game, nerdle, sample_answers, wordle
 from guessgym.envs.registration import BENCHMARK_SPECS, ENV_SPECS
 
 #: The benchmark ids' games, pinned: a change to the sampling (or to numpy's permutation) changes a
@@ -19,6 +19,10 @@ FINGERPRINTS = {
     "guessgym/Wordle100-v0": "5ce9936f377477daee0907a1",
     "guessgym/Wordle500-v0": "b28e5d48a76efe525b916e37",
     "guessgym/WordleHalf-v0": "f19147c56feb0b1bc4061bf1",
+    "guessgym/Wordle500Train-v0": "15be229d1f8f905d95dd9911",
+    "guessgym/WordleTrain-v0": "7d543d5920886881f8e55cb3",
+    "guessgym/WordleHardTrain-v0": "7d543d5920886881f8e55cb3",  # the fingerprint is of the lists, not the mode
+    "guessgym/WordleHalfTrain-v0": "0b333a8cdd9960831b8e4534",
 }
 
 
@@ -43,6 +47,40 @@ def test_nerdle_samples_are_closed_by_default() -> None:
     game = make_game("guessgym/MiniNerdle-v1", answer_sample=50)
     assert game.guesses == game.answers and set(game.answers) < set(nerdle(6).answers)
     assert len(make_game("guessgym/MiniNerdle-v1", answer_sample=50, guesses="all").guesses) > 206
+
+
+@pytest.mark.parametrize(("options", "full_options"), [
+    ({"held_out": 462}, {}),
+    ({"answer_sample": 500, "guesses": "answers", "held_out": 100}, {"answer_sample": 500, "guesses": "answers"}),
+    ({"held_out": 30, "sample_seed": 3}, {}),
+])
+def test_held_out_answers_are_the_tail_of_the_sample_and_stay_guesses(options: dict, full_options: dict) -> None:
+    """The split (held_out): training's answers are the head of the seeded permutation, the held-out ones its
+    tail; together the whole sample, never shared; every held-out answer is still a guess, so a policy trained on
+    the training side plays the held-out game with the same action space."""
+    train = make_game("guessgym/Wordle-v1", **options)
+    full = make_game("guessgym/Wordle-v1", **full_options)
+    held = held_out_answers(full, train)
+    size = options.get("answer_sample", 2309)
+    order = np.random.default_rng(options.get("sample_seed", 0)).permutation(2309)
+    base = wordle().answers
+    assert set(train.answers) == {base[i] for i in order[:size - options["held_out"]]}
+    assert set(held.answers) == {base[i] for i in order[size - options["held_out"]:size]}
+    assert not set(train.answers) & set(held.answers) and len(held.answers) == options["held_out"]
+    assert set(held.answers) <= set(train.guesses) and held.guesses == train.guesses == full.guesses
+    assert list(held.answers) == sorted(held.answers, key=full.answers.index)  # in the list's order
+
+
+def test_a_split_that_leaves_nothing_or_everything_out_is_refused() -> None:
+    with pytest.raises(ValueError, match="held_out must be 0 to 2308, got 2309"):
+        make_game("guessgym/Wordle-v1", held_out=2309)
+    with pytest.raises(ValueError, match="held_out must be 0 to 99, got 100"):
+        make_game("guessgym/Wordle-v1", answer_sample=100, held_out=100)
+    with pytest.raises(ValueError, match="leaves no answer"):
+        held_out_answers(wordle(), wordle())
+    with pytest.raises(ValueError, match="not a split"):
+        held_out_answers(make_game(answer_sample=10), wordle())
+    assert make_game("guessgym/WordleHalf-v0").answers == make_game("guessgym/Wordle-v1", held_out=1154).answers
 
 
 def test_wordle_closed_game() -> None:

@@ -143,7 +143,7 @@ def test_policy_kwargs_literals_are_read() -> None:
     ("policy: guessgym.agents.policies.GuessQPolicy\nn_timesteps: .inf\n", "n_timesteps must be"),
     ("policy: guessgym.agents.policies.GuessQPolicy\nn_envs: 0\n", "n_envs must be"),
     ("policy: guessgym.agents.policies.GuessQPolicy\npolicy_kwargs: \"dict(game='guessgym/Wordle-v1')\"\n",
-     "is not the entry's id"),
+     "does not play"),
 ])
 def test_bad_entries_are_refused_naming_the_key(tmp_path: Path, entry: str, message: str) -> None:
     path = tmp_path / "h.yml"
@@ -385,9 +385,9 @@ def test_the_report_refuses_what_it_cannot_compare(tmp_path: Path) -> None:
 
 # ---- the command line --------------------------------------------------------------------------------------
 def test_cli_tiers_and_hyperparams(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["benchmark", "tiers"]) == 0
+    assert main(["benchmark", "tiers", "--protocol", "1"]) == 0
     out = capsys.readouterr().out
-    assert all(t.name in out for t in TIERS) and "100,000" in out
+    assert all(t.name in out for t in TIERS) and "100,000" in out and out.startswith("protocol 1;")
     assert main(["benchmark", "hyperparams", "qrdqn"]) == 0
     assert Path(capsys.readouterr().out.strip()) == shipped_path("qrdqn")
 

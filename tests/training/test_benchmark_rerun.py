@@ -30,7 +30,8 @@ def test_a_reference_run_from_an_empty_cache_equals_its_committed_record(tmp_pat
                                                                        seed: int) -> None:
     committed = json.loads((COMMITTED / tier / algo / f"seed-{seed}" / "evaluations.json").read_text())
     env = {**os.environ, "GUESSGYM_CACHE_DIR": str(tmp_path / "empty-cache")}
-    done = subprocess.run([sys.executable, "-m", "guessgym", "benchmark", "run", "--algo", algo, "--tier", tier,
+    done = subprocess.run([sys.executable, "-m", "guessgym", "benchmark", "run", "--protocol", "1", "--algo", algo,
+                           "--tier", tier,
                            "--seed", str(seed), "--log-dir", str(tmp_path / "runs"), "--no-progress"],
                           capture_output=True, text=True, timeout=3000, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,11 @@ POLICIES: dict[str, str] = {
 }
 
 #: Entry keys that are not the algorithm's keyword arguments.
-RUN_KEYS = ("policy", "n_envs", "n_timesteps", "policy_kwargs")
+RUN_KEYS = ("policy", "n_envs", "n_timesteps", "policy_kwargs", "env_kwargs")
 
 #: rl-zoo3 keys guessgym's runner does not apply (a file that uses them is refused, not half-read).
-UNSUPPORTED = ("normalize", "env_wrapper", "vec_env_wrapper", "frame_stack", "callback", "env_kwargs",
-               "monitor_kwargs", "replay_buffer_class", "replay_buffer_kwargs", "noise_type", "noise_std")
+UNSUPPORTED = ("normalize", "env_wrapper", "vec_env_wrapper", "frame_stack", "callback", "monitor_kwargs",
+               "replay_buffer_class", "replay_buffer_kwargs", "noise_type", "noise_std")
 
 MAX_FILE_BYTES = 1 << 20
 MAX_KWARGS_CHARS = 10_000
@@ -79,6 +79,8 @@ class Hyperparams:
         n_timesteps: the entry's step budget (``None`` if it has none).
         policy_kwargs: the policy's keyword arguments (literals; ``game`` an id).
         algorithm_kwargs: the rest, passed to the algorithm's constructor.
+        env_kwargs: the environment's reward settings (rl-zoo3's ``env_kwargs``; the keys of
+            :class:`~guessgym.envs.rewards.RewardConfig` only: the game is the tier's).
     """
 
     source: str
@@ -88,11 +90,13 @@ class Hyperparams:
     n_timesteps: int | None
     policy_kwargs: dict[str, Any]
     algorithm_kwargs: dict[str, Any]
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        """The entry as JSON values (what an evaluation file records)."""
+        """The entry as JSON values (what an evaluation file records; ``env_kwargs`` only when set)."""
         return {"policy": self.policy, "n_envs": self.n_envs, "n_timesteps": self.n_timesteps,
-                "policy_kwargs": self.policy_kwargs, **self.algorithm_kwargs}
+                "policy_kwargs": self.policy_kwargs, **({"env_kwargs": self.env_kwargs} if self.env_kwargs else {}),
+                **self.algorithm_kwargs}
 
 
 def shipped_path(algo: str) -> Path:
@@ -282,11 +286,43 @@ def load_hyperparams(algo: str, env_id: str, path: str | Path | None = None) -> 
     policy_kwargs = parse_policy_kwargs(entry.get("policy_kwargs", "dict()"), where)
     if not all(isinstance(k, str) and k.isidentifier() for k in policy_kwargs):
         raise HyperparamsError(f"{where}: policy_kwargs' names must be identifiers")
-    if policy_kwargs.get("game", env_id) != env_id:
-        raise HyperparamsError(f"{where}: policy_kwargs game {policy_kwargs['game']!r} is not the entry's id")
-    policy_kwargs["game"] = env_id
+    game = policy_kwargs.setdefault("game", env_id)
+    if game != env_id:
+        _check_policy_game(game, env_id, where)
     return Hyperparams(str(source), env_id, POLICIES[policy], n_envs, None if steps is None else int(steps),
-                       policy_kwargs, kwargs)
+                       policy_kwargs, kwargs, _env_kwargs(entry.get("env_kwargs", {}), where))
+
+
+def _check_policy_game(game: Any, env_id: str, where: str) -> None:
+    """A policy's ``game`` other than the entry's id: another registered id with the same guesses and rules
+    (protocol 2's policies know the tier's whole list of answers while training on its split)."""
+    from ...envs.game import make_game
+
+    try:
+        theirs, ours = make_game(game), make_game(env_id)
+    except (TypeError, ValueError):
+        raise HyperparamsError(f"{where}: policy_kwargs game {str(game)[:80]!r} is not a registered guessgym "
+                               "id") from None
+    if (theirs.guesses, theirs.hard_mode, theirs.max_attempts) != (ours.guesses, ours.hard_mode, ours.max_attempts):
+        raise HyperparamsError(f"{where}: policy_kwargs game {game!r} does not play {env_id}'s guesses and rules")
+
+
+def _env_kwargs(value: Any, where: str) -> dict[str, Any]:
+    """An entry's ``env_kwargs``: reward settings only (the tier fixes the game), checked by the
+    reward's own rules."""
+    from ...envs.rewards import REWARD_KEYS, RewardConfig
+
+    if not isinstance(value, dict):
+        raise HyperparamsError(f"{where}: env_kwargs must be a mapping of reward settings, got {str(value)[:60]}")
+    unknown = sorted(str(k) for k in value if k not in REWARD_KEYS)
+    if unknown:
+        raise HyperparamsError(f"{where}: env_kwargs {', '.join(unknown)} is not a reward setting; the tier fixes the "
+                               f"game, and env_kwargs takes {', '.join(REWARD_KEYS)}")
+    try:
+        RewardConfig(**value)
+    except (TypeError, ValueError) as exc:
+        raise HyperparamsError(f"{where}: env_kwargs {exc}") from None
+    return dict(value)
 
 
 __all__ = ["ALGORITHMS", "MAX_ENTRY_VALUES", "POLICIES", "SETTING_RANGES", "UNSUPPORTED", "ZOO_ALGORITHMS",

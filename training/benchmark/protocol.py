@@ -1,4 +1,11 @@
-"""The benchmark's protocol, version 1: tiers, budgets, seeds and the score.
+"""The benchmark's protocols: tiers, budgets, seeds, the score, and what each tier's anchors know.
+
+Two versions live side by side (:data:`PROTOCOLS`), never mixed: version 1 (:data:`TIERS`), whose
+references sit on three small closed tiers, and version 2 (:data:`TIERS_V2`), whose centre is the
+tiers that are not saturated, scored on a seeded held-out split of every Wordle tier's answers. The
+description below is version 1's; version 2 differs where :class:`Protocol` says so (its anchors
+know the tier's whole list; a uniform-random anchor; learning-signal aids declared per run) and is
+written out on the documentation's "RL benchmark" page.
 
 A **tier** is a registered id to train on, a budget of environment steps, how often the greedy
 policy is evaluated during the run, and the answers it is scored on: every answer of the game, or
@@ -28,11 +35,15 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from ...envs.game import Game, make_game
+from ...envs.game import Game, held_out_answers, make_game
 from ...infra.inputs import read_input
 
-#: The protocol's version, written into every evaluation file.
+#: Version 1's number, written into each of its evaluation files (the module-level names below
+#: without a version are version 1's, as they were before version 2).
 PROTOCOL_VERSION = "1"
+
+#: The newest version: what ``guessgym benchmark run`` and ``tiers`` use unless told otherwise.
+LATEST_VERSION = "2"
 
 #: The seeds of the reference scores (a run may use any seed; the report says how many it has).
 SEEDS: tuple[int, ...] = (0, 1, 2, 3, 4)
@@ -54,9 +65,12 @@ class Tier:
         budget: environment steps a run may take (summed over parallel games).
         eval_every: steps between the evaluations of a run's curve (the last is at ``budget``).
         scored: ``"all"``: every answer of ``env_id``'s game; ``"unseen"``: the answers of
-            ``unseen_of``'s list that ``env_id``'s sample leaves out, with the same guesses.
-        unseen_of: the full id whose answers the generalisation tier's sample was drawn from.
+            ``unseen_of``'s list that ``env_id``'s game leaves out (a sample, or a held-out
+            split), with the same guesses.
+        unseen_of: the full id whose answers the training side was drawn from.
         summary: one line for tables.
+        version: the protocol the tier belongs to (tier names repeat across versions).
+        seeds: the seeds of its reference runs.
     """
 
     name: str
@@ -66,6 +80,8 @@ class Tier:
     scored: Scored = "all"
     unseen_of: str | None = None
     summary: str = ""
+    version: str = PROTOCOL_VERSION
+    seeds: tuple[int, ...] = SEEDS
 
     @property
     def evaluation_steps(self) -> tuple[int, ...]:
@@ -82,10 +98,16 @@ class Tier:
         game = self.training_game()
         if self.scored == "all":
             return game
-        full = make_game(self.unseen_of)
-        seen = set(game.answers)
-        unseen = [a for a in full.answers if a not in seen]
-        return make_game(self.unseen_of, answers=unseen, guesses=list(game.guesses))
+        return held_out_answers(self.full_game(), game)
+
+    def full_game(self) -> Game:
+        """The tier's whole game: the training game, or for a tier scored on unseen answers the
+        list they were held out of (what version 2's anchors play)."""
+        return make_game(self.unseen_of) if self.scored == "unseen" and self.unseen_of else self.training_game()
+
+    def anchors(self) -> Anchors:
+        """The tier's anchors, of its own protocol version."""
+        return protocol(self.version).anchors_of(self.name)
 
 
 #: The tiers of protocol version 1, from easy to hard. The three smallest are the ones whose
@@ -111,28 +133,54 @@ TIERS: tuple[Tier, ...] = (
 #: The tiers whose reference scores are committed (results/benchmark/; scripts/benchmark_references.py).
 REFERENCE_TIERS: tuple[str, ...] = ("micro-nerdle", "mini-nerdle", "wordle-100")
 
-_BY_NAME = {t.name: t for t in TIERS}
+#: Version 2's seeds on its small tiers (10: one guess there is worth little, so more runs).
+SEEDS_SMALL: tuple[int, ...] = tuple(range(10))
+
+#: The tiers of protocol version 2. The small closed Nerdle tiers stay as checks (10 seeds); the
+#: centre is Wordle, every Wordle tier trained on a seeded split and scored on the answers it holds
+#: out (``held_out``: a fifth, still guesses, never answers in training; ``wordle-unseen`` half).
+TIERS_V2: tuple[Tier, ...] = (
+    Tier("micro-nerdle", "guessgym/MicroNerdle-v1", 100_000, 10_000, version="2", seeds=SEEDS_SMALL,
+         summary="Micro Nerdle: 127 equations of 5 symbols, closed"),
+    Tier("mini-nerdle", "guessgym/MiniNerdle-v1", 100_000, 10_000, version="2", seeds=SEEDS_SMALL,
+         summary="Mini Nerdle: 206 equations of 6 symbols, closed"),
+    Tier("wordle-500", "guessgym/Wordle500Train-v0", 500_000, 50_000, scored="unseen",
+         unseen_of="guessgym/Wordle500-v0", version="2",
+         summary="Wordle: 500 NYT answers as the guesses; trained on 400, scored on the 100 held out"),
+    Tier("wordle", "guessgym/WordleTrain-v0", 1_000_000, 100_000, scored="unseen", unseen_of="guessgym/Wordle-v1",
+         version="2", summary="Wordle: 12,947 guesses; trained on 1,847 answers, scored on the 462 held out"),
+    Tier("wordle-hard", "guessgym/WordleHardTrain-v0", 1_000_000, 100_000, scored="unseen",
+         unseen_of="guessgym/WordleHard-v1", version="2", summary="The wordle tier in hard mode"),
+    Tier("wordle-unseen", "guessgym/WordleHalfTrain-v0", 1_000_000, 100_000, scored="unseen",
+         unseen_of="guessgym/Wordle-v1", version="2",
+         summary="Wordle: trained on a seeded half of the answers (another seed), scored on the other 1,154"),
+)
+
+#: What an algorithm may use on version 2's tiers to get a learning signal, each declared in the run's
+#: record (read from its settings, so none can hide there) and shown in the report beside its score.
+AIDS: dict[str, str] = {
+    "candidate-prior": "the policy starts with a bonus for guesses that are still possible answers "
+                       "(policy_kwargs candidate_prior != 0)",
+    "split-prior": "the policy scores how each guess splits the candidates, started from a heuristic's weights "
+                   "(policy_kwargs split_features)",
+    "shaped-reward": "a reward for the share of candidates a guess removes (env_kwargs reward_mode: shaped)",
+}
 
 
-def tier(name: str) -> Tier:
-    """The tier called ``name``.
-
-    Raises:
-        ValueError: an unknown name (the message lists the tiers).
-    """
-    if name not in _BY_NAME:
-        raise ValueError(f"unknown tier {name!r}; the tiers of protocol {PROTOCOL_VERSION} are "
-                         f"{', '.join(_BY_NAME)}")
-    return _BY_NAME[name]
+#: The fields of an anchors entry: version 1's, and version 2's (the uniform-random anchor beside).
+ANCHOR_FIELDS = ("answers", "optimum_total", "proven", "scope", "random_mean", "random_stderr", "random_win_rate",
+                 "command")
+UNIFORM_FIELDS = ("uniform_mean", "uniform_stderr", "uniform_win_rate")
 
 
 @dataclass(frozen=True)
 class Anchors:
-    """A tier's two anchors of the normalised regret.
+    """A tier's two anchors of the normalised regret (and version 2's third, shown beside).
 
     Attributes:
         answers: scored answers.
-        optimum_total: guesses over the scored answers of the best tree known.
+        optimum_total: guesses over the scored answers of the best tree known (version 2: the
+            optimal tree of the tier's whole list, played on the scored answers).
         proven: the optimum is proven over every opener (otherwise ``optimum_total`` is an
             upper bound and ``scope`` says what was searched).
         scope: what ``optimum_total`` is the optimum of, in words.
@@ -141,6 +189,10 @@ class Anchors:
         random_stderr: the standard error of that mean over the seeds.
         random_win_rate: its win rate over the seeds.
         command: the command that computed them.
+        uniform_mean: version 2: a uniformly random allowed guess's mean score over the seeds (what an
+            untrained policy plays); ``None`` in version 1.
+        uniform_stderr: its standard error over the seeds.
+        uniform_win_rate: its win rate.
     """
 
     answers: int
@@ -151,6 +203,9 @@ class Anchors:
     random_stderr: float
     random_win_rate: float
     command: str
+    uniform_mean: float | None = None
+    uniform_stderr: float | None = None
+    uniform_win_rate: float | None = None
 
     @property
     def optimum_mean(self) -> float:
@@ -160,58 +215,149 @@ class Anchors:
         """The normalised regret of a mean score (0: the optimum, 1: random-consistent play)."""
         return (mean_score - self.optimum_mean) / (self.random_mean - self.optimum_mean)
 
+    @property
+    def guess_worth(self) -> float:
+        """What one guess more over the scored answers is worth in regret (the score's granularity)."""
+        return 1.0 / (self.answers * (self.random_mean - self.optimum_mean))
 
-ANCHOR_FIELDS = ("answers", "optimum_total", "proven", "scope", "random_mean", "random_stderr", "random_win_rate",
-                 "command")
 
-
-def _anchor(name: str, data: Any) -> Anchors:
-    if not isinstance(data, dict) or set(data) != set(ANCHOR_FIELDS):
-        raise ValueError(f"anchors.json: tier {name!r} must have exactly the fields {', '.join(ANCHOR_FIELDS)}")
+def _anchor(name: str, data: Any, fields: tuple[str, ...]) -> Anchors:
+    if not isinstance(data, dict) or set(data) != set(fields):
+        raise ValueError(f"anchors: tier {name!r} must have exactly the fields {', '.join(fields)}")
     kinds = {"answers": int, "optimum_total": int, "proven": bool, "scope": str, "random_mean": float,
-             "random_stderr": float, "random_win_rate": float, "command": str}
-    for key, kind in kinds.items():
-        value = data[key]
+             "random_stderr": float, "random_win_rate": float, "command": str, "uniform_mean": float,
+             "uniform_stderr": float, "uniform_win_rate": float}
+    for key in fields:
+        kind, value = kinds[key], data[key]
         ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
         if kind is float:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         if not ok:
-            raise ValueError(f"anchors.json: tier {name!r} field {key!r} must be a {kind.__name__}, got {value!r}")
+            raise ValueError(f"anchors: tier {name!r} field {key!r} must be a {kind.__name__}, got {value!r}")
     return Anchors(**data)
 
 
+@dataclass(frozen=True)
+class Protocol:
+    """One version of the protocol: its tiers, the tiers with committed references, where its
+    anchors are, and what they know.
+
+    Attributes:
+        version: the number every evaluation file of it carries.
+        tiers: its tiers, from easy to hard.
+        reference_tiers: those whose reference scores are committed.
+        anchors_file: its anchors' file in ``data/``.
+        anchors_know: ``"scored"``: the anchors play the scored game (they know the scored answers
+            only; version 1); ``"full"``: they play the tier's whole list and are scored on the
+            scored answers, as a player of the game is (version 2).
+        aids: the learning-signal aids a run may declare (:data:`AIDS`; none in version 1).
+    """
+
+    version: str
+    tiers: tuple[Tier, ...]
+    reference_tiers: tuple[str, ...]
+    anchors_file: str
+    anchors_know: Literal["scored", "full"]
+    aids: tuple[str, ...] = ()
+
+    @property
+    def anchor_fields(self) -> tuple[str, ...]:
+        return ANCHOR_FIELDS + (UNIFORM_FIELDS if self.anchors_know == "full" else ())
+
+    def tier(self, name: str) -> Tier:
+        """The tier called ``name``, or a ``ValueError`` listing this version's tiers."""
+        found = next((t for t in self.tiers if t.name == name), None)
+        if found is None:
+            raise ValueError(f"unknown tier {name!r}; the tiers of protocol {self.version} are "
+                             f"{', '.join(t.name for t in self.tiers)}")
+        return found
+
+    def all_anchors(self) -> dict[str, Anchors]:
+        """The anchors of every tier that has them (read as JSON)."""
+        return dict(_anchors_of_version(self.version))
+
+    def anchors_of(self, name: str) -> Anchors:
+        """The anchors of tier ``name``, or a ``ValueError`` naming the command that computes them."""
+        self.tier(name)
+        anchors = _anchors_of_version(self.version)
+        if name not in anchors:
+            raise ValueError(f"tier {name!r} of protocol {self.version} has no anchors yet: python "
+                             f"scripts/benchmark_anchors.py --protocol {self.version} --tier {name}")
+        return anchors[name]
+
+
+#: Every version, by number.
+PROTOCOLS: dict[str, Protocol] = {
+    "1": Protocol("1", TIERS, REFERENCE_TIERS, "anchors.json", "scored"),
+    "2": Protocol("2", TIERS_V2, ("micro-nerdle", "mini-nerdle", "wordle-500"), "anchors-v2.json", "full",
+                  tuple(AIDS)),
+}
+
+
+def protocol(version: str = PROTOCOL_VERSION) -> Protocol:
+    """The protocol of ``version``, or a ``ValueError`` naming the versions."""
+    if version not in PROTOCOLS:
+        raise ValueError(f"unknown protocol version {str(version)[:20]!r}; the versions are {', '.join(PROTOCOLS)}")
+    return PROTOCOLS[version]
+
+
 @cache
-def all_anchors() -> dict[str, Anchors]:
-    """The anchors of every tier that has them (``data/anchors.json``, read as JSON)."""
+def _anchors_of_version(version: str) -> dict[str, Anchors]:
+    spec = protocol(version)
     with resources.as_file(resources.files(__package__ or "guessgym.training.benchmark") / "data"
-                           / "anchors.json") as path:
+                           / spec.anchors_file) as path:
         data = json.loads(read_input(path, "the benchmark's anchors", max_bytes=1 << 20))
-    if (not isinstance(data, dict) or data.get("protocol") != PROTOCOL_VERSION
-            or not isinstance(data.get("tiers"), dict)):
-        raise ValueError(f"anchors.json must be protocol {PROTOCOL_VERSION}'s object with a 'tiers' object")
-    return {name: _anchor(name, value) for name, value in data["tiers"].items()}
+    if not isinstance(data, dict) or data.get("protocol") != version or not isinstance(data.get("tiers"), dict):
+        raise ValueError(f"{spec.anchors_file} must be protocol {version}'s object with a 'tiers' object")
+    return {name: _anchor(name, value, spec.anchor_fields) for name, value in data["tiers"].items()}
 
 
-def anchors_of(name: str) -> Anchors:
-    """The anchors of tier ``name``.
+def tier(name: str, version: str = PROTOCOL_VERSION) -> Tier:
+    """The tier called ``name`` of protocol ``version`` (version 1 unless given).
+
+    Raises:
+        ValueError: an unknown name (the message lists the tiers) or version.
+    """
+    return protocol(version).tier(name)
+
+
+def all_anchors(version: str = PROTOCOL_VERSION) -> dict[str, Anchors]:
+    """The anchors of every tier of ``version`` that has them (``data/anchors.json`` for version 1)."""
+    return protocol(version).all_anchors()
+
+
+def anchors_of(name: str, version: str = PROTOCOL_VERSION) -> Anchors:
+    """The anchors of tier ``name`` of protocol ``version``.
 
     Raises:
         ValueError: an unknown tier, or one whose anchors are not computed yet (the message
             gives the command that computes them).
     """
-    tier(name)
-    anchors = all_anchors()
-    if name not in anchors:
-        raise ValueError(f"tier {name!r} has no anchors yet: python scripts/benchmark_anchors.py --tier {name}")
-    return anchors[name]
+    return protocol(version).anchors_of(name)
 
 
-def check_version(version: Any, where: str) -> None:
-    """Refuse results of another protocol version (``where`` names the file)."""
-    if version != PROTOCOL_VERSION:
-        raise ValueError(f"{where} is of protocol version {version!r}; this guessgym reports version "
-                         f"{PROTOCOL_VERSION!r} only (results of different versions are not comparable)")
+def check_version(version: Any, where: str) -> Protocol:
+    """The protocol of a file's ``version``; a ``ValueError`` naming the file for a version this
+    guessgym does not know."""
+    if not isinstance(version, str) or version not in PROTOCOLS:
+        raise ValueError(f"{where} is of protocol version {str(version)[:20]!r}; this guessgym reads versions "
+                         f"{', '.join(map(repr, PROTOCOLS))}")
+    return PROTOCOLS[version]
 
 
-__all__ = ["ANCHOR_FIELDS", "ANCHOR_SEEDS", "PROTOCOL_VERSION", "REFERENCE_TIERS", "SEEDS", "TIERS", "Anchors",
-           "Scored", "Tier", "all_anchors", "anchors_of", "check_version", "tier"]
+def aids_of(policy_kwargs: dict[str, Any], env_kwargs: dict[str, Any]) -> list[str]:
+    """The learning-signal aids (:data:`AIDS`) a run's settings use, read from the settings themselves."""
+    used = []
+    prior = policy_kwargs.get("candidate_prior", 0.0)
+    if not isinstance(prior, (int, float)) or isinstance(prior, bool) or prior != 0.0:
+        used.append("candidate-prior")  # anything but a zero counts: a record's value is never trusted to be 0
+    if policy_kwargs.get("split_features"):
+        used.append("split-prior")
+    if env_kwargs.get("reward_mode") == "shaped":
+        used.append("shaped-reward")
+    return used
+
+
+__all__ = ["AIDS", "ANCHOR_FIELDS", "ANCHOR_SEEDS", "LATEST_VERSION", "PROTOCOLS", "PROTOCOL_VERSION",
+           "REFERENCE_TIERS", "SEEDS", "SEEDS_SMALL", "TIERS", "TIERS_V2", "UNIFORM_FIELDS", "Anchors", "Protocol",
+           "Scored", "Tier", "aids_of", "all_anchors", "anchors_of", "check_version", "protocol", "tier"]

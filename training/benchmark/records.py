@@ -18,7 +18,7 @@ import re
 from functools import cache
 from typing import Any
 
-from .protocol import Tier, anchors_of, check_version, tier
+from .protocol import PROTOCOLS, Tier, aids_of, check_version
 
 #: What an algorithm's name may be: a shipped name or package.module:Class (it reaches tables, figures
 #: and folder names, so never markup or a path).
@@ -52,24 +52,25 @@ def _evaluation(row: Any, where: str, budget: int) -> None:
 
 
 @cache
-def max_attempts_of(name: str) -> int:
-    """The attempts a game of tier ``name`` allows (a lost game scores one more)."""
-    return tier(name).training_game().max_attempts
+def max_attempts_of(name: str, version: str = "1") -> int:
+    """The attempts a game of tier ``name`` (of protocol ``version``) allows (a lost game scores one more)."""
+    return PROTOCOLS[version].tier(name).training_game().max_attempts
 
 
 def _against_tier(data: dict[str, Any], known: Tier, where: str) -> None:
     """Refuse a record that its tier could not have produced (see the module docstring)."""
-    anchors = anchors_of(known.name)
+    anchors = known.anchors()
+    bounded = anchors.proven and PROTOCOLS[known.version].anchors_know == "scored"
     if data["scored_answers"] != anchors.answers:
         raise ValueError(f"{where}: scored_answers {data['scored_answers']} is not tier {known.name}'s "
                          f"{anchors.answers:,}")
-    worst = max_attempts_of(known.name) + 1
+    worst = max_attempts_of(known.name, known.version) + 1
     for i, row in enumerate(data["evaluations"]):
         mean = row["mean_score"]
         if not 1.0 <= mean <= worst:
             raise ValueError(f"{where}: evaluations[{i}].mean_score {mean!r} is not a mean score of this tier "
                              f"(1 to {worst})")
-        if anchors.proven and mean < anchors.optimum_mean - 1e-6:
+        if bounded and mean < anchors.optimum_mean - 1e-6:
             raise ValueError(f"{where}: evaluations[{i}].mean_score {mean!r} is below tier {known.name}'s proven "
                              f"optimum {anchors.optimum_mean:.6f}")
         if abs(row["regret"] - anchors.regret(mean)) > 1e-5:
@@ -98,13 +99,25 @@ def _against_tier(data: dict[str, Any], known: Tier, where: str) -> None:
             raise ValueError(f"{where}: final.{key} {final[key]!r} is not what its guesses give ({value:.6f})")
 
 
+def _check_aids(data: dict[str, Any], where: str) -> None:
+    """Refuse a version 2 record whose declared aids are not those its settings use."""
+    settings = data["hyperparams"]
+    policy_kwargs, env_kwargs = settings.get("policy_kwargs", {}), settings.get("env_kwargs", {})
+    if not isinstance(policy_kwargs, dict) or not isinstance(env_kwargs, dict):
+        raise ValueError(f"{where}: hyperparams.policy_kwargs and env_kwargs must be objects")
+    used = aids_of(policy_kwargs, env_kwargs)
+    if data.get("aids") != used:
+        raise ValueError(f"{where}: aids {str(data.get('aids'))[:80]} is not what its settings use "
+                         f"({', '.join(used) or 'none'}): a run declares every learning-signal aid it takes")
+
+
 def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[str, Any]:
     """``data`` if it is a run's record of this protocol version, else a ``ValueError``.
     ``protocol_tiers``: its tier must be one of the protocol's, with the protocol's budget (what
     the report compares); ``False`` accepts a tier of a test's own budget (what a run resumes)."""
     if not isinstance(data, dict):
         raise ValueError(f"{where}: a run's record is a JSON object")
-    check_version(data.get("protocol"), where)
+    version = check_version(data.get("protocol"), where)
     for key, kind in (("tier", str), ("algo", str), ("seed", int), ("budget", int), ("evaluations", list),
                       ("complete", bool), ("resumed_at", list), ("hyperparams", dict), ("scored_answers", int)):
         value = data.get(key)
@@ -116,7 +129,9 @@ def check_record(data: Any, where: str, *, protocol_tiers: bool = True) -> dict[
     resumed = data["resumed_at"]
     if len(resumed) > 100_000 or not all(type(r) is int and r >= 0 for r in resumed):
         raise ValueError(f"{where}: resumed_at must list the steps a run was resumed at (whole numbers)")
-    known = tier(data["tier"]) if protocol_tiers else None
+    if version.aids:
+        _check_aids(data, where)
+    known = version.tier(data["tier"]) if protocol_tiers else None
     budget = data["budget"]
     if budget < 1:
         raise ValueError(f"{where}: budget must be positive, got {budget}")

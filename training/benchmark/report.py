@@ -33,7 +33,7 @@ import numpy as np
 from ...infra.atomic import atomic_write_bytes
 from ...infra.export_record import check_own_files, mark_own_files
 from .figures import FIGURES, draw_all
-from .protocol import PROTOCOL_VERSION, TIERS, anchors_of
+from .protocol import Protocol, protocol
 
 #: The most algorithms one report compares: its probability of improvement bootstraps every ordered pair, so its
 #: time grows with their square (25 algorithms took over 400 s at 500 resamples).
@@ -71,6 +71,18 @@ def default_runs() -> Path:
     return Path("results") / "benchmark" / "runs"
 
 
+def version_of(runs: list[dict[str, Any]]) -> Protocol:
+    """The one protocol the runs are of; a ``ValueError`` naming two runs of different versions (results of
+    different versions are never reported together)."""
+    first = runs[0]
+    other = next((r for r in runs if r["protocol"] != first["protocol"]), None)
+    if other is not None:
+        raise ValueError(f"{first['path']} is of protocol {first['protocol']} and {other['path']} of protocol "
+                         f"{other['protocol']}: results of different versions are never reported together; report "
+                         "each version's folder on its own")
+    return protocol(first["protocol"])
+
+
 def load_runs(roots: list[Path]) -> list[dict[str, Any]]:
     """Every complete run under ``roots`` (each file checked; duplicates of a run refused)."""
     from .runner import read_evaluations
@@ -95,6 +107,7 @@ def load_runs(roots: list[Path]) -> list[dict[str, Any]]:
             runs.append({**record, "path": str(path)})
     if not runs:
         raise ValueError(f"no complete run under {', '.join(map(str, roots))} (evaluations.json with complete: true)")
+    version_of(runs)
     algos = sorted({r["algo"] for r in runs})
     if len(algos) > MAX_ALGORITHMS:
         raise ValueError(f"the runs are of {len(algos)} algorithms; a report compares at most {MAX_ALGORITHMS} (every "
@@ -106,7 +119,8 @@ def score_matrices(runs: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], l
     """Per algorithm, the ``(seeds, tiers)`` matrix of final normalised scores over the tiers every
     algorithm has, and over the seeds each algorithm has on every one of those tiers."""
     algos = sorted({r["algo"] for r in runs})
-    tiers = [t.name for t in TIERS if all(any(r["tier"] == t.name and r["algo"] == a for r in runs) for a in algos)]
+    tiers = [t.name for t in version_of(runs).tiers
+             if all(any(r["tier"] == t.name and r["algo"] == a for r in runs) for a in algos)]
     if not tiers:
         raise ValueError("no tier has complete runs of every algorithm; report fewer algorithms or add runs")
     scores, seeds_of = {}, {}
@@ -168,7 +182,7 @@ def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
     from rliable import metrics
 
     out: dict[str, Any] = {}
-    for t in TIERS:
+    for t in version_of(runs).tiers:
         mine = [r for r in runs if r["tier"] == t.name]
         if not mine:
             continue
@@ -195,7 +209,7 @@ def curves(runs: list[dict[str, Any]], reps: int, seed: int) -> dict[str, Any]:
 
 def _tiers_of(runs: list[dict[str, Any]]) -> list[str]:
     """The tiers the runs are on, in protocol order."""
-    return [t.name for t in TIERS if any(r["tier"] == t.name for r in runs)]
+    return [t.name for t in version_of(runs).tiers if any(r["tier"] == t.name for r in runs)]
 
 
 def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
@@ -253,25 +267,33 @@ def check_report_folder(out: Path) -> None:
 
 def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, plots: bool,
                   command: str | None) -> dict[str, Any]:
+    spec = version_of(runs)
     scores, tiers, seeds_of = score_matrices(runs)
+    later = spec.version != "1"  # version 2 on: raw scores first, the third anchor, the granularity, the aids
+    anchors: dict[str, Any] = {}
+    for name in sorted({r["tier"] for r in runs}):
+        a = spec.anchors_of(name)
+        anchors[name] = {"optimum_mean": a.optimum_mean, "random_mean": a.random_mean, "proven": a.proven}
+        if later:
+            anchors[name].update(answers=a.answers, uniform_mean=a.uniform_mean, guess_worth=a.guess_worth)
     summary: dict[str, Any] = {
-        "protocol": PROTOCOL_VERSION, "reps": reps, "seed": seed, "aggregated_tiers": tiers,
+        "protocol": spec.version, "reps": reps, "seed": seed, "aggregated_tiers": tiers,
         "seeds": seeds_of,
-        "anchors": {t: {"optimum_mean": anchors_of(t).optimum_mean, "random_mean": anchors_of(t).random_mean,
-                        "proven": anchors_of(t).proven} for t in sorted({r["tier"] for r in runs})},
+        "anchors": anchors,
         "aggregates": aggregates(scores, reps, seed),
         "profiles": profiles(scores, reps, seed),
         "improvement": improvements(scores, reps, seed),
         "curves": curves(runs, reps, seed),
         "runs": [{k: r[k] for k in ("algo", "tier", "seed")} | {"regret": r["final"]["regret"],
                  "win_rate": r["final"]["win_rate"], "mean_score": r["final"]["mean_score"],
-                 "wall_s": r["final"]["wall_s"], "resumed_at": r["resumed_at"]} for r in runs],
+                 "wall_s": r["final"]["wall_s"], "resumed_at": r["resumed_at"]}
+                 | ({"aids": r["aids"]} if later else {}) for r in runs],
     }
     out.mkdir(parents=True, exist_ok=True)
     figures: list[str] = []
     if plots:
         figures = draw_all(summary, out)
-    table = _table(runs, summary)
+    table = _scores_table(runs, summary) if later else _table(runs, summary)
     summary["table"] = table
     summary["figures"] = figures
     atomic_write_bytes(out / "summary.json", (json.dumps(summary, indent=1) + "\n").encode())
@@ -280,27 +302,76 @@ def _build_report(runs: list[dict[str, Any]], out: Path, reps: int, seed: int, p
     return summary
 
 
+def _scores_table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    """Version 2's table: per tier the raw mean guesses and win rate first, then the regret (mean ± sd over
+    seeds), and the IQM regret over the aggregated tiers."""
+    tiers = _tiers_of(runs)
+    head = "| algorithm | IQM regret [95% CI] | " + " | ".join(
+        f"{t}: mean guesses, win rate, regret" for t in tiers) + " |"
+    lines = [head, "|" + "---|" * (2 + len(tiers))]
+    for algo in sorted({r["algo"] for r in runs}):
+        agg = summary["aggregates"].get(algo, {}).get("iqm")
+        iqm = "-" if agg is None else f"{1 - agg['score']:.3f} [{1 - agg['high']:.3f}, {1 - agg['low']:.3f}]"
+        cells = []
+        for t in tiers:
+            mine = [r["final"] for r in runs if r["algo"] == algo and r["tier"] == t]
+            if not mine:
+                cells.append("-")
+                continue
+            regret = np.array([f["regret"] for f in mine])
+            cells.append(f"{np.mean([f['mean_score'] for f in mine]):.3f}, "
+                         f"{np.mean([f['win_rate'] for f in mine]):.1%}, {regret.mean():.3f} ± "
+                         f"{regret.std(ddof=1) if len(mine) > 1 else 0:.3f} ({len(mine)} seeds)")
+        lines.append(f"| {algo} | {iqm} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _aids_table(runs: list[dict[str, Any]]) -> str:
+    """Version 2: the learning-signal aids each algorithm's runs declared, per tier (read from each record)."""
+    tiers = _tiers_of(runs)
+    lines = ["| algorithm | " + " | ".join(tiers) + " |", "|" + "---|" * (1 + len(tiers))]
+    for algo in sorted({r["algo"] for r in runs}):
+        cells = []
+        for t in tiers:
+            used = sorted({", ".join(r["aids"]) or "none" for r in runs if r["algo"] == algo and r["tier"] == t})
+            cells.append(" / ".join(used) or "-")
+        lines.append(f"| {algo} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | None) -> str:
-    template = resources.files(__package__ or "guessgym.training.benchmark").joinpath("data").joinpath("report.md")
+    spec = protocol(summary["protocol"])
+    later = spec.version != "1"
+    template = resources.files(__package__ or "guessgym.training.benchmark").joinpath("data").joinpath(
+        "report.md" if not later else f"report-v{spec.version}.md")
     pairs = summary["improvement"]
     algos = sorted(summary["aggregates"])
     grid = ["| P(row improves on column) | " + " | ".join(algos) + " |", "|" + "---|" * (len(algos) + 1)]
     for x in algos:
         cells = ["-" if x == y else f"{pairs[f'{x},{y}']['probability']:.2f}" for y in algos]
         grid.append(f"| {x} | " + " | ".join(cells) + " |")
-    anchors = ["| tier | answers | optimum (mean) | random-consistent (mean) |", "|---|---|---|---|"]
-    for t, a in summary["anchors"].items():
-        anchors.append(f"| {t} | {anchors_of(t).answers} | {a['optimum_mean']:.4f}{'' if a['proven'] else ' *'} "
-                       f"| {a['random_mean']:.4f} |")
+    if later:
+        anchors = ["| tier | scored answers | optimum (mean) | random-consistent (mean) | uniform random (mean) "
+                   "| one guess in regret |", "|---|---|---|---|---|---|"]
+        for t, a in summary["anchors"].items():
+            anchors.append(f"| {t} | {a['answers']} | {a['optimum_mean']:.4f}{'' if a['proven'] else ' *'} "
+                           f"| {a['random_mean']:.4f} | {a['uniform_mean']:.4f} | {a['guess_worth']:.4f} |")
+    else:
+        anchors = ["| tier | answers | optimum (mean) | random-consistent (mean) |", "|---|---|---|---|"]
+        for t, a in summary["anchors"].items():
+            anchors.append(f"| {t} | {spec.anchors_of(t).answers} | {a['optimum_mean']:.4f}"
+                           f"{'' if a['proven'] else ' *'} | {a['random_mean']:.4f} |")
     figures = "\n\n".join(f"![{name}]({name})" for name in summary["figures"])
+    default = ("guessgym benchmark report results/benchmark/runs --out results/benchmark" if not later else
+               f"guessgym benchmark report results/benchmark-v{spec.version}/runs --out "
+               f"results/benchmark-v{spec.version}")
     return template.read_text(encoding="utf-8").format(
-        protocol=PROTOCOL_VERSION, runs=len(runs), table=summary["table"], improvement="\n".join(grid),
+        protocol=spec.version, runs=len(runs), table=summary["table"], improvement="\n".join(grid),
         anchors="\n".join(anchors), times=_times(runs), figures=figures or "(figures not drawn: --no-plots)",
-        tiers=", ".join(summary["aggregated_tiers"]), reps=summary["reps"],
-        command=command or "guessgym benchmark report results/benchmark/runs --out results/benchmark",
-        resumed=sum(1 for r in runs if r["resumed_at"]))
+        tiers=", ".join(summary["aggregated_tiers"]), reps=summary["reps"], command=command or default,
+        resumed=sum(1 for r in runs if r["resumed_at"]), aids=_aids_table(runs) if later else "")
 
 
-__all__ = ["FIGURES", "MAX_ALGORITHMS", "PROFILE_TAUS", "aggregates", "build_report", "curves", "default_runs",
-           "profile_taus",
-           "REPORT_FILES", "check_report_folder", "improvements", "load_runs", "profiles", "score_matrices"]
+__all__ = ["FIGURES", "MAX_ALGORITHMS", "PROFILE_TAUS", "REPORT_FILES", "aggregates", "build_report",
+           "check_report_folder", "curves", "default_runs", "improvements", "load_runs", "profile_taus", "profiles",
+           "score_matrices", "version_of"]

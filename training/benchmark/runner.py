@@ -69,9 +69,8 @@ from ..checkpoints import (
 )
 from ..numerics import pin_numerics, pin_threads
 from ..sb3_vec import BatchedVecEnv
-from .hyperparams import ALGORITHMS, Hyperparams, check_run_settings, load_hyperparams
-from .protocol import PROTOCOL_VERSION, Tier, anchors_of
-from .protocol import tier as protocol_tier
+from .hyperparams import ALGORITHMS, Hyperparams, check_run_settings, load_hyperparams, shipped_path
+from .protocol import Tier, aids_of, protocol
 
 #: The version of ``evaluations.json``'s layout.
 EVALUATIONS_FORMAT = 1
@@ -147,7 +146,8 @@ def algorithm_class(algo: str) -> type[BaseAlgorithm]:
 
 def build(spec: RunSpec, hp: Hyperparams, game: Game) -> tuple[BaseAlgorithm, BatchedVecEnv]:
     """A new model of the run (seeded) on a new batched environment of ``game``."""
-    venv = BatchedVecEnv(BatchedGuessEnv(hp.n_envs, game=game, track_candidates=False))
+    shaped = hp.env_kwargs.get("reward_mode") == "shaped"  # the shaped reward counts candidates
+    venv = BatchedVecEnv(BatchedGuessEnv(hp.n_envs, game=game, track_candidates=shaped, **hp.env_kwargs))
     policy = getattr(guess_policies, hp.policy)
     try:
         model = algorithm_class(spec.algo)(policy, venv, seed=spec.seed, verbose=0, device="cpu",
@@ -213,7 +213,7 @@ class _Evaluations(BaseCallback):
                  save: Callable[[], None], stop_event: threading.Event | None) -> None:
         super().__init__()
         self.record, self.spec, self.scored, self.clock, self.save = record, spec, scored, clock, save
-        self.regret = anchors_of(spec.tier.name).regret
+        self.regret = spec.tier.anchors().regret
         self.stop_event = stop_event
         self.stopped = False
 
@@ -398,10 +398,17 @@ def read_evaluations(path: str | Path, *, protocol_tiers: bool = True) -> dict[s
 
 # ---- the run -------------------------------------------------------------------------------------------
 def _new_record(spec: RunSpec, hp: Hyperparams, scored: Game, numerics: dict[str, Any]) -> dict[str, Any]:
-    return {"protocol": PROTOCOL_VERSION, "format": EVALUATIONS_FORMAT, "tier": spec.tier.name,
+    """A run's record before its first evaluation. Version 2's also declare the run's learning-signal
+    aids (read from its settings)."""
+    version = spec.tier.version
+    aids = {"aids": aids_of(hp.policy_kwargs, hp.env_kwargs)} if protocol(version).aids else {}
+    source = hp.source  # a shipped file by the command that prints its path: the same on every machine
+    if spec.algo in ALGORITHMS and Path(source) == shipped_path(spec.algo):
+        source = f"guessgym benchmark hyperparams {spec.algo}"
+    return {"protocol": version, "format": EVALUATIONS_FORMAT, "tier": spec.tier.name,
             "budget": spec.tier.budget, "eval_every": spec.tier.eval_every, "env_id": spec.tier.env_id,
             "algo": spec.algo, "seed": spec.seed, "scored_answers": len(scored.answers),
-            "hyperparams_file": hp.source, "hyperparams": hp.as_dict(), "torch_threads": spec.torch_threads,
+            "hyperparams_file": source, "hyperparams": hp.as_dict(), **aids, "torch_threads": spec.torch_threads,
             "numerics": numerics, "guessgym": metadata.version("guessgym"), "resumed_at": [], "evaluations": [],
             "complete": False, "final": None}
 
@@ -450,23 +457,29 @@ def run(spec: RunSpec, *, progress_bar: bool = False, stop_event: threading.Even
         raise ValueError(f"tier {tier.name} is hard mode, whose rejected guesses use no attempt: an algorithm without "
                          "action masks would repeat them without end; run one that takes masks (maskable_ppo) or a "
                          "policy whose greedy choice is an allowed guess (dqn, qrdqn)")
-    budget = protocol_tier(tier.name).budget
+    budget = protocol(tier.version).tier(tier.name).budget
     if hp.n_timesteps is not None and hp.n_timesteps != budget:
         raise ValueError(f"{hp.source} [{tier.env_id}]: n_timesteps {hp.n_timesteps:,} is not tier {tier.name}'s "
                          f"budget {budget:,} (the protocol fixes the budget)")
     check_run_settings(hp, budget, tier.eval_every)
+    known = (tier.env_id, tier.unseen_of) if tier.scored == "unseen" else (tier.env_id,)
+    if hp.policy_kwargs["game"] not in known:
+        raise ValueError(f"{hp.source} [{tier.env_id}]: policy_kwargs game {hp.policy_kwargs['game']!r} is not what a "
+                         f"policy of tier {tier.name} may know: {' or '.join(k for k in known if k)} (the training "
+                         "answers, or the whole list the scored answers are held out of)")
     run_dir = spec.run_dir
     _check_own_folder(run_dir)
     with held_lock(run_dir / RUN_LOCK, f"run folder {run_dir}"):
         path = run_dir / "evaluations.json"
         record = read_evaluations(path, protocol_tiers=False) if path.is_file() else None
         if record is not None:
-            same = {k: record[k] for k in ("tier", "algo", "seed", "budget", "hyperparams")}
-            wanted = {"tier": tier.name, "algo": spec.algo, "seed": spec.seed, "budget": tier.budget,
-                      "hyperparams": hp.as_dict()}
+            same = {k: record[k] for k in ("protocol", "tier", "algo", "seed", "budget", "hyperparams")}
+            wanted = {"protocol": tier.version, "tier": tier.name, "algo": spec.algo, "seed": spec.seed,
+                      "budget": tier.budget, "hyperparams": hp.as_dict()}
             if same != json.loads(json.dumps(wanted)):
-                raise ValueError(f"{run_dir} holds another run ({same['algo']} on {same['tier']}, seed {same['seed']}, "
-                                 "other hyperparameters or budget); choose another --log-dir or remove it")
+                raise ValueError(f"{run_dir} holds another run ({same['algo']} on {same['tier']} of protocol "
+                                 f"{same['protocol']}, seed {same['seed']}, other hyperparameters or budget); choose "
+                                 "another --log-dir or remove it")
             if record["complete"]:
                 _remove_checkpoint(run_dir)  # left by a kill after the record was complete
                 if say:
