@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -488,6 +489,21 @@ def sample_answers(game: Game, size: int, seed: int = 0, *, closed: bool, held_o
             + (f"-heldout{held_out}" if held_out else ""))
     return Game(game.kind, name, game.length, game.alphabet, answers, guesses, game.max_attempts, game.hard_mode,
                 "answers" if closed else game.guess_vocabulary, game.commutative)
+
+
+def with_answers(game: Game, answers: Sequence[str], tag: str) -> Game:
+    """``game`` with only ``answers`` (some of its own, kept in its order) as answers, the same guesses and
+    rules; ``tag`` ends its name.
+
+    Raises:
+        ValueError: an answer that is not one of ``game``'s, or none at all.
+    """
+    kept = set(answers)
+    if not kept or not kept <= set(game.answers):
+        raise ValueError(f"answers must be some of {game.name}'s answers")
+    chosen = tuple(a for a in game.answers if a in kept)
+    return Game(game.kind, f"{game.name}-{tag}{len(chosen)}", game.length, game.alphabet, chosen, game.guesses,
+                game.max_attempts, game.hard_mode, game.guess_vocabulary, game.commutative)
 
 
 def held_out_answers(full: Game, training: Game) -> Game:

@@ -4,6 +4,7 @@
     guessgym benchmark hyperparams ALGO                        the shipped hyperparameter file's path
     guessgym benchmark run --algo ALGO --tier T --seed S       one run, resumable
     guessgym benchmark report [RUNS ...] --out DIR             rliable's aggregates and figures
+    guessgym benchmark tune --algo ALGO --tier T --trials N --trial-steps S    the protocol's tuning study
 
 ``run`` and ``report`` import torch and rliable only when called; the Ctrl-C of a run saves a
 checkpoint at the next rollout boundary (the same command continues it).
@@ -66,6 +67,26 @@ def register(subparsers: Any) -> None:
     p.add_argument("--threads", type=whole_number(1, 64), default=1, help="torch threads (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_one)
+
+    p = sub.add_parser("tune", help="the protocol's tuning study of one algorithm on one tier (Optuna, resumable)",
+                       description="Search ALGO's settings on TIER with Optuna's seeded TPE sampler: TRIALS trials "
+                       "of TRIAL_STEPS steps, none past --max-trial-seconds, each scored by its greedy policy's "
+                       "regret on validation answers held out of the tier's training answers (never the scored "
+                       "ones). The same command continues a stopped study; best.yml is the best trial's settings "
+                       "as a hyperparameter file for `run --hyperparams`.")
+    p.add_argument("--algo", required=True, choices=ALGORITHM_NAMES)
+    p.add_argument("--tier", required=True, choices=TIER_NAMES)
+    _protocol_option(p)
+    p.add_argument("--trials", type=whole_number(1, 10_000), default=20, help="trials in all (default 20)")
+    p.add_argument("--trial-steps", type=whole_number(1_000, 100_000_000), required=True,
+                   help="environment steps per trial (give every algorithm of a comparison the same)")
+    p.add_argument("--max-trial-seconds", type=whole_number(1, 86_400), default=600,
+                   help="a trial past this many seconds fails (default 600)")
+    p.add_argument("--evaluations", type=whole_number(1, 100), default=2,
+                   help="validation evaluations per trial, the pruner's points (default 2)")
+    p.add_argument("--seed", type=whole_number(0, 2**31 - 1), default=0, help="the study's seed (default 0)")
+    p.add_argument("--out", type=Path, help="the study's folder (default runs/tuning/<protocol>-<tier>-<algo>)")
+    p.set_defaults(func=tune_one)
 
     p = sub.add_parser("report", help="rliable's aggregates over saved runs: a table, figures, a JSON summary",
                        description="Read every evaluations.json under RUNS (default: results/benchmark/runs of the "
@@ -142,6 +163,29 @@ def run_one(args: argparse.Namespace) -> int:
     if stop.is_set():
         print(f"stopped at a checkpoint; the same command continues it ({path.parent})")
         return 130
+    return 0
+
+
+def tune_one(args: argparse.Namespace) -> int:
+    require_extra("benchmark", "the tuning study")
+    from ..training.benchmark.tuning import StudySpec, tune
+
+    try:
+        tier = protocol(args.protocol).tier(args.tier)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    folder = args.out or Path("runs/tuning") / f"{tier.version}-{tier.name}-{args.algo}"
+    spec = StudySpec(args.algo, tier, args.trials, args.trial_steps, float(args.max_trial_seconds), folder,
+                     evaluations=args.evaluations, seed=args.seed)
+    print(f"tuning {args.algo} on {tier.name} of protocol {tier.version}: {args.trials} trials of "
+          f"{args.trial_steps:,} steps -> {folder}")
+    try:
+        summary = tune(spec, say=print)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    best = summary["best"]
+    print("no trial completed" if best is None else
+          f"best: trial {best['number']}, validation regret {best['regret']:.4f}: {folder / 'best.yml'}")
     return 0
 
 
