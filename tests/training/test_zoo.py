@@ -59,3 +59,14 @@ def test_zoo_optuna_search_runs_on_a_tier(tmp_path: Path) -> None:
                timeout=600)
     assert re.search(r"Number of finished trials:\s+2\b", out) and "Best trial" in out
     assert list((tmp_path / "ppo").glob("report_guessgym-MicroNerdle-v1_2-trials-512-random-none_*"))
+
+
+def test_zoo_trains_on_a_protocol_2_training_side(tmp_path: Path) -> None:
+    """Protocol 2's ids hold answers out; the shipped entry's policy knows the tier's whole list (game= the
+    full id), which plays the training side's guesses: rl-zoo3 builds both unchanged."""
+    env = "guessgym/Wordle500Train-v0"
+    _zoo("train", "--algo", "ppo", "--env", env, "--conf-file", str(shipped_path("ppo")), "-n", "400",
+         "-f", str(tmp_path), "--seed", "0", "--eval-freq", "-1", "--num-threads", "1", cwd=tmp_path)
+    run = tmp_path / "ppo" / "guessgym-Wordle500Train-v0_1"
+    assert (run / "guessgym-Wordle500Train-v0.zip").is_file()
+    assert "game='guessgym/Wordle500-v0'" in (run / "guessgym-Wordle500Train-v0" / "config.yml").read_text()
