@@ -219,3 +219,11 @@ def test_cli_tiers_default_to_the_latest_version(capsys: pytest.CaptureFixture[s
     assert main(["benchmark", "tiers"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("protocol 2;") and "uniform" in out and "WordleTrain-v0" in out and "1 guess" in out
+
+
+def test_a_record_whose_policy_knew_another_game_is_refused(tmp_path: Path) -> None:
+    record = _record("x", 0, 330, [])
+    check_record(record, "x")
+    record["hyperparams"]["policy_kwargs"]["game"] = "guessgym/Wordle-v1"
+    with pytest.raises(ValueError, match="its policy knew the game 'guessgym/Wordle-v1'"):
+        check_record(record, "x")

@@ -61,6 +61,11 @@ def _against_tier(data: dict[str, Any], known: Tier, where: str) -> None:
     """Refuse a record that its tier could not have produced (see the module docstring)."""
     anchors = known.anchors()
     bounded = anchors.proven and PROTOCOLS[known.version].anchors_know == "scored"
+    game = data["hyperparams"].get("policy_kwargs", {}).get("game") if isinstance(
+        data["hyperparams"].get("policy_kwargs"), dict) else None
+    if game is not None and game not in (known.env_id, known.unseen_of):
+        raise ValueError(f"{where}: its policy knew the game {str(game)[:60]!r}, which a policy of tier {known.name} "
+                         f"may not (its training answers {known.env_id}, or the whole list {known.unseen_of})")
     if data["scored_answers"] != anchors.answers:
         raise ValueError(f"{where}: scored_answers {data['scored_answers']} is not tier {known.name}'s "
                          f"{anchors.answers:,}")
