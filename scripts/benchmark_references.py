@@ -28,19 +28,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from guessgym.training.benchmark.hyperparams import ALGORITHMS
-from guessgym.training.benchmark.protocol import PROTOCOLS, Protocol, Tier, protocol
+from guessgym.training.benchmark.protocol import PROTOCOLS, Protocol, protocol
+from guessgym.training.benchmark.references import takes_part
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def takes_part(spec: Protocol, tier: Tier, algo: str) -> bool:
-    """Whether ``algo`` has reference runs on ``tier``: PPO and A2C take no masks, so not hard mode; in
-    protocol 2 MaskablePPO runs hard mode only (elsewhere its masks are all ones and its runs PPO's, run for
-    run, as protocol 1's show)."""
-    hard = tier.training_game().hard_mode
-    if hard and algo in ("ppo", "a2c"):
-        return False
-    return not (spec.version != "1" and algo == "maskable_ppo" and not hard)
 
 
 def on_ray(spec: Protocol, runs: list[tuple[str, int, str]], log_dir: Path, address: str | None, jobs: int) -> int:

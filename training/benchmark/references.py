@@ -20,8 +20,18 @@ from typing import Any
 
 from ...infra.atomic import atomic_write_bytes
 from ...infra.pool import run_tasks
-from .protocol import Tier
+from .protocol import Protocol, Tier
 from .runner import RunSpec, read_evaluations, run
+
+
+def takes_part(spec: Protocol, tier: Tier, algo: str) -> bool:
+    """Whether ``algo`` has reference runs on ``tier`` of protocol ``spec``: PPO and A2C take no masks, so
+    not hard mode; from protocol 2 on, MaskablePPO runs hard mode only (elsewhere its masks are all ones and
+    its runs are PPO's, run for run, as protocol 1's show)."""
+    hard = tier.training_game().hard_mode
+    if hard and algo in ("ppo", "a2c"):
+        return False
+    return not (spec.version != "1" and algo == "maskable_ppo" and not hard)
 
 
 @dataclass(frozen=True)
@@ -128,4 +138,4 @@ def outcome_line(outcome: RunOutcome) -> str:
     return f"{item.tier.name} {item.algo} seed {item.seed}: complete, regret {record['final']['regret']:.4f}"
 
 
-__all__ = ["ReferenceRun", "RunOutcome", "is_complete", "keep_record", "outcome_line", "run_on_ray"]
+__all__ = ["ReferenceRun", "RunOutcome", "is_complete", "keep_record", "outcome_line", "run_on_ray", "takes_part"]
