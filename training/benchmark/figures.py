@@ -135,10 +135,17 @@ def _improvement(summary: dict[str, Any], plt: Any) -> Any:
     return fig
 
 
+def _steps(value: float) -> str:
+    """A step count as a tick label: 0, 50k, 1.5M."""
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:g}M"
+    return f"{value / 1e3:g}k" if abs(value) >= 1e3 else f"{value:g}"
+
+
 def _curves(summary: dict[str, Any], plt: Any) -> Any:
     """Per tier, the IQM over seeds against environment steps (with its interval) and each seed's own
     curve (thin), and below, each seed's curve against its wall-clock seconds."""
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     curves = summary["curves"]
     if not curves:
@@ -146,7 +153,7 @@ def _curves(summary: dict[str, Any], plt: Any) -> Any:
     tiers = list(curves)
     algos = sorted({a for t in tiers for a in curves[t]})
     colours = _colours(algos)
-    fig, axes = plt.subplots(2, len(tiers), figsize=(4.4 * len(tiers), 7.0), squeeze=False)
+    fig, axes = plt.subplots(2, len(tiers), figsize=(max(4.4 * len(tiers), 6.5), 7.0), squeeze=False)
     for k, tier in enumerate(tiers):
         by_steps, by_wall = axes[0][k], axes[1][k]
         top = max(max(max(c["high"]), *(max(t["regret"]) for t in c.get("traces", []))) for c in curves[tier].values())
@@ -162,7 +169,8 @@ def _curves(summary: dict[str, Any], plt: Any) -> Any:
             ax.axhline(0, color="grey", linestyle=":", linewidth=1)
             _regret_axis(ax, top)
         by_steps.set_title(tier, fontsize=10)
-        by_steps.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+        by_steps.xaxis.set_major_locator(MaxNLocator(5, integer=True))
+        by_steps.xaxis.set_major_formatter(FuncFormatter(lambda value, _: _steps(value)))
         by_steps.set_xlabel("environment steps")
         by_steps.set_ylabel("regret: IQM over seeds, and each seed")
         by_wall.set_xlabel("wall-clock seconds of the run")
