@@ -486,6 +486,7 @@ IMPORTED_RESULTS = (
     ("results/learned/cards/nerdle-cloned.md", "card-nerdle-cloned.md"),
     ("results/learned/reproducibility-cloning.md", "reproducibility-cloning.md"),
     ("results/benchmark/README.md", "rl-benchmark.md"),
+    ("results/benchmark-v2/README.md", "rl-benchmark-v2.md"),
     ("results/reproductions/REPRODUCTIONS.md", "reproductions.md"),
     ("results/demos/README.md", "demos.md"),
     ("results/llm/leaderboard.md", "llm.md"),

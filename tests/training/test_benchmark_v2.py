@@ -227,3 +227,61 @@ def test_a_record_whose_policy_knew_another_game_is_refused(tmp_path: Path) -> N
     record["hyperparams"]["policy_kwargs"]["game"] = "guessgym/Wordle-v1"
     with pytest.raises(ValueError, match="its policy knew the game 'guessgym/Wordle-v1'"):
         check_record(record, "x")
+
+
+# ---- the committed reference scores of protocol 2 ------------------------------------------------------------------
+RESULTS = Path(__file__).resolve().parents[2] / "results" / "benchmark-v2"
+
+
+def test_the_committed_runs_are_complete_for_their_tiers_algorithms_and_seeds() -> None:
+    """Each algorithm with committed runs on a tier has them on every reference seed, with the shipped
+    settings, and is one of the tier's reference algorithms (scripts/benchmark_references.py's table:
+    MaskablePPO on hard mode only); a reference algorithm whose table is not finished has no runs here yet."""
+    from guessgym.training.benchmark.references import takes_part
+    from guessgym.training.benchmark.report import load_runs
+
+    runs = load_runs([RESULTS / "runs"])
+    for name in sorted({r["tier"] for r in runs}):
+        t = V2.tier(name)
+        algos = {r["algo"] for r in runs if r["tier"] == name}
+        assert algos <= {a for a in ALGORITHMS if takes_part(V2, t, a)}, name
+        have = {(r["algo"], r["seed"]) for r in runs if r["tier"] == name}
+        assert have == {(a, s) for a in algos for s in t.seeds}, name
+    for r in runs:
+        assert r["hyperparams"] == load_hyperparams(r["algo"], V2.tier(r["tier"]).env_id).as_dict()
+        assert r["hyperparams_file"] == f"guessgym benchmark hyperparams {r['algo']}"
+
+
+def test_the_committed_report_and_readme_table_are_of_the_committed_runs() -> None:
+    from scipy import stats
+
+    from guessgym.training.benchmark.report import load_runs
+
+    summary = json.loads((RESULTS / "summary.json").read_text())
+    runs = {(r["algo"], r["tier"], r["seed"]): r for r in load_runs([RESULTS / "runs"])}
+    assert summary["protocol"] == "2" and {(r["algo"], r["tier"], r["seed"]): r["regret"] for r in summary["runs"]} == {
+        k: r["final"]["regret"] for k, r in runs.items()}
+    tiers = summary["aggregated_tiers"]
+    for algo in {k[0] for k in runs}:
+        normalised = [1 - r["final"]["regret"] for (a, t, _), r in runs.items() if a == algo and t in tiers]
+        assert summary["aggregates"][algo]["iqm"]["score"] == pytest.approx(stats.trim_mean(normalised, 0.25))
+    readme = (RESULTS.parents[1] / "README.md").read_text()
+    table = readme[readme.index("| algorithm (protocol 2)"):].split("\n\n", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert {row[0] for row in rows} == {k[0] for k in runs}
+    for algo, iqm, *cells in rows:
+        assert iqm == f"{1 - summary['aggregates'][algo]['iqm']['score']:.3f}"
+        for t, cell in zip(tiers, cells, strict=True):
+            finals = [r["final"] for (a, tt, _), r in runs.items() if a == algo and tt == t]
+            assert cell == (f"{np.mean([f['mean_score'] for f in finals]):.3f}, "
+                            f"{np.mean([f['win_rate'] for f in finals]):.1%}, "
+                            f"{np.mean([f['regret'] for f in finals]):.3f}")
+
+
+def test_which_algorithms_have_reference_runs_on_a_tier() -> None:
+    from guessgym.training.benchmark.references import takes_part
+
+    hard, plain = V2.tier("wordle-hard"), V2.tier("wordle")
+    assert [a for a in ALGORITHMS if takes_part(V2, hard, a)] == ["dqn", "maskable_ppo", "qrdqn"]
+    assert [a for a in ALGORITHMS if takes_part(V2, plain, a)] == ["ppo", "a2c", "dqn", "qrdqn"]
+    assert takes_part(protocol("1"), protocol("1").tier("micro-nerdle"), "maskable_ppo")  # version 1 ran it everywhere
