@@ -5,7 +5,7 @@ references sit on three small closed tiers, and version 2 (:data:`TIERS_V2`), wh
 tiers that are not saturated, scored on a seeded held-out split of every Wordle tier's answers. The
 description below is version 1's; version 2 differs where :class:`Protocol` says so (its anchors
 know the tier's whole list; a uniform-random anchor; learning-signal aids declared per run) and is
-written out on the documentation's "RL benchmark" page.
+written out on the documentation's "RL benchmark, protocol 2" page.
 
 A **tier** is a registered id to train on, a budget of environment steps, how often the greedy
 policy is evaluated during the run, and the answers it is scored on: every answer of the game, or
