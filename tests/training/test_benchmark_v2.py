@@ -285,3 +285,19 @@ def test_which_algorithms_have_reference_runs_on_a_tier() -> None:
     assert [a for a in ALGORITHMS if takes_part(V2, hard, a)] == ["dqn", "maskable_ppo", "qrdqn"]
     assert [a for a in ALGORITHMS if takes_part(V2, plain, a)] == ["ppo", "a2c", "dqn", "qrdqn"]
     assert takes_part(protocol("1"), protocol("1").tier("micro-nerdle"), "maskable_ppo")  # version 1 ran it everywhere
+
+
+def test_the_protocol_page_table_is_the_protocol() -> None:
+    """docs/rl-benchmark-v2.md's table of tiers: every id, budget, interval, seed count and anchor as the code has
+    them (anchors-v2.json, what `guessgym benchmark tiers` prints)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rl-benchmark-v2.md").read_text()
+    table = page.split("## Tiers", 1)[1].split("\n\n")[1]
+    rows = [[c.strip().strip("`") for c in line.strip("|").split("|")] for line in table.splitlines()
+            if line.startswith("| `")]
+    assert [r[0] for r in rows] == [t.name for t in V2.tiers]
+    for (name, env_id, scored, budget, every, seeds, opt, rnd, uni, worth), t in zip(rows, V2.tiers, strict=True):
+        a = anchors_of(name, "2")
+        assert f"guessgym/{env_id}" == t.env_id and scored.startswith(f"{a.answers:,}")
+        assert (budget, every, seeds) == (f"{t.budget:,}", f"{t.eval_every:,}", str(len(t.seeds)))
+        assert (opt, rnd, uni, worth) == (f"{a.optimum_mean:.4f}", f"{a.random_mean:.4f}", f"{a.uniform_mean:.4f}",
+                                          f"{a.guess_worth:.4f}")
