@@ -20,7 +20,7 @@ from typing import Any
 
 from ..infra.optional import require_extra
 from ..training.benchmark.hyperparams import ALGORITHMS
-from ..training.benchmark.protocol import LATEST_VERSION, PROTOCOLS, protocol
+from ..training.benchmark.protocol import LATEST_VERSION, PROTOCOLS, Tier, protocol
 from .common import UsageError, whole_number
 
 #: Where runs go unless told: one folder per protocol version, so that versions never share one.
@@ -109,6 +109,14 @@ def _protocol_option(parser: argparse.ArgumentParser) -> None:
                         help=f"the protocol version (default {LATEST_VERSION}; results of versions are never mixed)")
 
 
+def _tier(args: argparse.Namespace) -> Tier:
+    """The tier ``--tier`` names in ``--protocol`` (a usage error naming that protocol's tiers if it has none)."""
+    try:
+        return protocol(args.protocol).tier(args.tier)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def show_tiers(args: argparse.Namespace) -> int:
     spec = protocol(args.protocol)
     anchors = spec.all_anchors()
@@ -146,10 +154,7 @@ def run_one(args: argparse.Namespace) -> int:
     from ..training.benchmark.runner import RunSpec, run
     from .train import _first_interrupt_stops
 
-    try:
-        tier = protocol(args.protocol).tier(args.tier)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    tier = _tier(args)
     log_dir = args.log_dir if args.log_dir is not None else LOG_DIRS[args.protocol]
     spec = RunSpec(args.algo, tier, args.seed, log_dir, args.hyperparams, args.threads)
     stop = threading.Event()
@@ -170,10 +175,7 @@ def tune_one(args: argparse.Namespace) -> int:
     require_extra("benchmark", "the tuning study")
     from ..training.benchmark.tuning import StudySpec, tune
 
-    try:
-        tier = protocol(args.protocol).tier(args.tier)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    tier = _tier(args)
     folder = args.out or Path("runs/tuning") / f"{tier.version}-{tier.name}-{args.algo}"
     spec = StudySpec(args.algo, tier, args.trials, args.trial_steps, float(args.max_trial_seconds), folder,
                      evaluations=args.evaluations, seed=args.seed)

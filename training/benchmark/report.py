@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from itertools import permutations
 from pathlib import Path
@@ -234,16 +234,18 @@ def _table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _times(runs: list[dict[str, Any]]) -> str:
+def _per_tier(runs: list[dict[str, Any]], cell: Callable[[list[dict[str, Any]]], str]) -> str:
+    """A table of algorithms by tiers, each cell ``cell`` of that algorithm's runs on that tier ("-" for none)."""
     tiers = _tiers_of(runs)
     lines = ["| algorithm | " + " | ".join(tiers) + " |", "|" + "---|" * (1 + len(tiers))]
     for algo in sorted({r["algo"] for r in runs}):
-        cells = []
-        for t in tiers:
-            walls = [r["final"]["wall_s"] for r in runs if r["algo"] == algo and r["tier"] == t]
-            cells.append(f"{np.mean(walls):.0f}" if walls else "-")
-        lines.append(f"| {algo} | " + " | ".join(cells) + " |")
+        cells = [[r for r in runs if r["algo"] == algo and r["tier"] == t] for t in tiers]
+        lines.append(f"| {algo} | " + " | ".join(cell(mine) if mine else "-" for mine in cells) + " |")
     return "\n".join(lines)
+
+
+def _times(runs: list[dict[str, Any]]) -> str:
+    return _per_tier(runs, lambda mine: f"{np.mean([r['final']['wall_s'] for r in mine]):.0f}")
 
 
 def build_report(roots: list[Path], out: Path, *, reps: int = 2000, seed: int = 0, plots: bool = True,
@@ -328,15 +330,7 @@ def _scores_table(runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
 
 def _aids_table(runs: list[dict[str, Any]]) -> str:
     """Version 2: the learning-signal aids each algorithm's runs declared, per tier (read from each record)."""
-    tiers = _tiers_of(runs)
-    lines = ["| algorithm | " + " | ".join(tiers) + " |", "|" + "---|" * (1 + len(tiers))]
-    for algo in sorted({r["algo"] for r in runs}):
-        cells = []
-        for t in tiers:
-            used = sorted({", ".join(r["aids"]) or "none" for r in runs if r["algo"] == algo and r["tier"] == t})
-            cells.append(" / ".join(used) or "-")
-        lines.append(f"| {algo} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return _per_tier(runs, lambda mine: " / ".join(sorted({", ".join(r["aids"]) or "none" for r in mine})))
 
 
 def _page(summary: dict[str, Any], runs: list[dict[str, Any]], command: str | None) -> str:
