@@ -18,7 +18,8 @@ list's remaining candidates; the uniform-random anchor is a uniformly random all
 (what an untrained policy plays), from a generator seeded by each anchor seed.
 
 The random means: the mean score (a loss counting max_attempts + 1) over every scored answer for
-each of the protocol's ANCHOR_SEEDS, through the shared evaluation loop. Writes
+each of the protocol's ANCHOR_SEEDS, through the shared evaluation loop (the computation is
+guessgym.training.benchmark.anchors, which the tuning study's validation anchors share). Writes
 training/benchmark/data/<the protocol's anchors file> (tiers in protocol order; the others are kept).
 """
 
@@ -26,81 +27,46 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from guessgym.agents.decision_tree import DecisionTree
-from guessgym.agents.optima import known_optimum
-from guessgym.agents.rollout import play_batched
-from guessgym.baselines.opener_search import prove
-from guessgym.baselines.optimal import solve
-from guessgym.baselines.random_consistent import RandomConsistentAgent
-from guessgym.envs.game import Game
-from guessgym.evaluation.evaluate import evaluate
+from guessgym.training.benchmark.anchors import (
+    optimal_tree,
+    random_consistent,
+    scored_indices,
+    tree_total,
+    uniform_random,
+)
 from guessgym.training.benchmark.protocol import ANCHOR_SEEDS, Tier, protocol
 
 DATA = Path(__file__).resolve().parents[1] / "training" / "benchmark" / "data"
 
 
-def optimal_tree(game: Game, openers: int | None) -> tuple[DecisionTree, bool, str]:
-    """The best tree of ``game``: shipped, proved over every opener, or the best of ``openers``."""
-    known = known_optimum(game)
-    if known is not None and known.proven:
-        return known.load_tree(game), True, f"every opener (shipped tree {known.tree})"
-    if openers is None:
-        result = prove(game)
-        return result.tree, result.proven, "every opener"
-    return solve(game, openers=openers).tree, False, f"the best of the {openers} most promising openers"
-
-
-def uniform_scores(game: Game, answers: np.ndarray, seed: int) -> np.ndarray:
-    """Each answer's score under a uniformly random allowed guess each turn (a loss: max_attempts + 1)."""
-    rng = np.random.default_rng(seed)
-
-    def act(obs: dict[str, np.ndarray]) -> np.ndarray:
-        allowed = [np.flatnonzero(row) for row in obs["action_mask"].astype(bool)]
-        return np.array([rng.choice(a) if a.size else 0 for a in allowed], dtype=np.int64)  # empty: a game over
-
-    guesses = play_batched(act, game, answers)
-    return np.where(guesses > 0, guesses, game.max_attempts + 1)
-
-
 def anchors(t: Tier, openers: int | None) -> dict[str, object]:
+    """The anchors file's entry for tier ``t``."""
     spec = protocol(t.version)
     scored = t.scored_game()
     game = t.full_game() if spec.anchors_know == "full" else scored
-    index = {a: i for i, a in enumerate(game.answers)}
-    chosen = np.array([index[a] for a in scored.answers], dtype=np.int64)
+    chosen = scored_indices(game, scored.answers)
     started = time.perf_counter()
     tree, proven, scope = optimal_tree(game, openers)
-    total = sum(len(tree.paths[a]) for a in scored.answers)
+    total = tree_total(tree, scored.answers)
     if spec.anchors_know == "full" and t.scored != "all":
         scope = f"the optimal tree of all {len(game.answers):,} answers ({scope}), on the scored ones"
     print(f"{t.name}: optimum {total} over {len(scored.answers)} answers ({scope}; "
           f"{time.perf_counter() - started:.1f} s)", file=sys.stderr)
-    means, wins = [], []
-    for seed in ANCHOR_SEEDS:
-        result = evaluate(RandomConsistentAgent(seed=seed), game, answers=chosen.tolist(), seed=seed)
-        means.append(result.mean_guesses_with_failures)
-        wins.append(result.win_rate)
+    rc = random_consistent(game, chosen, ANCHOR_SEEDS)
     command = ("python scripts/benchmark_anchors.py" + (f" --protocol {t.version}" if t.version != "1" else "")
                + f" --tier {t.name}" + (f" --openers {openers}" if openers else ""))
     entry: dict[str, object] = {
         "answers": len(scored.answers), "optimum_total": int(total), "proven": bool(proven), "scope": scope,
-        "random_mean": round(statistics.fmean(means), 6),
-        "random_stderr": round(statistics.stdev(means) / len(means) ** 0.5, 6),
-        "random_win_rate": round(statistics.fmean(wins), 6), "command": command}
+        "random_mean": round(rc.mean, 6), "random_stderr": round(rc.stderr, 6),
+        "random_win_rate": round(rc.win_rate, 6), "command": command}
     if spec.anchors_know == "full":
-        uniform = [uniform_scores(game, chosen, seed) for seed in ANCHOR_SEEDS]
-        umeans = [float(u.mean()) for u in uniform]
-        entry.update(uniform_mean=round(statistics.fmean(umeans), 6),
-                     uniform_stderr=round(statistics.stdev(umeans) / len(umeans) ** 0.5, 6),
-                     uniform_win_rate=round(statistics.fmean(float((u <= game.max_attempts).mean())
-                                                             for u in uniform), 6))
+        uniform = uniform_random(game, chosen, ANCHOR_SEEDS)
+        entry.update(uniform_mean=round(uniform.mean, 6), uniform_stderr=round(uniform.stderr, 6),
+                     uniform_win_rate=round(uniform.win_rate, 6))
     return entry
 
 

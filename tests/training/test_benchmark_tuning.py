@@ -11,6 +11,7 @@ import pytest
 import torch as th
 
 from guessgym.cli import main
+from guessgym.training.benchmark.anchors import scored_indices
 from guessgym.training.benchmark.hyperparams import load_hyperparams
 from guessgym.training.benchmark.protocol import protocol
 from guessgym.training.benchmark.tuning import (
@@ -19,6 +20,7 @@ from guessgym.training.benchmark.tuning import (
     split_validation,
     trial_hyperparams,
     tune,
+    validation_anchors,
 )
 
 th.set_num_threads(1)
@@ -37,6 +39,22 @@ def test_validation_answers_are_training_answers_never_scored_ones(name: str) ->
     if t.scored == "unseen":
         assert not set(validation.answers) & set(t.scored_game().answers)
     assert split_validation(train, seed=0)[1].answers == validation.answers != split_validation(train, 1)[1].answers
+
+
+@pytest.mark.parametrize("name", ["micro-nerdle", "wordle-500"])
+def test_validation_anchors_on_the_scored_answers_are_the_protocols_anchors(name: str) -> None:
+    """One computation anchors a trial's regret and a reference's: given the scored answers, the
+    validation anchors are the committed anchors file's figures."""
+    t = protocol("2").tier(name)
+    committed = t.anchors()
+    got = validation_anchors(t, t.scored_game())
+    assert got.optimum_mean == committed.optimum_total / committed.answers
+    assert round(got.random_mean, 6) == committed.random_mean
+
+
+def test_anchors_refuse_scored_answers_outside_the_game_they_play() -> None:
+    with pytest.raises(ValueError, match="not answers of the game the anchors play"):
+        scored_indices(MICRO.full_game(), ["99-9=90"])
 
 
 def test_every_algorithm_has_a_search_space_and_a_trial_keeps_its_minibatch_in_its_rollout() -> None:

@@ -38,6 +38,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from ...envs.game import Game, held_out_answers, with_answers
 from ...infra.atomic import atomic_write_bytes
+from .anchors import optimal_tree, random_consistent, scored_indices, tree_total
 from .hyperparams import POLICIES, Hyperparams, check_run_settings, load_hyperparams
 from .protocol import ANCHOR_SEEDS, Tier
 
@@ -118,21 +119,12 @@ class ValidationAnchors:
 
 
 def validation_anchors(tier: Tier, validation: Game) -> ValidationAnchors:
-    """Compute :class:`ValidationAnchors` as the protocol's anchors are computed."""
-    from ...agents.optima import known_optimum
-    from ...baselines.opener_search import prove
-    from ...baselines.random_consistent import RandomConsistentAgent
-    from ...evaluation.evaluate import evaluate
-
+    """Compute :class:`ValidationAnchors` as the protocol's anchors are computed (the same functions)."""
     full = tier.full_game()
-    known = known_optimum(full)
-    tree = known.load_tree(full) if known is not None and known.proven else prove(full).tree
-    optimum = sum(len(tree.paths[a]) for a in validation.answers) / len(validation.answers)
-    index = {a: i for i, a in enumerate(full.answers)}
-    chosen = [index[a] for a in validation.answers]
-    means = [evaluate(RandomConsistentAgent(seed=s), full, answers=chosen, seed=s).mean_guesses_with_failures
-             for s in ANCHOR_SEEDS]
-    return ValidationAnchors(optimum, float(np.mean(means)))
+    chosen = scored_indices(full, validation.answers)
+    tree, _, _ = optimal_tree(full)
+    optimum = tree_total(tree, validation.answers) / len(validation.answers)
+    return ValidationAnchors(optimum, random_consistent(full, chosen, ANCHOR_SEEDS).mean)
 
 
 def sample_settings(trial: Any, algo: str) -> dict[str, Any]:
