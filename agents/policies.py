@@ -88,6 +88,7 @@ class GuessScoringHead(nn.Module):
     """
 
     answer_to_guess: th.Tensor
+    guess_to_answer: th.Tensor
     guess_encoding: SparseSums
 
     def __init__(self, latent_dim: int, game: Game, candidate_prior: float = 0.0, guess_bias: bool = False,
@@ -134,6 +135,9 @@ class GuessScoringHead(nn.Module):
             (a2g == th.arange(len(game.answers), device=device)).all()
         )
         self.register_buffer("answer_to_guess", a2g, persistent=False)
+        g2a = th.full((len(game.guesses),), -1, dtype=th.long, device=device)
+        g2a[a2g] = th.arange(len(game.answers), device=device)
+        self.register_buffer("guess_to_answer", g2a, persistent=False)  # -1: the guess is no answer
         self._identity = identity
         self.n_guesses = len(game.guesses)
 
@@ -145,12 +149,67 @@ class GuessScoringHead(nn.Module):
             z = z.reshape(batch * self.n_outputs, self.output_dim)
             if candidates is not None and candidates.shape[0] == batch:
                 candidates = candidates.repeat_interleave(self.n_outputs, 0)
+        logits = self._score_rows(z, candidates, split, latent.shape[0])
+        return logits.view(batch, self.n_outputs, -1) if self.n_outputs > 1 else logits
+
+    def mean_scores(self, latent: th.Tensor, candidates: th.Tensor | None) -> th.Tensor:
+        """``(batch, guesses)``: the mean over the outputs of :meth:`forward`'s scores (QR-DQN's Q-values,
+        the mean of its quantiles), computed as one output: scores are linear in the weights ``z``, so
+        the mean of the scores is the score of the mean weights (equal to rounding; one pass over the
+        guesses instead of ``n_outputs``)."""
+        if self.n_outputs == 1:
+            return self(latent, candidates)
+        z = self.linear(latent).view(latent.shape[0], self.n_outputs, self.output_dim).mean(dim=1)
+        return self._score_rows(z, candidates, None, latent.shape[0])
+
+    def score_guesses(self, latent: th.Tensor, candidates: th.Tensor | None, guesses: th.Tensor,
+                      split: tuple[list[th.Tensor], th.Tensor] | None = None) -> th.Tensor:
+        """The scores of one guess per state, ``guesses`` of shape ``(batch,)``: ``(batch,)``, or
+        ``(batch, n_outputs)``: :meth:`forward`'s numbers at those guesses to the bit (the same
+        weights added in the same order), and their gradients too (a per-guess bias's only to
+        rounding: it sums a batch's rows in another order), at ``2L + 1`` sums a row instead of one
+        per guess. A value-based loss needs only the played guess's value; this is its cost."""
+        batch = latent.shape[0]
+        guesses = guesses.long().reshape(-1)
+        if guesses.shape[0] != batch:
+            raise ValueError(f"expected one guess per state ({batch}), got {guesses.shape[0]}")
+        if self.split_features:  # split scores come per candidate set: score every guess, then pick
+            return self(latent, candidates, split).gather(1, guesses[:, None]).squeeze(1)
+        z = self.linear(latent)
+        per_row = guesses
+        if self.n_outputs > 1:
+            z = z.reshape(batch * self.n_outputs, self.output_dim)
+            per_row = guesses.repeat_interleave(self.n_outputs)
+        columns = self.guess_encoding.index[per_row]  # (rows, 2L + 1), padded with the zero column
+        weights = nn.functional.pad(z[:, : self.encoding_dim], (0, 1)).gather(1, columns)
+        scores = weights[:, 0]
+        for k in range(1, weights.shape[1]):  # in the embedding bag's order, one feature at a time
+            scores = scores + weights[:, k]
+        if candidates is not None:
+            if candidates.shape[0] not in (batch, z.shape[0]):
+                raise RuntimeError(
+                    "candidate context and latent batch sizes differ (features extracted for another batch)"
+                )
+            per_state = candidates.shape[0] == batch  # one candidate row per state, shared by its outputs
+            answer = self.guess_to_answer[guesses if per_state else per_row]
+            possible = candidates.gather(1, answer.clamp(min=0)[:, None]).squeeze(1)
+            if per_state and self.n_outputs > 1:
+                answer, possible = answer.repeat_interleave(self.n_outputs), possible.repeat_interleave(self.n_outputs)
+            bonus = z[:, self.encoding_dim] * possible
+            scores = th.where(answer >= 0, scores + bonus, scores)  # a guess that is no answer gets none
+        if self.guess_bias is not None:
+            scores = scores + self.guess_bias[per_row]
+        return scores.view(batch, self.n_outputs) if self.n_outputs > 1 else scores
+
+    def _score_rows(self, z: th.Tensor, candidates: th.Tensor | None,
+                    split: tuple[list[th.Tensor], th.Tensor] | None, batch: int) -> th.Tensor:
+        """``(rows, guesses)``: every guess's score under each row of weights ``z``."""
         logits = self.guess_encoding(z[:, : self.encoding_dim])
         if self.split_features:
             if split is None:
                 raise RuntimeError("this head scores splits: the features extractor must compute split_features")
             sets, rows = split
-            if rows.shape[0] != latent.shape[0]:
+            if rows.shape[0] != batch:
                 raise RuntimeError("split features and latent batch sizes differ (extracted for another batch)")
             weights = z[:, self.encoding_dim + 1 :]  # (B, SPLIT_INPUTS): state-dependent weights
             # One product per distinct candidate set: rows of one set share its (guesses, 8) features.
@@ -167,7 +226,7 @@ class GuessScoringHead(nn.Module):
             logits = logits.add_(bonus) if self._identity else logits.index_add_(1, self.answer_to_guess, bonus)
         if self.guess_bias is not None:
             logits = logits + self.guess_bias
-        return logits.view(batch, self.n_outputs, -1) if self.n_outputs > 1 else logits
+        return logits
 
 
 def _check_action_space(action_space: spaces.Space, game: Game) -> None:
@@ -382,10 +441,30 @@ class GuessQNetwork(RawCodesPolicy):
         values: th.Tensor = self.head(self.trunk(features), self.features_extractor.guess_context)
         return values
 
+    def latent_and_context(self, obs: Any) -> tuple[th.Tensor, th.Tensor | None]:
+        """The head's inputs for ``obs``: the trunk's output and the extractor's candidate context."""
+        features = self.extract_features(obs, self.features_extractor)
+        return self.trunk(features), self.features_extractor.guess_context
+
+    def mean_values(self, obs: Any) -> th.Tensor:
+        """``(batch, guesses)``: each guess's value (QR-DQN: the mean of its quantiles, computed in one
+        pass as :meth:`GuessScoringHead.mean_scores` does)."""
+        return self.head.mean_scores(*self.latent_and_context(obs))
+
+    def guess_values(self, obs: Any, guesses: th.Tensor) -> th.Tensor:
+        """The values of one guess per state: ``(batch,)``, or ``(batch, n_quantiles)``; the same numbers
+        as :meth:`forward`'s at those guesses, to the bit (:meth:`GuessScoringHead.score_guesses`)."""
+        return self.head.score_guesses(*self.latent_and_context(obs), guesses)
+
+    def greedy_values(self, obs: Any) -> th.Tensor:
+        """The values of each state's greedy guess (the highest mean value among all guesses, as
+        QR-DQN's and DQN's targets take it): ``(batch,)``, or ``(batch, n_quantiles)``."""
+        latent, context = self.latent_and_context(obs)
+        greedy = self.head.mean_scores(latent, context).argmax(dim=1)
+        return self.head.score_guesses(latent, context, greedy)
+
     def _predict(self, observation: Any, deterministic: bool = True) -> th.Tensor:
-        values = self(observation)
-        if self.n_quantiles is not None:
-            values = values.mean(dim=1)
+        values = self.mean_values(observation)
         legal: th.Tensor | None = getattr(self.features_extractor, "guess_legal", None)
         if legal is not None:
             values = values.masked_fill(~legal, -th.inf)

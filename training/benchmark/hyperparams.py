@@ -19,13 +19,14 @@ from typing import Any
 
 from ...infra.inputs import read_input
 
-#: The algorithms of the reference scores: their stable-baselines3 / sb3-contrib classes, by name.
+#: The algorithms of the reference scores: their classes, by name (stable-baselines3 / sb3-contrib, the
+#: value-based two with updates that compute only the values their losses use: training/value_based.py).
 ALGORITHMS: dict[str, str] = {
     "ppo": "stable_baselines3:PPO",
     "a2c": "stable_baselines3:A2C",
-    "dqn": "stable_baselines3:DQN",
+    "dqn": "guessgym.training.value_based:GuessDQN",
     "maskable_ppo": "sb3_contrib:MaskablePPO",
-    "qrdqn": "sb3_contrib:QRDQN",
+    "qrdqn": "guessgym.training.value_based:GuessQRDQN",
 }
 
 #: Those rl-zoo3 2.9 trains (``--algo``); it has no MaskablePPO.

@@ -1,0 +1,88 @@
+"""DQN and QR-DQN whose updates compute what their losses use.
+
+A value-based update needs, per sampled transition, the value of the guess that was played (online
+network, with its gradient) and the value of the next state's greedy guess (target network).
+stable-baselines3's :class:`~stable_baselines3.DQN` and sb3-contrib's :class:`~sb3_contrib.QRDQN`
+compute every guess's value and then keep one: on full Wordle that is 12,947 values per transition,
+forward and backward, for one (QR-DQN: times its quantiles, 25 x 12,947 per transition, forward and
+backward, three times an update). With :class:`~guessgym.agents.policies.GuessQNetwork`'s a value is
+a sum over the guess's few features, so one guess's value costs ``2L + 1`` sums:
+
+* the online network scores only the played guess (:meth:`GuessQNetwork.guess_values`): the same
+  numbers and the same gradients as the stock update's, to the bit (so :class:`GuessDQN` trains
+  exactly as stable-baselines3's DQN does with this policy, only faster);
+* the target network finds the greedy guess over every guess once, through the mean of the
+  quantiles computed as one output (scores are linear in the head's weights), then scores the
+  quantiles of that guess alone (:meth:`GuessQNetwork.greedy_values`). For DQN that is the stock
+  target's number exactly; for QR-DQN the mean equals the stock one to rounding.
+
+With any other Q-network (a user's own policy) the stock update runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+from sb3_contrib import QRDQN
+from sb3_contrib.common.utils import quantile_huber_loss
+from stable_baselines3 import DQN
+from torch.nn import functional as F
+
+from ..agents.policies import GuessQNetwork
+
+
+class GuessDQN(DQN):
+    """stable-baselines3's DQN, its update computing the played guess's value only (see the module)."""
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        if not isinstance(self.q_net, GuessQNetwork) or not isinstance(self.q_net_target, GuessQNetwork):
+            return super().train(gradient_steps, batch_size)
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        losses = []
+        for _ in range(gradient_steps):
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
+            with th.no_grad():
+                next_q_values = self.q_net_target.greedy_values(replay_data.next_observations).reshape(-1, 1)
+                target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
+            current_q_values = self.q_net.guess_values(replay_data.observations, replay_data.actions).reshape(-1, 1)
+            loss = F.smooth_l1_loss(current_q_values, target_q_values)
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", np.mean(losses))
+
+
+class GuessQRDQN(QRDQN):
+    """sb3-contrib's QR-DQN, its update computing the played guess's quantiles and the greedy guess's
+    only (see the module)."""
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        online, target = self.quantile_net, self.quantile_net_target
+        if not isinstance(online, GuessQNetwork) or not isinstance(target, GuessQNetwork):
+            return super().train(gradient_steps, batch_size)
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        losses = []
+        for _ in range(gradient_steps):
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
+            with th.no_grad():
+                next_quantiles = target.greedy_values(replay_data.next_observations)  # (batch, n_quantiles)
+                target_quantiles = replay_data.rewards + (1 - replay_data.dones) * discounts * next_quantiles
+            current_quantiles = online.guess_values(replay_data.observations, replay_data.actions)
+            loss = quantile_huber_loss(current_quantiles, target_quantiles, sum_over_quantiles=True)
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            if self.max_grad_norm is not None:
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", np.mean(losses))
