@@ -443,8 +443,9 @@ class GuessQNetwork(RawCodesPolicy):
 
     def latent_and_context(self, obs: Any) -> tuple[th.Tensor, th.Tensor | None]:
         """The head's inputs for ``obs``: the trunk's output and the extractor's candidate context."""
-        features = self.extract_features(obs, self.features_extractor)
-        return self.trunk(features), self.features_extractor.guess_context
+        latent: th.Tensor = self.trunk(self.extract_features(obs, self.features_extractor))
+        context: th.Tensor | None = getattr(self.features_extractor, "guess_context", None)
+        return latent, context
 
     def mean_values(self, obs: Any) -> th.Tensor:
         """``(batch, guesses)``: each guess's value (QR-DQN: the mean of its quantiles, computed in one

@@ -70,7 +70,7 @@ class GuessQRDQN(QRDQN):
         self._update_learning_rate(self.policy.optimizer)
         losses = []
         for _ in range(gradient_steps):
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)
             discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
             with th.no_grad():
                 next_quantiles = target.greedy_values(replay_data.next_observations)  # (batch, n_quantiles)
