@@ -180,12 +180,11 @@ class GuessScoringHead(nn.Module):
         if self.n_outputs > 1:
             z = z.reshape(batch * self.n_outputs, self.output_dim)
             per_row = guesses.repeat_interleave(self.n_outputs)
-        # each row's features as one bag over all rows' weights laid end to end (the padding column's
-        # zeros included), summed in the order forward's embedding bag adds them
-        table = nn.functional.pad(z[:, : self.encoding_dim], (0, 1)).reshape(-1, 1)
         columns = self.guess_encoding.index[per_row]  # (rows, 2L + 1), padded with the zero column
-        starts = th.arange(z.shape[0], device=z.device)[:, None] * (self.encoding_dim + 1)
-        scores = nn.functional.embedding_bag(columns + starts, table, mode="sum").squeeze(1)
+        weights = nn.functional.pad(z[:, : self.encoding_dim], (0, 1)).gather(1, columns).unbind(1)
+        scores = weights[0]
+        for weight in weights[1:]:  # in the embedding bag's order, one feature at a time (a sum over
+            scores = scores + weight  # the row would add them in another order: not the same numbers)
         if candidates is not None:
             if candidates.shape[0] not in (batch, z.shape[0]):
                 raise RuntimeError(
