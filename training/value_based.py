@@ -3,10 +3,11 @@
 A value-based update needs, per sampled transition, the value of the guess that was played (online
 network, with its gradient) and the value of the next state's greedy guess (target network).
 stable-baselines3's :class:`~stable_baselines3.DQN` and sb3-contrib's :class:`~sb3_contrib.QRDQN`
-compute every guess's value and then keep one: on full Wordle that is 12,947 values per transition,
-forward and backward, for one (QR-DQN: times its quantiles, 25 x 12,947 per transition, forward and
-backward, three times an update). With :class:`~guessgym.agents.policies.GuessQNetwork`'s a value is
-a sum over the guess's few features, so one guess's value costs ``2L + 1`` sums:
+compute every guess's value and then keep one: on full Wordle the online network values 12,947
+guesses per transition, forward and backward, to use one (QR-DQN: 25 quantiles of each, and the
+target network the same 25 x 12,947 for a mean). With
+:class:`~guessgym.agents.policies.GuessQNetwork` a value is a sum over the guess's few features, so
+one guess's value costs ``2L + 1`` sums:
 
 * the online network scores only the played guess (:meth:`GuessQNetwork.guess_values`): the same
   numbers and the same gradients as the stock update's, to the bit (so :class:`GuessDQN` trains
