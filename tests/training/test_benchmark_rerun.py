@@ -25,7 +25,8 @@ def _comparable(record: dict) -> dict:  # type: ignore[type-arg]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("tier", "algo", "seed"), [("micro-nerdle", "ppo", 0), ("micro-nerdle", "dqn", 0)])
+@pytest.mark.parametrize(("tier", "algo", "seed"), [("micro-nerdle", "ppo", 0), ("micro-nerdle", "dqn", 0),
+                                                  ("micro-nerdle", "qrdqn", 0)])
 def test_a_reference_run_from_an_empty_cache_equals_its_committed_record(tmp_path: Path, tier: str, algo: str,
                                                                        seed: int) -> None:
     committed = json.loads((COMMITTED / tier / algo / f"seed-{seed}" / "evaluations.json").read_text())
