@@ -437,8 +437,7 @@ class GuessQNetwork(RawCodesPolicy):
 
     def forward(self, obs: Any) -> th.Tensor:
         """``(batch, guesses)`` values, or ``(batch, n_quantiles, guesses)`` quantiles."""
-        features = self.extract_features(obs, self.features_extractor)
-        values: th.Tensor = self.head(self.trunk(features), self.features_extractor.guess_context)
+        values: th.Tensor = self.head(*self.latent_and_context(obs))
         return values
 
     def latent_and_context(self, obs: Any) -> tuple[th.Tensor, th.Tensor | None]:
